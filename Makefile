@@ -1,0 +1,58 @@
+# Sevenbox: `make run` to try it, `make test` to check it. Python 3.12 (see .python-version).
+PYTHON ?= python3.12
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+MANAGE := $(BIN)/python manage.py
+# make run defaults to development mode; export DEBUG=0 and a SECRET_KEY for production-like runs.
+RUN_ENV := DEBUG=$${DEBUG:-1}
+
+.PHONY: install run test test-fast lint format lock bench check-deploy browsers clean
+
+$(STAMP): requirements.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(RUN_ENV) $(MANAGE) migrate --noinput
+	$(RUN_ENV) $(MANAGE) collectstatic --noinput -v 0
+	$(RUN_ENV) $(MANAGE) load_questions
+	@if [ "$${DEBUG:-1}" != "0" ]; then $(RUN_ENV) $(MANAGE) create_demo_accounts; fi
+	$(RUN_ENV) $(BIN)/python -m config.devrun
+
+test: install
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-fast: install
+	$(BIN)/python -m pytest -m "not browser" $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+lock:
+	$(BIN)/python -m pip freeze --exclude-editable > requirements.lock
+
+bench: install
+	$(BIN)/python bench/models.py
+	$(BIN)/python bench/grading.py
+	$(BIN)/python bench/replay.py
+
+check-deploy: install
+	DEBUG=0 SECRET_KEY=$${SECRET_KEY:-check-deploy-only-0123456789abcdefghijklmnopqrstuv} \
+	ALLOWED_HOSTS=sevenbox.example CSRF_TRUSTED_ORIGINS=https://sevenbox.example \
+	$(MANAGE) check --deploy --fail-level WARNING
+
+# Browser tests drive Debian's Chromium (no browser download): apt-get install chromium.
+browsers:
+	test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium)
+
+clean:
+	rm -rf var/celery var/staticfiles

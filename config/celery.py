@@ -1,0 +1,29 @@
+"""The Celery app: Redis as broker when REDIS_URL is set, else the embedded filesystem broker."""
+
+import os
+from pathlib import Path
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("sevenbox")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+
+
+def ensure_embedded_broker_folders() -> None:
+    """The filesystem transport needs its folders to exist before a producer or a worker starts."""
+    from django.conf import settings
+
+    if settings.BROKER_NAME != "embedded":
+        return
+    for key in ("data_folder_in", "data_folder_out", "processed_folder", "control_folder"):
+        Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key]).mkdir(parents=True, exist_ok=True)
+    Path(settings.CELERY_RESULT_BACKEND.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+
+
+@app.task(name="sevenbox.ping")
+def ping() -> str:
+    """Answers 'pong': the health check sends it to prove a worker is consuming the broker."""
+    return "pong"

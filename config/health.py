@@ -1,0 +1,54 @@
+"""/healthz: the state of the database, the broker and a worker, as JSON."""
+
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
+
+from config.celery import app as celery_app
+from config.celery import ensure_embedded_broker_folders
+
+WORKER_PING_TIMEOUT_S = 2.0
+
+
+def database_state() -> dict[str, Any]:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        return {"ok": True, "vendor": connection.vendor}
+    except Exception as error:  # noqa: BLE001 - any failure means the database is down
+        return {"ok": False, "vendor": connection.vendor, "error": type(error).__name__}
+
+
+def broker_state() -> dict[str, Any]:
+    try:
+        ensure_embedded_broker_folders()
+        with celery_app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=2)
+        return {"ok": True, "kind": settings.BROKER_NAME}
+    except Exception as error:  # noqa: BLE001
+        return {"ok": False, "kind": settings.BROKER_NAME, "error": type(error).__name__}
+
+
+def worker_state() -> dict[str, Any]:
+    """Send a ping task and wait briefly: proves a worker consumes the broker and writes results."""
+    try:
+        result = celery_app.send_task("sevenbox.ping", expires=WORKER_PING_TIMEOUT_S * 2)
+        answer = result.get(timeout=WORKER_PING_TIMEOUT_S)
+        result.forget()
+        return {"ok": answer == "pong"}
+    except Exception as error:  # noqa: BLE001
+        return {"ok": False, "error": type(error).__name__}
+
+
+@never_cache
+def healthz(request: HttpRequest) -> JsonResponse:
+    database = database_state()
+    broker = broker_state()
+    worker = worker_state() if broker["ok"] else {"ok": False, "error": "broker down"}
+    parts = {"database": database, "broker": broker, "worker": worker}
+    down = [name for name, state in parts.items() if not state["ok"]]
+    body = {"status": "ok" if not down else "down", "down": down, **parts}
+    return JsonResponse(body, status=200 if not down else 503)

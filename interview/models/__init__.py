@@ -1,0 +1,3 @@
+from interview.models.questions import Question, QuestionVersion
+
+__all__ = ["Question", "QuestionVersion"]

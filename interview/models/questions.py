@@ -1,0 +1,70 @@
+"""Questions and their immutable versions. A version holds the whole question file as validated JSON."""
+
+from django.conf import settings
+from django.db import models
+
+
+class Track(models.TextChoices):
+    INFERENCE = "inference", "Inference and serving"
+    TRAINING = "training", "Training and clusters"
+    DATA = "data", "Data and evals"
+    PLATFORM = "platform", "Platform and governance"
+
+
+class Difficulty(models.TextChoices):
+    EASY = "easy", "Easy"
+    MEDIUM = "medium", "Medium"
+    HARD = "hard", "Hard"
+
+
+DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2}
+
+
+class Question(models.Model):
+    slug = models.SlugField(max_length=80, unique=True)
+    title = models.CharField(max_length=200)
+    track = models.CharField(max_length=20, choices=Track.choices)
+    difficulty = models.CharField(max_length=10, choices=Difficulty.choices)
+    kind = models.CharField(max_length=10, default="design")
+    summary = models.TextField(blank=True)
+    position = models.PositiveIntegerField(default=0, help_text="Order inside its track")
+    current_version = models.ForeignKey(
+        "QuestionVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["track", "position", "slug"]
+        permissions = [
+            ("practise_rounds", "Can practise rounds"),
+            ("interview_candidates", "Can interview candidates"),
+            ("author_questions", "Can write question drafts"),
+            ("publish_questions", "Can publish question versions"),
+            ("moderate_discussion", "Can moderate discussion"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def is_published(self) -> bool:
+        return self.current_version_id is not None
+
+
+class QuestionVersion(models.Model):
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    spec = models.JSONField(help_text="The question file, validated, as JSON")
+    content_hash = models.CharField(max_length=64)
+    source = models.CharField(max_length=200, blank=True, help_text="Pack file or editor that made it")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["question", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["question", "number"], name="unique_version_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.question.slug} v{self.number}"

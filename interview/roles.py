@@ -1,0 +1,46 @@
+"""The four roles, as Django groups. A user may hold several; candidate is the default at sign-up."""
+
+from enum import StrEnum
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
+
+
+class Role(StrEnum):
+    CANDIDATE = "candidate"
+    INTERVIEWER = "interviewer"
+    AUTHOR = "author"
+    ADMIN = "admin"
+
+
+# Custom permissions each role's group carries (app_label.codename); declared on interview models' Meta.
+ROLE_PERMISSIONS: dict[Role, list[str]] = {
+    Role.CANDIDATE: ["practise_rounds"],
+    Role.INTERVIEWER: ["practise_rounds", "interview_candidates"],
+    Role.AUTHOR: ["practise_rounds", "author_questions"],
+    Role.ADMIN: [
+        "practise_rounds",
+        "interview_candidates",
+        "author_questions",
+        "publish_questions",
+        "moderate_discussion",
+    ],
+}
+
+
+def roles_of(user: AbstractBaseUser | AnonymousUser) -> set[Role]:
+    if not user.is_authenticated:
+        return set()
+    names = {group.name for group in user.groups.all()}
+    roles = {role for role in Role if role.value in names}
+    if user.is_superuser:
+        roles.add(Role.ADMIN)
+    return roles
+
+
+def has_role(user: AbstractBaseUser | AnonymousUser, role: Role) -> bool:
+    return role in roles_of(user)
+
+
+def group_for(role: Role) -> Group:
+    group, _ = Group.objects.get_or_create(name=role.value)
+    return group

@@ -1,0 +1,33 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from interview.views import accounts, home
+
+urlpatterns = [
+    path("", home.home, name="home"),
+    path("accounts/sign-up/", accounts.sign_up, name="sign-up"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/password/change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path(
+        "accounts/password/change/done/",
+        auth_views.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
+    path("accounts/password/reset/", auth_views.PasswordResetView.as_view(), name="password_reset"),
+    path(
+        "accounts/password/reset/done/",
+        auth_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
+    ),
+]

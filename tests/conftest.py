@@ -1,0 +1,85 @@
+"""Shared fixtures: named users (alice owns, bob is invited, charlie has no access) and the task mode."""
+
+import os
+
+import pytest
+
+from config.celery import app as celery_app
+from config.celery import ensure_embedded_broker_folders
+
+USES_REDIS = bool(os.environ.get("REDIS_URL"))
+USES_POSTGRES = os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
+TEST_PASSWORD = "correct-horse-battery-staple"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Without REDIS_URL tasks run in-process; with it, tests marked celery_worker use a real worker.
+    celery_app.conf.task_always_eager = not USES_REDIS
+    celery_app.conf.task_eager_propagates = True
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings: "pytest.FixtureRequest") -> None:
+    # Argon2 is the production hasher (tested on its own); tests log in hundreds of times.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def make_user(db):
+    from interview.roles import Role
+    from interview.services.accounts import user_grant_role, user_sign_up
+
+    def make(username: str, *roles: Role):
+        user = user_sign_up(username=username, email=f"{username}@example.com", password=TEST_PASSWORD)
+        for role in roles:
+            user_grant_role(user=user, role=role)
+        return user
+
+    return make
+
+
+@pytest.fixture
+def alice(make_user):
+    return make_user("alice")
+
+
+@pytest.fixture
+def bob(make_user):
+    from interview.roles import Role
+
+    return make_user("bob", Role.INTERVIEWER)
+
+
+@pytest.fixture
+def charlie(make_user):
+    return make_user("charlie")
+
+
+@pytest.fixture
+def author(make_user):
+    from interview.roles import Role
+
+    return make_user("ada", Role.AUTHOR)
+
+
+@pytest.fixture
+def admin_user(make_user):
+    from interview.roles import Role
+
+    return make_user("root", Role.ADMIN)
+
+
+@pytest.fixture
+def celery_worker(transactional_db):
+    """A real Celery worker thread consuming the configured broker (Redis in CI), for one test."""
+    from celery.contrib.testing.worker import start_worker
+
+    ensure_embedded_broker_folders()
+    celery_app.conf.task_always_eager = False
+    try:
+        with start_worker(
+            celery_app, pool="threads", concurrency=2, perform_ping_check=False, shutdown_timeout=20
+        ) as worker:
+            yield worker
+    finally:
+        celery_app.conf.task_always_eager = not USES_REDIS
