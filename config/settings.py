@@ -31,6 +31,7 @@ except env.SettingError as error:
     raise ImproperlyConfigured(f"Bad setting {error}") from None
 
 VAR_DIR.mkdir(exist_ok=True)  # the embedded database, broker folders and collected static files live here
+(VAR_DIR / "staticfiles").mkdir(exist_ok=True)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
