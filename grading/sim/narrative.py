@@ -1,0 +1,42 @@
+"""Small helpers to write numbers and episodes in plain words."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def num(value: float) -> str:
+    """A number for prose: integers plainly, small values with 2–3 significant digits."""
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    if abs(value) >= 100 or float(value).is_integer():
+        return f"{value:,.0f}"
+    if abs(value) >= 10:
+        return f"{value:.1f}"
+    return f"{value:.3g}"
+
+
+def at(t: float) -> str:
+    """A simulated instant: 't=102 s'."""
+    return f"t={num(round(t))} s"
+
+
+def episodes(times: np.ndarray, gap_s: float) -> list[tuple[float, float, int]]:
+    """Group sorted instants into (first, last, count) runs separated by more than `gap_s`."""
+    times = np.sort(np.asarray(times, dtype=float))
+    if times.size == 0:
+        return []
+    breaks = np.flatnonzero(np.diff(times) > gap_s)
+    starts = np.concatenate(([0], breaks + 1))
+    ends = np.concatenate((breaks, [times.size - 1]))
+    return [(float(times[s]), float(times[e]), int(e - s + 1)) for s, e in zip(starts, ends, strict=True)]
+
+
+def slo_sentence(check: dict) -> str:
+    """'SLO ttft_p95_s ≤ 2: actual 8.41, missed.'"""
+    upper = not check["key"].endswith("_min") and "_min_" not in check["key"]
+    sign = "≤" if upper else "≥"
+    verdict = "met" if check["passed"] else "missed"
+    return f"SLO {check['key']} {sign} {num(check['target'])}: actual {num(check['actual'])}, {verdict}."
