@@ -425,7 +425,9 @@
         className: "sbc-stage",
         tabindex: "0",
         "data-sbc": "stage",
-        "aria-label": "Canvas. Select boxes with the box list; arrow keys move the selected box.",
+        "aria-label": this.readOnly
+          ? "Canvas (read only). The box and arrow lists describe the same design."
+          : "Canvas. Select boxes with the box list; arrow keys move the selected box.",
       });
       this.stageWrap.appendChild(this.stage);
       this.handle = el("div", { className: "sbc-handle", "aria-hidden": "true", title: "Drag to another box to connect", hidden: true });
@@ -1065,6 +1067,7 @@
         this.connectTo(id);
         return;
       }
+      this.cancelConnect();
       this.select(id);
     }
 
