@@ -19,5 +19,6 @@ urlpatterns = [
         csp_override(API_DOCS_CSP)(SpectacularSwaggerSplitView.as_view(url_name="api-schema")),
         name="api-docs",
     ),
+    path("api/", include("interview.api.urls")),
     path("", include("interview.urls")),
 ]

@@ -1,10 +1,20 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from interview.views import accounts, home
+from interview.views import accounts, questions, rounds
 
 urlpatterns = [
-    path("", home.home, name="home"),
+    path("", questions.catalogue, name="home"),
+    path("questions/<slug:slug>/", questions.question_detail, name="question-detail"),
+    path("questions/<slug:slug>/rounds/start/", rounds.start, name="round-start"),
+    path("rounds/", rounds.history, name="round-history"),
+    path("rounds/<int:round_id>/", rounds.detail, name="round-detail"),
+    path("rounds/<int:round_id>/save/", rounds.save, name="round-save"),
+    path("rounds/<int:round_id>/read/", rounds.read_number, name="round-read"),
+    path("rounds/<int:round_id>/clock/", rounds.clock, name="round-clock"),
+    path("rounds/<int:round_id>/submit/", rounds.submit, name="round-submit"),
+    path("rounds/<int:round_id>/abandon/", rounds.abandon, name="round-abandon"),
+    path("rounds/<int:round_id>/report/", rounds.report, name="round-report"),
     path("accounts/sign-up/", accounts.sign_up, name="sign-up"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -1,0 +1,39 @@
+"""What the candidate draws and writes in a round, with a revision per save and an append-only event log."""
+
+from django.db import models
+
+
+class Work(models.Model):
+    """The round's canvas (`design`), numbers sheet (`numbers`: name -> text as typed) and scratch notes."""
+
+    round = models.OneToOneField("interview.Round", on_delete=models.CASCADE, related_name="work")
+    design = models.JSONField(default=dict)
+    numbers = models.JSONField(default=dict)
+    scratch = models.TextField(blank=True, default="")
+    revision = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Work for round {self.round_id} at revision {self.revision}"
+
+    def as_submission(self) -> dict:
+        return {"numbers": dict(self.numbers), "design": dict(self.design) or {"nodes": [], "edges": []}}
+
+
+class WorkEvent(models.Model):
+    """One change: when (seconds since the round started), in which phase, which field, and the new value."""
+
+    round = models.ForeignKey("interview.Round", on_delete=models.CASCADE, related_name="events")
+    revision = models.PositiveIntegerField()
+    t = models.FloatField(help_text="Seconds since the round started")
+    phase = models.CharField(max_length=20)
+    field = models.CharField(max_length=120, help_text="design, scratch, or numbers.NAME")
+    value = models.JSONField(null=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["round", "revision", "id"]
+        indexes = [models.Index(fields=["round", "t"])]
+
+    def __str__(self) -> str:
+        return f"{self.field} at t={self.t:.0f}s"

@@ -1,0 +1,74 @@
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from interview.models import Question, QuestionVersion
+from interview.questions import view_for
+from interview.views.questions import published_questions
+
+
+class QuestionSummarySerializer(serializers.ModelSerializer):
+    version = serializers.IntegerField(source="current_version.number")
+
+    class Meta:
+        model = Question
+        fields = ["slug", "title", "track", "difficulty", "kind", "summary", "version"]
+
+
+class VersionSummarySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = QuestionVersion
+        fields = ["number", "source", "created_at"]
+
+
+class QuestionDetailSerializer(QuestionSummarySerializer):
+    spec = serializers.SerializerMethodField()
+
+    class Meta(QuestionSummarySerializer.Meta):
+        fields = [*QuestionSummarySerializer.Meta.fields, "spec"]
+
+    def get_spec(self, question: Question) -> dict:
+        return view_for(self.context["request"].user, question.current_version.spec)
+
+
+class VersionDetailSerializer(VersionSummarySerializer):
+    spec = serializers.SerializerMethodField()
+
+    class Meta(VersionSummarySerializer.Meta):
+        fields = [*VersionSummarySerializer.Meta.fields, "spec"]
+
+    def get_spec(self, version: QuestionVersion) -> dict:
+        return view_for(self.context["request"].user, version.spec)
+
+
+class QuestionListApi(APIView):
+    @extend_schema(responses=QuestionSummarySerializer(many=True))
+    def get(self, request: Request) -> Response:
+        questions = published_questions()
+        return Response(QuestionSummarySerializer(questions, many=True).data)
+
+
+class QuestionDetailApi(APIView):
+    @extend_schema(responses=QuestionDetailSerializer)
+    def get(self, request: Request, slug: str) -> Response:
+        question = get_object_or_404(published_questions(), slug=slug)
+        return Response(QuestionDetailSerializer(question, context={"request": request}).data)
+
+
+class QuestionVersionListApi(APIView):
+    @extend_schema(responses=VersionSummarySerializer(many=True))
+    def get(self, request: Request, slug: str) -> Response:
+        question = get_object_or_404(published_questions(), slug=slug)
+        return Response(VersionSummarySerializer(question.versions.order_by("number"), many=True).data)
+
+
+class QuestionVersionDetailApi(APIView):
+    @extend_schema(responses=VersionDetailSerializer)
+    def get(self, request: Request, slug: str, number: int) -> Response:
+        version = get_object_or_404(
+            QuestionVersion, question__slug=slug, number=number, question__current_version__isnull=False
+        )
+        return Response(VersionDetailSerializer(version, context={"request": request}).data)

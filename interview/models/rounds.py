@@ -1,0 +1,87 @@
+"""A round: one candidate's attempt at one question version, timed or practice, with a server-side clock."""
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class RoundMode(models.TextChoices):
+    TIMED = "timed", "Timed"
+    PRACTICE = "practice", "Practice"
+
+
+class RoundStatus(models.TextChoices):
+    ACTIVE = "active", "In progress"
+    SUBMITTED = "submitted", "Submitted"
+    ABANDONED = "abandoned", "Abandoned"
+
+
+class Round(models.Model):
+    candidate = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rounds")
+    question_version = models.ForeignKey(
+        "interview.QuestionVersion", on_delete=models.PROTECT, related_name="rounds"
+    )
+    mode = models.CharField(max_length=10, choices=RoundMode.choices, default=RoundMode.TIMED)
+    status = models.CharField(max_length=10, choices=RoundStatus.choices, default=RoundStatus.ACTIVE)
+    variant_seed = models.BigIntegerField(null=True, blank=True)
+    variant_values = models.JSONField(default=dict, blank=True, help_text="Input name -> value in base units")
+    variant_text = models.CharField(max_length=300, blank=True)
+    started_at = models.DateTimeField(default=timezone.now)
+    deadline = models.DateTimeField(null=True, blank=True, help_text="Empty for practice rounds")
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    report = models.JSONField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        indexes = [models.Index(fields=["candidate", "status"])]
+
+    def __str__(self) -> str:
+        return f"Round {self.pk} on {self.question_version}"
+
+    @property
+    def question(self):
+        return self.question_version.question
+
+    @property
+    def spec(self) -> dict:
+        return self.question_version.spec
+
+    def is_past_deadline(self, now: datetime | None = None) -> bool:
+        return self.deadline is not None and (now or timezone.now()) >= self.deadline
+
+    def accepts_writes(self, now: datetime | None = None) -> bool:
+        return self.status == RoundStatus.ACTIVE and not self.is_past_deadline(now)
+
+    def elapsed_s(self, now: datetime | None = None) -> float:
+        end = self.submitted_at or (now or timezone.now())
+        if self.deadline is not None:
+            end = min(end, self.deadline)
+        return max(0.0, (end - self.started_at).total_seconds())
+
+    def time_left_s(self, now: datetime | None = None) -> float | None:
+        if self.deadline is None:
+            return None
+        return max(0.0, (self.deadline - (now or timezone.now())).total_seconds())
+
+    def current_phase(self, now: datetime | None = None) -> dict | None:
+        """The plan phase the round's clock is in (practice rounds follow the same minutes as guidance)."""
+        elapsed = self.elapsed_s(now)
+        start = 0.0
+        plan = self.spec.get("plan", [])
+        for phase in plan:
+            end = start + float(phase["minutes"]) * 60
+            if elapsed < end:
+                return {**phase, "starts_s": start, "ends_s": end}
+            start = end
+        return (
+            {**plan[-1], "starts_s": start - float(plan[-1]["minutes"]) * 60, "ends_s": start}
+            if plan
+            else None
+        )
+
+    @staticmethod
+    def timed_deadline(started_at: datetime, plan_minutes: float) -> datetime:
+        return started_at + timedelta(minutes=plan_minutes)

@@ -1,0 +1,26 @@
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def dict_get(mapping: Any, key: str) -> Any:
+    """`{{ mapping|dict_get:key }}`: a dict lookup with a variable key; empty text when absent."""
+    if not isinstance(mapping, dict):
+        return ""
+    value = mapping.get(key)
+    return "" if value is None else value
+
+
+@register.filter
+def duration(seconds: Any) -> str:
+    """Seconds as m:ss (or h:mm:ss)."""
+    try:
+        total = max(0, int(round(float(seconds))))
+    except (TypeError, ValueError):
+        return ""
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

@@ -1,6 +1,0 @@
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-
-
-def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html")

@@ -1,0 +1,79 @@
+from django.db.models import Q, QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from interview.models import Question, Round, RoundStatus
+from interview.models.questions import Difficulty, Track
+from interview.questions import CONCEPT_TITLES, can_see_reference, public_view
+
+
+def published_questions() -> QuerySet[Question]:
+    return Question.objects.exclude(current_version=None).select_related("current_version")
+
+
+def _get_published_question(slug: str) -> Question:
+    return get_object_or_404(published_questions(), slug=slug)
+
+
+def _active_round(request: HttpRequest, question: Question) -> Round | None:
+    if not request.user.is_authenticated:
+        return None
+    return (
+        Round.objects.filter(
+            candidate=request.user, question_version__question=question, status=RoundStatus.ACTIVE
+        )
+        .order_by("-started_at")
+        .first()
+    )
+
+
+def catalogue(request: HttpRequest) -> HttpResponse:
+    questions = published_questions()
+    query = request.GET.get("q", "").strip()[:100]
+    track = request.GET.get("track", "")
+    difficulty = request.GET.get("difficulty", "")
+    if query:
+        questions = questions.filter(
+            Q(title__icontains=query) | Q(summary__icontains=query) | Q(slug__icontains=query)
+        )
+    if track in Track.values:
+        questions = questions.filter(track=track)
+    if difficulty in Difficulty.values:
+        questions = questions.filter(difficulty=difficulty)
+    groups = [(label, [q for q in questions if q.track == value]) for value, label in Track.choices]
+    context = {
+        "groups": [(label, items) for label, items in groups if items],
+        "count": len(questions),
+        "query": query,
+        "track": track,
+        "difficulty": difficulty,
+        "tracks": Track.choices,
+        "difficulties": Difficulty.choices,
+    }
+    template = "questions/catalogue.html#results" if request.htmx else "questions/catalogue.html"
+    return render(request, template, context)
+
+
+def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    question = _get_published_question(slug)
+    spec = question.current_version.spec
+    related = list(published_questions().filter(slug__in=spec.get("related", [])))
+    up_next = (
+        published_questions()
+        .filter(track=question.track, position__gt=question.position)
+        .order_by("position")
+        .first()
+    )
+    context = {
+        "question": question,
+        "version": question.current_version,
+        "spec": public_view(spec),
+        "concepts": [(slug, CONCEPT_TITLES.get(slug, slug)) for slug in spec.get("concepts", [])],
+        "related": related,
+        "up_next": up_next,
+        "active_round": _active_round(request, question),
+        "has_variables": any(q.get("variable") for q in spec["model"]["quantities"]),
+        "show_reference": can_see_reference(request.user),
+        "reference": spec if can_see_reference(request.user) else None,
+    }
+    return render(request, "questions/detail.html", context)

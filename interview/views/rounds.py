@@ -1,0 +1,205 @@
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from interview.models import Question, Round, RoundStatus
+from interview.models.questions import Track
+from interview.questions import public_view
+from interview.services.number_reading import describe_reading
+from interview.services.palette import palette_for_canvas
+from interview.services.rounds import (
+    RoundError,
+    StaleRevision,
+    round_abandon,
+    round_close_if_expired,
+    round_save,
+    round_start,
+    round_submit,
+)
+
+
+def _get_own_round(request: HttpRequest, round_id: int) -> Round:
+    """The round if it belongs to the requester; 404 for everyone else, whether it exists or not."""
+    round_ = get_object_or_404(
+        Round.objects.select_related("question_version__question", "work"),
+        pk=round_id,
+        candidate=request.user,
+    )
+    return round_close_if_expired(round_=round_)
+
+
+def round_clock(round_: Round) -> dict:
+    now = timezone.now()
+    phase = round_.current_phase(now) or {}
+    return {
+        "mode": round_.mode,
+        "status": round_.status,
+        "server_now": now.isoformat(),
+        "started_at": round_.started_at.isoformat(),
+        "deadline": round_.deadline.isoformat() if round_.deadline else None,
+        "time_left_s": round_.time_left_s(now),
+        "elapsed_s": round_.elapsed_s(now),
+        "phase": phase.get("phase", ""),
+        "phase_expect": phase.get("expect", ""),
+        "phase_ends_s": phase.get("ends_s"),
+        "plan": [
+            {"phase": p["phase"], "minutes": p["minutes"], "expect": p.get("expect", "")}
+            for p in round_.spec.get("plan", [])
+        ],
+    }
+
+
+@login_required
+@require_POST
+def start(request: HttpRequest, slug: str) -> HttpResponse:
+    question = get_object_or_404(Question.objects.exclude(current_version=None), slug=slug)
+    try:
+        round_ = round_start(
+            candidate=request.user,
+            question=question,
+            mode=request.POST.get("mode", "timed"),
+            variant=request.POST.get("variant") == "1",
+        )
+    except RoundError as error:
+        messages.error(request, str(error))
+        return redirect("question-detail", slug=slug)
+    return redirect("round-detail", round_id=round_.pk)
+
+
+@login_required
+@require_GET
+def detail(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = _get_own_round(request, round_id)
+    if round_.status == RoundStatus.SUBMITTED:
+        return redirect("round-report", round_id=round_.pk)
+    if round_.status == RoundStatus.ABANDONED:
+        messages.info(request, "That round was abandoned.")
+        return redirect("question-detail", slug=round_.question.slug)
+    spec = public_view(round_.spec)
+    phases = [
+        {
+            "phase": p["phase"],
+            "expect": p.get("expect", ""),
+            "lines": [line for line in spec["asked"] if line["phase"] == p["phase"]],
+        }
+        for p in spec["plan"]
+    ]
+    work = round_.work
+    context = {
+        "round": round_,
+        "question": round_.question,
+        "spec": spec,
+        "phases": [p for p in phases if p["lines"]],
+        "work": work,
+        "readings": {name: describe_reading(round_.spec, name, text) for name, text in work.numbers.items()},
+        "canvas_palette": palette_for_canvas(round_.spec),
+        "canvas_design": work.design,
+        "clock": round_clock(round_),
+    }
+    return render(request, "rounds/round.html", context)
+
+
+def _json_body(request: HttpRequest) -> dict:
+    try:
+        body = json.loads(request.body or b"{}")
+    except ValueError:
+        raise RoundError("The save was not valid JSON.") from None
+    if not isinstance(body, dict):
+        raise RoundError("The save must be a JSON object.")
+    return body
+
+
+@login_required
+@require_POST
+def save(request: HttpRequest, round_id: int) -> JsonResponse:
+    round_ = _get_own_round(request, round_id)
+    try:
+        body = _json_body(request)
+        revision = body.get("revision")
+        if not isinstance(revision, int) or isinstance(revision, bool):
+            raise RoundError("revision: the save must say which revision it was based on.")
+        result = round_save(
+            round_id=round_.pk,
+            base_revision=revision,
+            design=body.get("design"),
+            numbers=body.get("numbers"),
+            scratch=body.get("scratch"),
+        )
+    except StaleRevision as error:
+        return JsonResponse({"error": str(error), "current_revision": error.current_revision}, status=409)
+    except RoundError as error:
+        return JsonResponse(
+            {"error": str(error), "locked": error.status_code == 423}, status=error.status_code
+        )
+    return JsonResponse(
+        {"revision": result.revision, "saved": result.saved_fields, "saved_at": timezone.now().isoformat()}
+    )
+
+
+@login_required
+@require_POST
+def read_number(request: HttpRequest, round_id: int) -> HttpResponse:
+    """How an entry was read ("read as 327,680 B"), never whether it is right."""
+    round_ = _get_own_round(request, round_id)
+    name = request.POST.get("name", "")
+    text = request.POST.get(f"numbers.{name}", request.POST.get("text", ""))[:200]
+    if name not in {line["name"] for line in round_.spec.get("asked", [])}:
+        return HttpResponse("Unknown quantity.", status=400)
+    reading = describe_reading(round_.spec, name, text)
+    return render(request, "rounds/reading.html", {"name": name, "reading": reading})
+
+
+@login_required
+@require_GET
+def clock(request: HttpRequest, round_id: int) -> JsonResponse:
+    return JsonResponse(round_clock(_get_own_round(request, round_id)))
+
+
+@login_required
+@require_POST
+def submit(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = _get_own_round(request, round_id)
+    try:
+        round_submit(round_id=round_.pk)
+    except RoundError as error:
+        messages.error(request, str(error))
+        return redirect("question-detail", slug=round_.question.slug)
+    return redirect("round-report", round_id=round_.pk)
+
+
+@login_required
+@require_POST
+def abandon(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = _get_own_round(request, round_id)
+    try:
+        round_abandon(round_id=round_.pk)
+        messages.info(request, "Round abandoned. Your saved work is kept in your history.")
+    except RoundError as error:
+        messages.error(request, str(error))
+    return redirect("question-detail", slug=round_.question.slug)
+
+
+@login_required
+@require_GET
+def report(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = _get_own_round(request, round_id)
+    if round_.status != RoundStatus.SUBMITTED:
+        return redirect("round-detail", round_id=round_.pk)
+    context = {"round": round_, "question": round_.question, "report": round_.report}
+    return render(request, "rounds/report.html", context)
+
+
+@login_required
+@require_GET
+def history(request: HttpRequest) -> HttpResponse:
+    rounds = Round.objects.filter(candidate=request.user).select_related("question_version__question")
+    track = request.GET.get("track", "")
+    if track in Track.values:
+        rounds = rounds.filter(question_version__question__track=track)
+    context = {"rounds": rounds[:200], "track": track, "tracks": Track.choices}
+    return render(request, "rounds/history.html", context)
