@@ -19,9 +19,9 @@ import numpy as np
 WAITING, SERVED, REJECTED, TIMED_OUT, FAILED, FALLBACK = 0, 1, 2, 3, 4, 5
 INF = math.inf
 
-# control-event kinds, in the order they run when they share a time
-_END, _READY, _WARM_REFILL, _REPLICA_LOSS, _REGION_LOSS, _REGION_BACK = 0, 1, 2, 3, 4, 5
-_OUTAGE_START, _OUTAGE_END, _ADD, _AUTOSCALE, _SAMPLE, _PROGRESS = 6, 7, 8, 9, 10, 11
+# control-event kinds, in the order they run when they share a time: a sample shows the state just before t
+_END, _SAMPLE, _READY, _WARM_REFILL, _REPLICA_LOSS, _REGION_LOSS, _REGION_BACK = 0, 1, 2, 3, 4, 5, 6
+_OUTAGE_START, _OUTAGE_END, _ADD, _AUTOSCALE, _PROGRESS = 7, 8, 9, 10, 11
 
 
 @dataclass
@@ -58,7 +58,8 @@ class Requests:
     """Per-request inputs: arrival time, home region, fixed service part, prefill time, output and KV tokens.
 
     Service time = `fixed_s + out_tokens × TPOT(batch)`; in the generic queue `fixed_s` is the whole service
-    time and `out_tokens` is 0.
+    time and `out_tokens` is 0. `retry_fixed_s`, when given, replaces `fixed_s` for a retried request (a fresh
+    draw, as a new arrival would get).
     """
 
     arrival: np.ndarray
@@ -67,6 +68,7 @@ class Requests:
     prefill_s: np.ndarray
     out_tokens: np.ndarray
     kv_tokens: np.ndarray
+    retry_fixed_s: np.ndarray | None = None
 
 
 @dataclass
@@ -108,6 +110,7 @@ def simulate_fleet(
     pre = req.prefill_s.tolist()
     outt = req.out_tokens.tolist()
     kvt = req.kv_tokens.tolist()
+    refixed = req.retry_fixed_s.tolist() if req.retry_fixed_s is not None else None
     status = [WAITING] * n
     start = [math.nan] * n
     first = [math.nan] * n
@@ -159,7 +162,7 @@ def simulate_fleet(
         heapq.heappush(ctl, (t, kind, seq, payload))
 
     push(duration_s, _END)
-    push(0.0, _SAMPLE)
+    push(0.0, _SAMPLE, (0,))
     if progress is not None and math.isfinite(progress_dt):
         push(progress_dt, _PROGRESS)
     if cfg.autoscale:
@@ -266,6 +269,8 @@ def simulate_fleet(
             if retry:
                 status[rid] = WAITING
                 start[rid] = first[rid] = finish[rid] = tpot[rid] = math.nan
+                if refixed is not None:
+                    fixed[rid] = refixed[rid]
             else:
                 status[rid] = FAILED
                 finish[rid] = t
@@ -292,8 +297,9 @@ def simulate_fleet(
                 )
             )
             replica_seconds += paid * min(sample_dt, duration_s - t)
-            if t + sample_dt < duration_s:
-                push(t + sample_dt, _SAMPLE)
+            following = (payload[0] + 1) * sample_dt  # by index, so sample instants are exact multiples
+            if following < duration_s:
+                push(following, _SAMPLE, (payload[0] + 1,))
         elif kind == _PROGRESS:
             progress(min(1.0, t / duration_s))  # type: ignore[misc]
             push(t + progress_dt, _PROGRESS)

@@ -108,7 +108,8 @@ def build_requests(
     if p["mu"] > 0:
         zeros = np.zeros(n)
         service = service_times(1.0 / p["mu"], p["service_cv2"], n, length_rng)
-        return Requests(arrival, home, service, zeros, zeros, zeros)
+        again = service_times(1.0 / p["mu"], p["service_cv2"], n, length_rng)
+        return Requests(arrival, home, service, zeros, zeros, zeros, again)
     prompt = gamma_lengths(p["prompt_tokens"], p["prompt_cv"], n, length_rng)
     output = gamma_lengths(p["output_tokens"], p["output_cv"], n, length_rng)
     for event in events:
@@ -221,7 +222,7 @@ def time_series(p: dict, req: Requests, out: FleetRun, duration_s: float) -> dic
     """Chart series on a common `t` axis (bin starts), at most ~300 points."""
     samples = downsample(
         {key: value for key, value in out.samples.items()},
-        {"queue": "max", "replicas_running": "mean", "replicas_paid": "mean"},
+        {"queue": "first", "in_service": "first", "replicas_running": "first", "replicas_starting": "first"},
     )
     t = np.array(samples["t"])
     edges = np.append(t, duration_s)

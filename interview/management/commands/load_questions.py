@@ -17,9 +17,10 @@ class Command(BaseCommand):
         report = question_bank_load(folder=pack)
         for line in report.errors:
             self.stderr.write(line)
+        broken_files = {line.split(":")[0] for line in report.errors}
         self.stdout.write(
             f"Questions: {len(report.created)} new, {len(report.updated)} new versions, "
-            f"{len(report.unchanged)} unchanged, {len({e.split(':')[0] for e in report.errors})} broken files."
+            f"{len(report.unchanged)} unchanged, {len(broken_files)} broken files."
         )
         if report.errors:
             raise CommandError("Some question files are broken (listed above); the others loaded.")
