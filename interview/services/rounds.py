@@ -114,7 +114,7 @@ def _clean_numbers(numbers: Any, allowed: set[str]) -> dict[str, str]:
 def round_save(
     *, round_id: int, base_revision: int, design: Any = None, numbers: Any = None, scratch: Any = None
 ) -> SaveResult:
-    """Apply a save based on `base_revision`. A stale base or a locked round is refused and changes nothing."""
+    """Apply a save based on `base_revision`; a stale base or a locked round changes nothing."""
     with transaction.atomic():
         work = (
             Work.objects.select_for_update().select_related("round__question_version").get(round_id=round_id)
