@@ -1,0 +1,1 @@
+"""Grading: reference models, the grader and the failure-replay simulator; the core never imports Django."""

@@ -1,0 +1,420 @@
+"""Units of the reference models: our own pint registry, dimension algebra and cached conversion factors.
+
+The registry starts empty and holds only what the question bank needs, so `Gb` is a gigabit (pint's
+defaults make it a gilbert) and every count (tokens, requests, GPUs, ...) is a dimension of its own. Pint is
+touched once per distinct unit string: `parse_unit` caches the factor to base units and the dimensions, so
+conversions on hot paths are one multiplication.
+
+Base units: bytes `B`, seconds `s`, `FLOP`, watts `W`, `USD`, and 1 of each count.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pint
+
+# (symbol, pint dimension, long names and aliases). Byte and bit names stay case-sensitive: B is not b.
+_PHYSICAL_BASES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("B", "information", ("byte", "bytes")),
+    ("FLOP", "compute", ("flop",)),
+    ("W", "power", ("watt", "watts")),
+    ("USD", "money", ("usd", "dollar", "dollars")),
+    ("s", "time", ("sec", "secs", "second", "seconds")),
+)
+
+COUNT_UNITS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("tok", ("token", "tokens", "toks")),
+    ("req", ("request", "requests", "reqs")),
+    ("GPU", ("GPUs", "gpu", "gpus")),
+    ("node", ("nodes",)),
+    ("replica", ("replicas",)),
+    ("seq", ("seqs", "sequence", "sequences")),
+    ("user", ("users",)),
+    ("job", ("jobs",)),
+    ("prompt", ("prompts",)),
+    ("param", ("params", "parameter", "parameters")),
+    ("switch", ("switches",)),
+    ("pod", ("pods",)),
+    ("rack", ("racks",)),
+    ("eval", ("evals", "evaluation", "evaluations")),
+    ("adapter", ("adapters",)),
+    ("expert", ("experts",)),
+    ("query", ("queries",)),
+    ("pair", ("pairs",)),
+    ("event", ("events",)),
+    ("tenant", ("tenants",)),
+    ("shard", ("shards",)),
+    ("conn", ("conns", "connection", "connections")),
+    ("series", ()),
+    ("step", ("steps",)),
+    ("session", ("sessions",)),
+    ("team", ("teams",)),
+    ("key", ("keys",)),
+    ("chunk", ("chunks",)),
+    ("frame", ("frames",)),
+    ("image", ("images",)),
+    ("doc", ("docs", "document", "documents")),
+    ("sample", ("samples",)),
+    ("ckpt", ("ckpts", "checkpoint", "checkpoints")),
+    ("failure", ("failures",)),
+    ("region", ("regions",)),
+    ("instance", ("instances",)),
+)
+
+# (name, definition, aliases). Aliases in _CASE_INSENSITIVE_WORDS below also match in any letter case.
+_DERIVED_UNITS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("KB", "1e3 * B", ("kB", "kilobyte", "kilobytes")),
+    ("MB", "1e6 * B", ("megabyte", "megabytes")),
+    ("GB", "1e9 * B", ("gigabyte", "gigabytes")),
+    ("TB", "1e12 * B", ("terabyte", "terabytes")),
+    ("PB", "1e15 * B", ("petabyte", "petabytes")),
+    ("EB", "1e18 * B", ("exabyte", "exabytes")),
+    ("KiB", "1024 * B", ("kibibyte", "kibibytes")),
+    ("MiB", "1024**2 * B", ("mebibyte", "mebibytes")),
+    ("GiB", "1024**3 * B", ("gibibyte", "gibibytes")),
+    ("TiB", "1024**4 * B", ("tebibyte", "tebibytes")),
+    ("PiB", "1024**5 * B", ("pebibyte", "pebibytes")),
+    ("bit", "B / 8", ("bits",)),
+    ("Kb", "1e3 * bit", ("kbit", "kilobit", "kilobits")),
+    ("Mb", "1e6 * bit", ("Mbit", "megabit", "megabits")),
+    ("Gb", "1e9 * bit", ("Gbit", "gigabit", "gigabits")),
+    ("Tb", "1e12 * bit", ("Tbit", "terabit", "terabits")),
+    ("bps", "bit / s", ()),
+    ("Kbps", "Kb / s", ("kbps",)),
+    ("Mbps", "Mb / s", ()),
+    ("Gbps", "Gb / s", ()),
+    ("Tbps", "Tb / s", ()),
+    ("ns", "1e-9 * s", ("nanosecond", "nanoseconds")),
+    ("us", "1e-6 * s", ("microsecond", "microseconds")),
+    ("ms", "1e-3 * s", ("msec", "millisecond", "milliseconds")),
+    ("min", "60 * s", ("mins", "minute", "minutes")),
+    ("h", "3600 * s", ("hr", "hrs", "hour", "hours")),
+    ("day", "86400 * s", ("d", "days")),
+    ("week", "7 * day", ("wk", "weeks")),
+    ("month", "30 * day", ("months",)),
+    ("year", "365 * day", ("yr", "yrs", "years")),
+    ("GFLOP", "1e9 * FLOP", ()),
+    ("TFLOP", "1e12 * FLOP", ()),
+    ("PFLOP", "1e15 * FLOP", ()),
+    ("EFLOP", "1e18 * FLOP", ()),
+    ("FLOPS", "FLOP / s", ()),
+    ("GFLOPS", "GFLOP / s", ()),
+    ("TFLOPS", "TFLOP / s", ()),
+    ("PFLOPS", "PFLOP / s", ()),
+    ("EFLOPS", "EFLOP / s", ()),
+    ("kW", "1e3 * W", ("KW", "kilowatt", "kilowatts")),
+    ("MW", "1e6 * W", ("megawatt", "megawatts")),
+    ("GW", "1e9 * W", ("gigawatt", "gigawatts")),
+    ("J", "W * s", ("joule", "joules")),
+    ("Wh", "W * h", ()),
+    ("kWh", "kW * h", ("KWh",)),
+    ("MWh", "MW * h", ()),
+    ("GWh", "GW * h", ()),
+    ("percent", "0.01", ("pct",)),
+)
+
+# Words matched in any letter case: counts, spelled-out time and money, bit rates that cannot be bytes.
+_CASE_INSENSITIVE_WORDS: dict[str, str] = {
+    **{alias.lower(): symbol for symbol, aliases in COUNT_UNITS for alias in (symbol, *aliases)},
+    **{
+        word: name
+        for name, _, aliases in _DERIVED_UNITS
+        if name in {"ns", "us", "ms", "min", "h", "day", "week", "month", "year", "percent"}
+        for word in (name, *aliases)
+    },
+    **{word: "s" for word in ("s", "sec", "secs", "second", "seconds")},
+    **{word: "USD" for word in ("usd", "dollar", "dollars")},
+    "kbps": "Kbps",
+    "mbps": "Mbps",
+    "gbps": "Gbps",
+    "tbps": "Tbps",
+    "flop": "FLOP",
+}
+
+BIT_UNIT_NAMES = frozenset(
+    word
+    for name, _, aliases in _DERIVED_UNITS
+    if name in {"bit", "Kb", "Mb", "Gb", "Tb", "bps", "Kbps", "Mbps", "Gbps", "Tbps"}
+    for word in (name, *aliases)
+)
+_AMBIGUOUS_BIT_OR_BYTE = {"kb", "mb", "gb", "tb", "pb", "kbs", "mbs", "gbs", "tbs", "pbs"}
+
+MAX_UNIT_CHARS = 100
+_UNIT_TOKEN = re.compile(
+    r"\s*(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<number>\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+)"
+    r"|(?P<power>\*\*|\^)|(?P<op>[*/()]))"
+)
+_WORD = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]*")
+_HYPHEN_COMPOUND = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:-[A-Za-z_]\w*)+")
+_PER = re.compile(r"(?:^|\s+)per\s+", re.IGNORECASE)
+_SMALL_EXPONENT = re.compile(r"\s*[+-]?(?:10|\d)(?:\.5)?(?![\w.])")
+
+
+class UnitError(ValueError):
+    """A unit string that does not parse, or is not one of ours."""
+
+
+@dataclass(frozen=True, slots=True)
+class Dims:
+    """A dimensionality: sorted (base symbol, exponent) pairs with non-zero exponents.
+
+    Symbols are the base units: `B`, `FLOP`, `W`, `USD`, `s`, and one per count (`tok`, `GPU`, ...).
+    """
+
+    exponents: tuple[tuple[str, Fraction], ...] = ()
+
+    @classmethod
+    def of(cls, pairs: Iterable[tuple[str, Fraction | int]]) -> Dims:
+        """Dims from (symbol, exponent) pairs; repeated symbols add up and zero exponents drop out."""
+        total: dict[str, Fraction] = {}
+        for symbol, exponent in pairs:
+            total[symbol] = total.get(symbol, Fraction(0)) + Fraction(exponent)
+        kept = [(symbol, exponent) for symbol, exponent in total.items() if exponent != 0]
+        return cls(tuple(sorted(kept, key=lambda pair: _SYMBOL_ORDER.get(pair[0], len(_SYMBOL_ORDER)))))
+
+    def __mul__(self, other: Dims) -> Dims:
+        return Dims.of((*self.exponents, *other.exponents))
+
+    def __truediv__(self, other: Dims) -> Dims:
+        return Dims.of((*self.exponents, *((symbol, -exponent) for symbol, exponent in other.exponents)))
+
+    def __pow__(self, power: Fraction | int) -> Dims:
+        return Dims.of((symbol, exponent * Fraction(power)) for symbol, exponent in self.exponents)
+
+    @property
+    def is_dimensionless(self) -> bool:
+        """True for a plain number (no physical dimension and no count)."""
+        return not self.exponents
+
+    @property
+    def physical(self) -> Dims:
+        """The bytes, FLOP, power, money and time part."""
+        return Dims(tuple(pair for pair in self.exponents if pair[0] in PHYSICAL_SYMBOLS))
+
+    @property
+    def counts(self) -> Dims:
+        """The count part (tokens, requests, GPUs, ...)."""
+        return Dims(tuple(pair for pair in self.exponents if pair[0] not in PHYSICAL_SYMBOLS))
+
+    def __str__(self) -> str:
+        return format_dims(self)
+
+
+DIMENSIONLESS = Dims()
+PHYSICAL_SYMBOLS = frozenset(symbol for symbol, _, _ in _PHYSICAL_BASES)
+COUNT_SYMBOLS = frozenset(symbol for symbol, _ in COUNT_UNITS)
+# Display order: bytes, FLOP, power, money, the counts, then time ("B·tok/s").
+_SYMBOL_ORDER = {
+    symbol: index
+    for index, symbol in enumerate(["B", "FLOP", "W", "USD", *(symbol for symbol, _ in COUNT_UNITS), "s"])
+}
+_PINT_DIMENSION_SYMBOL = {f"[{dimension}]": symbol for symbol, dimension, _ in _PHYSICAL_BASES} | {
+    f"[{symbol}]": symbol for symbol in COUNT_SYMBOLS
+}
+
+
+def format_dims(dims: Dims) -> str:
+    """Dims as base units, e.g. `B·tok/s`, `1/s`, `B/(tok·s)`; a plain number is `1`."""
+    if dims.is_dimensionless:
+        return "1"
+    above = [_format_factor(symbol, exponent) for symbol, exponent in dims.exponents if exponent > 0]
+    below = [_format_factor(symbol, -exponent) for symbol, exponent in dims.exponents if exponent < 0]
+    text = "·".join(above) or "1"
+    if below:
+        text += "/" + (below[0] if len(below) == 1 else "(" + "·".join(below) + ")")
+    return text
+
+
+def _format_factor(symbol: str, exponent: Fraction) -> str:
+    if exponent == 1:
+        return symbol
+    if exponent.denominator == 1:
+        return f"{symbol}^{exponent.numerator}"
+    return f"{symbol}^({exponent.numerator}/{exponent.denominator})"
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A parsed unit: its text as written, the factor to base units, and its dimensions."""
+
+    text: str
+    factor: float
+    dims: Dims
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _definition_lines() -> list[str]:
+    lines = []
+    for symbol, dimension, aliases in _PHYSICAL_BASES:
+        lines.append(" = ".join((symbol, f"[{dimension}]", "_", *aliases)))
+    for symbol, aliases in COUNT_UNITS:
+        lines.append(" = ".join((symbol, f"[{symbol}]", "_", *aliases)))
+    for name, definition, aliases in _DERIVED_UNITS:
+        lines.append(" = ".join((name, definition, "_", *aliases)))
+    return lines
+
+
+_KNOWN_WORDS = frozenset(
+    word
+    for line in _definition_lines()
+    for index, word in enumerate(part.strip() for part in line.split("="))
+    if index != 1 and word != "_"
+)
+
+
+@functools.cache
+def registry() -> pint.UnitRegistry:
+    """Our pint registry, built once from our own definitions (none of pint's defaults)."""
+    import pint  # imported lazily: only the first parse of each unit string needs it
+
+    unit_registry = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=False)
+    unit_registry.load_definitions(_definition_lines())
+    return unit_registry
+
+
+def normalize_unit_text(text: str) -> str:
+    """Rewrite what people write into our registry's spelling.
+
+    `·`, `×` and hyphens between words multiply (`GPU-hour`), `per X` divides by X, `$` is USD, `%` is
+    percent, `µs` is us, and counts and spelled-out time words match in any letter case (`GPUs`, `Hours`).
+    """
+    text = text.strip()
+    for old, new in (("·", "*"), ("⋅", "*"), ("×", "*"), ("µ", "u"), ("μ", "u"), ("−", "-"), ("\u00a0", " ")):
+        text = text.replace(old, new)
+    text = text.replace("$", " USD ").replace("%", " percent ").replace("²", "**2").replace("³", "**3")
+    text = _HYPHEN_COMPOUND.sub(lambda match: "(" + match.group(0).replace("-", "*") + ")", text)
+    pieces = _PER.split(text)
+    if len(pieces) > 1:
+        head = pieces[0].strip() or "1"
+        text = head + "".join(f"/({piece.strip()})" for piece in pieces[1:])
+    text = text.strip()
+    if text.startswith("/"):
+        text = "1" + text
+    return _WORD.sub(_canonical_word, text)
+
+
+def _canonical_word(match: re.Match[str]) -> str:
+    word = match.group(0)
+    if word in _KNOWN_WORDS:
+        return word
+    return _CASE_INSENSITIVE_WORDS.get(word.lower(), word)
+
+
+def _check_unit_syntax(text: str, original: str) -> None:
+    """Refuse anything but names, plain numbers, * / ( ) and small exponents before pint evaluates it."""
+    if len(text) > MAX_UNIT_CHARS:
+        raise UnitError(f"unit {original!r} is longer than {MAX_UNIT_CHARS} characters")
+    position, depth, after_power = 0, 0, False
+    while text[position:].strip():
+        match = _UNIT_TOKEN.match(text, position)
+        if not match:
+            raise UnitError(f"cannot read unit {original!r} at {text[position:].strip()[:10]!r}")
+        position = match.end()
+        if match.group("power"):
+            exponent = _SMALL_EXPONENT.match(text, position)
+            if after_power or not exponent:
+                raise UnitError(f"unit {original!r}: exponents must be plain numbers between -10 and 10")
+            position = exponent.end()
+            after_power = True  # a second ** straight after would build a tower like 10**10**10
+            continue
+        after_power = False
+        if match.group("op") == "(":
+            depth += 1
+            if depth > 5:
+                raise UnitError(f"unit {original!r} nests parentheses too deeply")
+        elif match.group("op") == ")":
+            depth -= 1
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_unit(text: str) -> Unit:
+    """Parse a unit string ("KiB/tok", "Gb/s", "1/(GPU*day)", "" for a plain number), cached per string.
+
+    Raises UnitError for unknown names or syntax we do not accept.
+    """
+    if not isinstance(text, str):
+        raise UnitError(f"a unit must be a string, not {type(text).__name__}")
+    normalized = normalize_unit_text(text)
+    if not normalized:
+        return Unit(text, 1.0, DIMENSIONLESS)
+    _check_unit_syntax(normalized, text)
+    import pint
+
+    try:
+        quantity = registry().parse_expression(normalized)
+    except pint.UndefinedUnitError as error:
+        raise UnitError(_unknown_unit_message(error, text)) from None
+    except Exception as error:  # pint raises a variety of parse errors on malformed text
+        raise UnitError(f"cannot read unit {text!r}: {error}") from None
+    if not isinstance(quantity, registry().Quantity):
+        return Unit(text, _finite_factor(float(quantity), text), DIMENSIONLESS)
+    base = quantity.to_base_units()
+    dims = Dims.of(
+        (_PINT_DIMENSION_SYMBOL[name], Fraction(exponent).limit_denominator(1000))
+        for name, exponent in quantity.dimensionality.items()
+    )
+    return Unit(text, _finite_factor(float(base.magnitude), text), dims)
+
+
+def _finite_factor(factor: float, text: str) -> float:
+    if not np.isfinite(factor) or factor <= 0:
+        raise UnitError(f"unit {text!r} has no usable size")
+    return factor
+
+
+def _unknown_unit_message(error: Exception, text: str) -> str:
+    names = getattr(error, "unit_names", ())
+    name = names if isinstance(names, str) else (names[0] if names else "")
+    if name.lower() in _AMBIGUOUS_BIT_OR_BYTE:
+        stem = name.lower().rstrip("s")
+        byte, bit = stem[0].upper() + "B", stem[0].upper() + "b"
+        return f"unit {text!r}: {name!r} is ambiguous; write {byte} for bytes or {bit} for bits"
+    return f"unknown unit {name!r} in {text!r}" if name else f"unknown unit in {text!r}"
+
+
+def is_count_word(word: str) -> bool:
+    """True when `word` names a count unit in any letter case or spelling we know ("params", "GPUs")."""
+    return word.lower() in _CASE_INSENSITIVE_WORDS and _CASE_INSENSITIVE_WORDS[word.lower()] in COUNT_SYMBOLS
+
+
+def _as_dims(unit: str | Unit | Dims) -> Dims:
+    if isinstance(unit, Dims):
+        return unit
+    if isinstance(unit, Unit):
+        return unit.dims
+    return parse_unit(unit).dims
+
+
+def compatible(a_unit: str | Unit | Dims, b_unit: str | Unit | Dims) -> bool:
+    """The count rule: physical dimensions agree exactly and count dimensions differ in one direction only.
+
+    `B` and `B/tok` are compatible (a per-count reading); `tok/s` and `req/s` are not.
+    """
+    a, b = _as_dims(a_unit), _as_dims(b_unit)
+    if a.physical != b.physical:
+        return False
+    signs = {exponent > 0 for _, exponent in (a / b).counts.exponents}
+    return len(signs) <= 1
+
+
+def to_base(magnitude: float | np.ndarray, unit: str | Unit) -> float | np.ndarray:
+    """A magnitude in `unit` as base units (bytes, seconds, FLOP, W, USD, 1 per count)."""
+    factor = unit.factor if isinstance(unit, Unit) else parse_unit(unit).factor
+    return magnitude * factor
+
+
+def from_base(value: float | np.ndarray, unit: str | Unit) -> float | np.ndarray:
+    """A value in base units expressed in `unit`."""
+    factor = unit.factor if isinstance(unit, Unit) else parse_unit(unit).factor
+    return value / factor
