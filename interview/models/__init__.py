@@ -1,4 +1,16 @@
+from interview.models.discussion import Bookmark, Comment, Report, ThreadLock, Vote
 from interview.models.questions import Question, QuestionVersion
 from interview.models.rounds import Round, RoundMode, RoundStatus
 
-__all__ = ["Question", "QuestionVersion", "Round", "RoundMode", "RoundStatus"]
+__all__ = [
+    "Bookmark",
+    "Comment",
+    "Report",
+    "ThreadLock",
+    "Vote",
+    "Question",
+    "QuestionVersion",
+    "Round",
+    "RoundMode",
+    "RoundStatus",
+]
