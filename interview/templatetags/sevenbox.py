@@ -24,3 +24,18 @@ def duration(seconds: Any) -> str:
     hours, rest = divmod(total, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+@register.simple_tag
+def reference_rows(spec: dict) -> list[dict]:
+    """Every quantity of a question version's model at its defaults, for authors and admins."""
+    from grading.model import describe_model, read_model
+
+    rows = describe_model(read_model(spec["model"]))
+    for row in rows:
+        unit = f" {row['unit']}" if row["unit"] else ""
+        row["display"] = f"{row['value']:,.4g}{unit}"
+        row["source"] = next(
+            (q.get("source", "") for q in spec["model"]["quantities"] if q["name"] == row["name"]), ""
+        )
+    return rows
