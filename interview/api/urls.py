@@ -1,8 +1,13 @@
 from django.urls import path
 
-from interview.api import questions
+from interview.api import questions, rounds
 
 urlpatterns = [
+    path("rounds/", rounds.RoundListApi.as_view(), name="api-round-list"),
+    path("rounds/<int:round_id>/", rounds.RoundDetailApi.as_view(), name="api-round-detail"),
+    path("rounds/<int:round_id>/save", rounds.RoundSaveApi.as_view(), name="api-round-save"),
+    path("rounds/<int:round_id>/submit", rounds.RoundSubmitApi.as_view(), name="api-round-submit"),
+    path("rounds/<int:round_id>/report", rounds.RoundReportApi.as_view(), name="api-round-report"),
     path("questions/", questions.QuestionListApi.as_view(), name="api-question-list"),
     path("questions/<slug:slug>/", questions.QuestionDetailApi.as_view(), name="api-question-detail"),
     path(

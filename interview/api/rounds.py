@@ -1,0 +1,165 @@
+"""Rounds over the API: start, read, save (with revision), submit, report. Everything scoped to its owner."""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from interview.models import Question, Round, RoundMode, RoundStatus
+from interview.services.rounds import (
+    RoundError,
+    StaleRevision,
+    round_close_if_expired,
+    round_save,
+    round_start,
+    round_submit,
+)
+
+ERROR = inline_serializer("RoundError", {"error": serializers.CharField()})
+
+
+def _get_own_round(request: Request, round_id: int) -> Round:
+    round_ = get_object_or_404(
+        Round.objects.select_related("question_version__question", "work"),
+        pk=round_id,
+        candidate=request.user,
+    )
+    return round_close_if_expired(round_=round_)
+
+
+class RoundSerializer(serializers.ModelSerializer):
+    question = serializers.CharField(source="question_version.question.slug")
+    question_version = serializers.IntegerField(source="question_version.number")
+    revision = serializers.IntegerField(source="work.revision")
+    design = serializers.JSONField(source="work.design")
+    numbers = serializers.DictField(child=serializers.CharField(), source="work.numbers")
+    scratch = serializers.CharField(source="work.scratch")
+    time_left_s = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Round
+        fields = [
+            "id",
+            "question",
+            "question_version",
+            "mode",
+            "status",
+            "variant_text",
+            "started_at",
+            "deadline",
+            "submitted_at",
+            "score",
+            "revision",
+            "design",
+            "numbers",
+            "scratch",
+            "time_left_s",
+        ]
+
+    def get_time_left_s(self, round_: Round) -> float | None:
+        return round_.time_left_s()
+
+
+class RoundStartInput(serializers.Serializer):
+    question = serializers.SlugField()
+    mode = serializers.ChoiceField(choices=RoundMode.choices, default=RoundMode.TIMED)
+    variant = serializers.BooleanField(default=False)
+
+
+class RoundSaveInput(serializers.Serializer):
+    revision = serializers.IntegerField(min_value=0)
+    design = serializers.JSONField(required=False)
+    numbers = serializers.DictField(
+        child=serializers.CharField(allow_blank=True, max_length=200), required=False
+    )
+    scratch = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
+
+
+class RoundSaveOutput(serializers.Serializer):
+    revision = serializers.IntegerField()
+    saved = serializers.ListField(child=serializers.CharField())
+
+
+class RoundListApi(APIView):
+    @extend_schema(responses=RoundSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        rounds = Round.objects.filter(candidate=request.user).select_related(
+            "question_version__question", "work"
+        )
+        return Response(RoundSerializer(rounds[:200], many=True).data)
+
+    @extend_schema(request=RoundStartInput, responses={201: RoundSerializer, 400: ERROR, 404: ERROR})
+    def post(self, request: Request) -> Response:
+        data = RoundStartInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        question = get_object_or_404(
+            Question.objects.exclude(current_version=None), slug=data.validated_data["question"]
+        )
+        try:
+            round_ = round_start(
+                candidate=request.user,
+                question=question,
+                mode=data.validated_data["mode"],
+                variant=data.validated_data["variant"],
+            )
+        except RoundError as error:
+            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(RoundSerializer(round_).data, status=status.HTTP_201_CREATED)
+
+
+class RoundDetailApi(APIView):
+    @extend_schema(responses={200: RoundSerializer, 404: ERROR})
+    def get(self, request: Request, round_id: int) -> Response:
+        return Response(RoundSerializer(_get_own_round(request, round_id)).data)
+
+
+class RoundSaveApi(APIView):
+    @extend_schema(
+        request=RoundSaveInput,
+        responses={200: RoundSaveOutput, 400: ERROR, 404: ERROR, 409: ERROR, 423: ERROR},
+    )
+    def post(self, request: Request, round_id: int) -> Response:
+        round_ = _get_own_round(request, round_id)
+        data = RoundSaveInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            result = round_save(
+                round_id=round_.pk,
+                base_revision=data.validated_data["revision"],
+                design=data.validated_data.get("design"),
+                numbers=data.validated_data.get("numbers"),
+                scratch=data.validated_data.get("scratch"),
+            )
+        except StaleRevision as error:
+            return Response({"error": str(error), "current_revision": error.current_revision}, status=409)
+        except RoundError as error:
+            return Response({"error": str(error)}, status=error.status_code)
+        return Response({"revision": result.revision, "saved": result.saved_fields})
+
+
+class RoundSubmitApi(APIView):
+    @extend_schema(request=None, responses={200: RoundSerializer, 404: ERROR, 423: ERROR})
+    def post(self, request: Request, round_id: int) -> Response:
+        round_ = _get_own_round(request, round_id)
+        try:
+            round_ = round_submit(round_id=round_.pk)
+        except RoundError as error:
+            return Response({"error": str(error)}, status=error.status_code)
+        return Response(RoundSerializer(round_).data)
+
+
+class RoundReportApi(APIView):
+    @extend_schema(
+        responses={
+            200: inline_serializer("RoundReport", {"report": serializers.JSONField()}),
+            404: ERROR,
+            409: ERROR,
+        }
+    )
+    def get(self, request: Request, round_id: int) -> Response:
+        round_ = _get_own_round(request, round_id)
+        if round_.status != RoundStatus.SUBMITTED:
+            return Response({"error": "This round has not been submitted yet."}, status=409)
+        return Response({"report": round_.report})

@@ -1,0 +1,182 @@
+import json
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from designs.models import WorkEvent
+from interview.models import Round, RoundStatus
+from interview.services.rounds import StaleRevision, round_save, round_start
+from tests.interview.bank_fixtures import KV_QUESTION, PLAN_QUESTION, load_questions
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def questions(tmp_path):
+    return load_questions(tmp_path, KV_QUESTION, PLAN_QUESTION)
+
+
+@pytest.fixture
+def timed_round(alice, questions):
+    return round_start(candidate=alice, question=questions[KV_QUESTION], mode="timed")
+
+
+def save(client, round_, **body):
+    return client.post(f"/rounds/{round_.pk}/save/", json.dumps(body), content_type="application/json")
+
+
+def move_clock_past_deadline(round_: Round) -> None:
+    Round.objects.filter(pk=round_.pk).update(
+        started_at=timezone.now() - timedelta(minutes=46), deadline=timezone.now() - timedelta(minutes=1)
+    )
+
+
+def test_a_timed_round_stores_its_deadline_45_minutes_after_the_start(timed_round):
+    assert timed_round.deadline - timed_round.started_at == timedelta(minutes=45)
+    assert timed_round.work.revision == 0
+    assert timed_round.current_phase()["phase"] == "intro"
+
+
+def test_a_practice_round_has_no_deadline(alice, questions):
+    round_ = round_start(candidate=alice, question=questions[KV_QUESTION], mode="practice")
+    assert round_.deadline is None and round_.time_left_s() is None
+
+
+def test_the_phase_follows_the_plan_minutes(timed_round):
+    later = timed_round.started_at + timedelta(minutes=1, seconds=30)
+    assert timed_round.current_phase(later)["phase"] == "numbers"
+    assert timed_round.current_phase(timed_round.started_at + timedelta(minutes=20))["phase"] == "arithmetic"
+
+
+def test_starting_from_the_question_page_opens_the_round(client, alice, questions):
+    client.force_login(alice)
+    response = client.post(f"/questions/{KV_QUESTION}/rounds/start/", {"mode": "timed"})
+    round_ = Round.objects.get(candidate=alice)
+    assert response["Location"] == f"/rounds/{round_.pk}/"
+    page = client.get(response["Location"]).content.decode()
+    assert "Your numbers" in page and "data-sevenbox-canvas" in page
+    assert "327,680" not in page and "n_layers *" not in page
+
+
+def test_a_save_bumps_the_revision_and_logs_each_change(client, alice, timed_round):
+    client.force_login(alice)
+    design = {
+        "nodes": [{"id": "gw", "kind": "gateway", "label": "API gateway", "job": "auth", "failure": "x"}],
+        "edges": [],
+    }
+    response = save(client, timed_round, revision=0, numbers={"kv_bytes_per_token": "320 KiB"}, design=design)
+    assert response.status_code == 200, response.content
+    assert response.json()["revision"] == 1
+    fields = set(WorkEvent.objects.filter(round=timed_round).values_list("field", flat=True))
+    assert fields == {"numbers.kv_bytes_per_token", "design"}
+    timed_round.work.refresh_from_db()
+    assert timed_round.work.numbers == {"kv_bytes_per_token": "320 KiB"}
+
+
+def test_a_save_from_a_stale_tab_is_refused_and_changes_nothing(client, alice, timed_round):
+    client.force_login(alice)
+    assert save(client, timed_round, revision=0, scratch="first tab").status_code == 200
+    response = save(client, timed_round, revision=0, scratch="second tab, older copy")
+    assert response.status_code == 409
+    assert "out of date" in response.json()["error"] and response.json()["current_revision"] == 1
+    timed_round.work.refresh_from_db()
+    assert timed_round.work.scratch == "first tab"
+
+
+def test_the_service_raises_stale_revision(timed_round):
+    round_save(round_id=timed_round.pk, base_revision=0, scratch="a")
+    with pytest.raises(StaleRevision):
+        round_save(round_id=timed_round.pk, base_revision=0, scratch="b")
+
+
+def test_a_save_after_the_deadline_is_refused_with_a_clear_message(client, alice, timed_round):
+    client.force_login(alice)
+    save(client, timed_round, revision=0, numbers={"kv_bytes_per_token": "320 KiB"})
+    move_clock_past_deadline(timed_round)
+    response = save(client, timed_round, revision=1, numbers={"kv_bytes_per_token": "999 KiB"})
+    assert response.status_code == 423
+    assert "Time is up" in response.json()["error"] or "submitted" in response.json()["error"]
+    timed_round.work.refresh_from_db()
+    assert timed_round.work.numbers == {"kv_bytes_per_token": "320 KiB"}
+
+
+def test_a_malformed_save_is_refused_at_the_boundary(client, alice, timed_round):
+    client.force_login(alice)
+    assert save(client, timed_round, numbers={}).status_code == 400
+    response = save(client, timed_round, revision=0, numbers={"not_asked": "3"})
+    assert response.status_code == 400 and "not_asked" in response.json()["error"]
+    response = client.post(f"/rounds/{timed_round.pk}/save/", "{nope", content_type="application/json")
+    assert response.status_code == 400
+    response = save(client, timed_round, revision=0, design={"nodes": "many"})
+    assert response.status_code == 400
+
+
+def test_the_sheet_says_how_an_entry_was_read_without_judging_it(client, alice, timed_round):
+    client.force_login(alice)
+    response = client.post(
+        f"/rounds/{timed_round.pk}/read/",
+        {"name": "kv_bytes_per_token", "numbers.kv_bytes_per_token": "320 KB"},
+    )
+    text = response.content.decode()
+    assert "Read as" in text and "correct" not in text.lower()
+    unread = client.post(
+        f"/rounds/{timed_round.pk}/read/",
+        {"name": "kv_bytes_per_token", "numbers.kv_bytes_per_token": "lots"},
+    )
+    assert "Could not read" in unread.content.decode()
+
+
+def test_other_people_get_404_on_every_round_page(client, charlie, timed_round):
+    client.force_login(charlie)
+    for url in ["/", "/report/", "/clock/"]:
+        assert client.get(f"/rounds/{timed_round.pk}{url}").status_code == 404
+    assert save(client, timed_round, revision=0, scratch="x").status_code == 404
+    for action in ["submit", "abandon", "read"]:
+        assert client.post(f"/rounds/{timed_round.pk}/{action}/").status_code == 404
+    assert client.get(f"/api/rounds/{timed_round.pk}/").status_code == 404
+
+
+def test_anonymous_visitors_are_sent_to_log_in(client, timed_round):
+    response = client.get(f"/rounds/{timed_round.pk}/")
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_abandoning_a_round_locks_it(client, alice, timed_round):
+    client.force_login(alice)
+    client.post(f"/rounds/{timed_round.pk}/abandon/")
+    timed_round.refresh_from_db()
+    assert timed_round.status == RoundStatus.ABANDONED
+    assert save(client, timed_round, revision=0, scratch="late").status_code == 423
+
+
+def test_a_variant_round_draws_seeded_values_inside_the_ranges(alice, questions):
+    question = questions[PLAN_QUESTION]
+    first = round_start(candidate=alice, question=question, mode="timed", variant=True, seed=7)
+    again = round_start(candidate=alice, question=question, mode="timed", variant=True, seed=7)
+    assert first.variant_values == again.variant_values and first.variant_text == again.variant_text
+    quantities = {q["name"]: q for q in question.current_version.spec["model"]["quantities"]}
+    assert first.variant_values and all(quantities[name].get("variable") for name in first.variant_values)
+    users = first.variant_values["users"]
+    low, high = quantities["users"]["range"]
+    assert low <= users <= high
+    assert f"{int(users):,}" in first.variant_text
+
+
+def test_the_api_starts_saves_and_reads_a_round(client, alice, questions):
+    client.force_login(alice)
+    started = client.post(
+        "/api/rounds/", {"question": KV_QUESTION, "mode": "practice"}, content_type="application/json"
+    )
+    assert started.status_code == 201
+    round_id = started.json()["id"]
+    saved = client.post(
+        f"/api/rounds/{round_id}/save", {"revision": 0, "scratch": "notes"}, content_type="application/json"
+    )
+    assert saved.json() == {"revision": 1, "saved": ["scratch"]}
+    stale = client.post(
+        f"/api/rounds/{round_id}/save", {"revision": 0, "scratch": "older"}, content_type="application/json"
+    )
+    assert stale.status_code == 409
+    assert client.get(f"/api/rounds/{round_id}/").json()["scratch"] == "notes"
+    assert client.get(f"/api/rounds/{round_id}/report").status_code == 409
