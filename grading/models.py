@@ -1,0 +1,114 @@
+"""Replay runs: one failure scenario simulated for one side (the candidate's numbers or the reference's).
+
+A run is queued, claimed by a worker (conditional update on its status, with a fresh claim token), reports
+progress and a heartbeat while it runs, and ends done, failed or cancelled. A retry is a new row with the
+next `generation`: earlier attempts stay as history; pages show the latest generation per scenario and side.
+"""
+
+from django.db import models
+
+
+class ReplayStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+class ReplaySide(models.TextChoices):
+    CANDIDATE = "candidate", "Your numbers"
+    REFERENCE = "reference", "Reference"
+
+
+ACTIVE_STATUSES = (ReplayStatus.QUEUED, ReplayStatus.RUNNING)
+FINISHED_STATUSES = (ReplayStatus.DONE, ReplayStatus.FAILED, ReplayStatus.CANCELLED)
+
+# Which series each family charts: (title, series keys); a key ending in "*" is a prefix.
+CHARTS: dict[str, list[tuple[str, list[str]]]] = {
+    "serving": [
+        ("Latency: TTFT p95 (s)", ["ttft_p95_s"]),
+        ("Queue depth (requests)", ["queue"]),
+        ("Replicas", ["replicas_running", "replicas_starting"]),
+    ],
+    "training": [("Work done (fraction)", ["progress_frac"]), ("Nodes in repair", ["nodes_in_repair"])],
+    "pipeline": [("Items done", ["done"]), ("Backlog (items)", ["backlog_*"])],
+    "events": [
+        ("Ledger: billed and true (USD)", ["billed_usd", "true_usd"]),
+        ("Token bucket (tokens)", ["bucket_tokens"]),
+        ("Admitted (req/s)", ["admitted_rps"]),
+    ],
+}
+
+
+class ReplayRun(models.Model):
+    round = models.ForeignKey("interview.Round", on_delete=models.CASCADE, related_name="replay_runs")
+    scenario = models.CharField(max_length=80, help_text="The scenario's name in the question version")
+    position = models.PositiveSmallIntegerField(default=0, help_text="The scenario's place in the question")
+    side = models.CharField(max_length=10, choices=ReplaySide.choices)
+    generation = models.PositiveIntegerField(default=1, help_text="1 for the first run; each retry adds one")
+    status = models.CharField(max_length=10, choices=ReplayStatus.choices, default=ReplayStatus.QUEUED)
+    progress = models.FloatField(default=0.0, help_text="Simulated fraction, 0 to 1")
+    seed = models.BigIntegerField(help_text="From the round and the scenario: both sides share it")
+    simulator_version = models.CharField(max_length=40)
+    inputs = models.JSONField(default=dict, help_text="family, params (base units), events, slo, duration_s")
+    result = models.JSONField(null=True, blank=True, help_text="ScenarioResult.to_dict()")
+    error = models.TextField(blank=True)
+    note = models.CharField(max_length=300, blank=True, help_text="Shown beside the status")
+    attempts = models.PositiveIntegerField(default=0, help_text="Times a worker claimed it")
+    claim = models.UUIDField(null=True, blank=True, help_text="The token of the claim that may write")
+    sent_at = models.DateTimeField(null=True, blank=True, help_text="Last time a message reached the broker")
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["round", "position", "scenario", "side", "-generation"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["round", "scenario", "side", "generation"], name="unique_replay_run_generation"
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+
+    def __str__(self) -> str:
+        return f"Replay {self.scenario} ({self.side}) of round {self.round_id}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in ACTIVE_STATUSES
+
+    @property
+    def can_retry(self) -> bool:
+        return self.status in (ReplayStatus.FAILED, ReplayStatus.CANCELLED)
+
+    @property
+    def title(self) -> str:
+        return self.inputs.get("title") or self.scenario
+
+    @property
+    def passed(self) -> bool | None:
+        return None if self.result is None else bool(self.result.get("passed"))
+
+    @property
+    def percent(self) -> int:
+        return round(100 * min(1.0, max(0.0, self.progress)))
+
+    @property
+    def chart_element_id(self) -> str:
+        return f"replay-chart-data-{self.pk}"
+
+    @property
+    def charts(self) -> dict:
+        """The series to draw, for `json_script`: {t, side, charts: [{title, series: {key: values}}]}."""
+        series = (self.result or {}).get("series") or {}
+        charts = []
+        for title, keys in CHARTS.get(self.inputs.get("family", ""), []):
+            picked = {}
+            for key in keys:
+                names = [name for name in series if name.startswith(key[:-1])] if key.endswith("*") else [key]
+                picked.update({name: series[name] for name in sorted(names) if name in series})
+            if picked:
+                charts.append({"title": title, "series": picked})
+        return {"t": series.get("t", []), "side": self.side, "charts": charts}
