@@ -41,3 +41,7 @@ urlpatterns = [
         name="password_reset_complete",
     ),
 ]
+
+from interview.urls_community import community_urlpatterns  # noqa: E402
+
+urlpatterns += community_urlpatterns

@@ -41,8 +41,8 @@ class Comment(models.Model):
         return f"Comment {self.pk} on {self.question_id} by {self.author_id}"
 
     @property
-    def anchor_label(self) -> str:
-        return f"on {self.anchor_value}" if self.anchor_kind else ""
+    def anchor_key(self) -> str:
+        return f"{self.anchor_kind}:{self.anchor_value}" if self.anchor_kind else ""
 
 
 class Vote(models.Model):

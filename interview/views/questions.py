@@ -5,6 +5,9 @@ from django.shortcuts import get_object_or_404, render
 from interview.models import Question, Round, RoundStatus
 from interview.models.questions import Difficulty, Track
 from interview.questions import CONCEPT_TITLES, can_see_reference, public_view
+from interview.services.bookmarks import bookmarked_question_ids
+from interview.services.progress import NOT_STARTED, ProgressStatus, question_progress_for, track_progress_for
+from interview.views.discussion import thread_context
 
 
 def published_questions() -> QuerySet[Question]:
@@ -40,6 +43,18 @@ def catalogue(request: HttpRequest) -> HttpResponse:
         questions = questions.filter(track=track)
     if difficulty in Difficulty.values:
         questions = questions.filter(difficulty=difficulty)
+    status = request.GET.get("status", "")
+    only_bookmarked = request.GET.get("bookmarked") == "1" and request.user.is_authenticated
+    progress = question_progress_for(user=request.user)
+    bookmarked = bookmarked_question_ids(user=request.user)
+    questions = list(questions)
+    for question in questions:
+        question.progress = progress.get(question.pk, NOT_STARTED)
+        question.bookmarked = question.pk in bookmarked
+    if status in ProgressStatus.__members__.values():
+        questions = [q for q in questions if q.progress.status == status]
+    if only_bookmarked:
+        questions = [q for q in questions if q.bookmarked]
     groups = [(label, [q for q in questions if q.track == value]) for value, label in Track.choices]
     context = {
         "groups": [(label, items) for label, items in groups if items],
@@ -47,8 +62,14 @@ def catalogue(request: HttpRequest) -> HttpResponse:
         "query": query,
         "track": track,
         "difficulty": difficulty,
+        "status": status,
+        "only_bookmarked": only_bookmarked,
         "tracks": Track.choices,
         "difficulties": Difficulty.choices,
+        "statuses": [(s.value, s.label) for s in ProgressStatus],
+        "track_progress": track_progress_for(user=request.user, progress=progress)
+        if request.user.is_authenticated
+        else [],
     }
     template = "questions/catalogue.html#results" if request.htmx else "questions/catalogue.html"
     return render(request, template, context)
@@ -75,5 +96,10 @@ def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "has_variables": any(q.get("variable") for q in spec["model"]["quantities"]),
         "show_reference": can_see_reference(request.user),
         "reference": spec if can_see_reference(request.user) else None,
+        "bookmarked": question.pk in bookmarked_question_ids(user=request.user),
+        "progress": question_progress_for(user=request.user, question_ids=[question.pk]).get(
+            question.pk, NOT_STARTED
+        ),
+        **thread_context(request, question),
     }
     return render(request, "questions/detail.html", context)

@@ -1,0 +1,259 @@
+"""The discussion under a question: the thread (folded until the person has submitted a round), posting,
+replies, edits, deletes, votes, reports and moderation. Thread-changing forms answer htmx with the thread."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db.models import Prefetch
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from interview.models import Comment, Question, Report, Vote
+from interview.roles import Role, roles_of
+from interview.services.discussion import (
+    COMMENT_MAX_LENGTH,
+    Anchor,
+    DiscussionError,
+    anchor_choices,
+    anchor_parse,
+    comment_can_edit,
+    comment_create,
+    comment_delete,
+    comment_edit,
+    comment_report,
+    comment_set_hidden,
+    comment_vote,
+    discussion_is_unlocked_for,
+    thread_is_locked,
+    thread_set_locked,
+)
+
+COMMENTS_PER_PAGE = 20
+THREAD = "questions/_community.html#thread"
+THREAD_SORTS = [("new", "Newest"), ("top", "Top")]
+
+
+def is_moderator(user) -> bool:
+    return Role.ADMIN in roles_of(user)
+
+
+def _get_published_question(slug: str) -> Question:
+    return get_object_or_404(
+        Question.objects.exclude(current_version=None).select_related("current_version"), slug=slug
+    )
+
+
+def _get_own_comment(request: HttpRequest, comment_id: int) -> Comment:
+    """The requester's own comment; 404 for anyone else's, whether it exists or not."""
+    return get_object_or_404(
+        Comment.objects.select_related("question", "author"), pk=comment_id, author=request.user
+    )
+
+
+def _get_visible_comment(comment_id: int) -> Comment:
+    return get_object_or_404(
+        Comment.objects.select_related("question"),
+        pk=comment_id,
+        deleted=False,
+        hidden=False,
+        question__current_version__isnull=False,
+    )
+
+
+def _get_moderated_comment(request: HttpRequest, comment_id: int) -> Comment:
+    if not is_moderator(request.user):
+        raise Http404
+    return get_object_or_404(Comment.objects.select_related("question"), pk=comment_id)
+
+
+def thread_context(request: HttpRequest, question: Question, **extra) -> dict:
+    """Everything the thread partial shows, in a fixed number of queries however long the thread."""
+    user = request.user
+    opened = request.GET.get("discussion") == "open" or discussion_is_unlocked_for(
+        user=user, question=question
+    )
+    anchor = anchor_parse(question=question, key=request.GET.get("on", "")) or Anchor("", "")
+    sort = "top" if request.GET.get("sort") == "top" else "new"
+    context = {
+        "question": question,
+        "thread_opened": opened,
+        "thread_locked": thread_is_locked(question=question),
+        "thread_sort": sort,
+        "thread_sorts": THREAD_SORTS,
+        "thread_anchor": anchor,
+        "anchors": anchor_choices(question=question),
+        "is_moderator": is_moderator(user),
+        "comment_max_length": COMMENT_MAX_LENGTH,
+        "comment_total": Comment.objects.filter(question=question, deleted=False, hidden=False).count(),
+        **extra,
+    }
+    if not opened:
+        return context
+    top = Comment.objects.filter(question=question, parent=None).select_related("author")
+    if anchor.kind:
+        top = top.filter(anchor_kind=anchor.kind, anchor_value=anchor.value)
+    top = (
+        top.order_by("-vote_count", "-created_at", "-id")
+        if sort == "top"
+        else top.order_by("-created_at", "-id")
+    )
+    replies = Comment.objects.select_related("author").order_by("created_at", "id")
+    page = Paginator(top.prefetch_related(Prefetch("replies", queryset=replies)), COMMENTS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    comments = list(page.object_list)
+    ids = [c.pk for c in comments] + [r.pk for c in comments for r in c.replies.all()]
+    voted = set()
+    if user.is_authenticated and ids:
+        voted = set(Vote.objects.filter(user=user, comment_id__in=ids).values_list("comment_id", flat=True))
+    for comment in [*comments, *(r for c in comments for r in c.replies.all())]:
+        comment.voted = comment.pk in voted
+        comment.can_edit = user.is_authenticated and comment_can_edit(comment=comment, user=user)
+    return {**context, "page": page, "comments": comments}
+
+
+def _thread_answer(request: HttpRequest, question: Question, anchor: str = "discussion") -> HttpResponse:
+    """htmx gets the thread back; a plain form post goes back to the question page."""
+    if request.htmx:
+        return render(request, THREAD, thread_context(request, question))
+    query = request.GET.urlencode()
+    return redirect(
+        f"{reverse('question-detail', args=[question.slug])}{'?' + query if query else ''}#{anchor}"
+    )
+
+
+def _refused(
+    request: HttpRequest, question: Question, error: DiscussionError, body: str = ""
+) -> HttpResponse:
+    if request.htmx:
+        return render(
+            request, THREAD, thread_context(request, question, form_error=str(error), form_body=body)
+        )
+    context = {
+        "question": question,
+        "error": str(error),
+        "body": body,
+        "comment_max_length": COMMENT_MAX_LENGTH,
+    }
+    return render(request, "community/comment_refused.html", context, status=error.status)
+
+
+@require_GET
+def thread(request: HttpRequest, slug: str) -> HttpResponse:
+    question = _get_published_question(slug)
+    if not request.htmx:
+        query = request.GET.urlencode()
+        return redirect(f"{reverse('question-detail', args=[slug])}{'?' + query if query else ''}#discussion")
+    return render(request, THREAD, thread_context(request, question))
+
+
+@login_required
+@require_POST
+def comment_post(request: HttpRequest, slug: str) -> HttpResponse:
+    question = _get_published_question(slug)
+    parent_id = request.POST.get("parent", "")
+    parent = get_object_or_404(Comment, pk=parent_id, question=question) if parent_id.isdigit() else None
+    body = request.POST.get("body", "")
+    try:
+        comment = comment_create(
+            question=question,
+            author=request.user,
+            body=body,
+            parent=parent,
+            anchor_key=request.POST.get("on", ""),
+        )
+    except DiscussionError as error:
+        return _refused(request, question, error, body)
+    return _thread_answer(request, question, anchor=f"comment-{comment.pk}")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def comment_edit_view(request: HttpRequest, comment_id: int) -> HttpResponse:
+    comment = _get_own_comment(request, comment_id)
+    error = ""
+    if request.method == "POST":
+        try:
+            comment_edit(comment=comment, body=request.POST.get("body", ""))
+            return redirect(
+                f"{reverse('question-detail', args=[comment.question.slug])}#comment-{comment.pk}"
+            )
+        except DiscussionError as refused:
+            error = str(refused)
+    context = {
+        "comment": comment,
+        "error": error,
+        "body": request.POST.get("body", comment.body_markdown),
+        "can_edit": comment_can_edit(comment=comment, user=request.user),
+        "comment_max_length": COMMENT_MAX_LENGTH,
+    }
+    return render(request, "community/comment_edit.html", context, status=400 if error else 200)
+
+
+@login_required
+@require_POST
+def comment_delete_view(request: HttpRequest, comment_id: int) -> HttpResponse:
+    comment = _get_own_comment(request, comment_id)
+    question = comment.question
+    comment_delete(comment=comment)
+    return _thread_answer(request, question)
+
+
+@login_required
+@require_POST
+def comment_vote_view(request: HttpRequest, comment_id: int) -> HttpResponse:
+    comment = _get_visible_comment(comment_id)
+    wanted = request.POST.get("up")
+    voted, count = comment_vote(
+        comment=comment, user=request.user, up=None if wanted is None else wanted == "1"
+    )
+    if not request.htmx:
+        return redirect(f"{reverse('question-detail', args=[comment.question.slug])}#comment-{comment.pk}")
+    comment.voted, comment.vote_count = voted, count
+    return render(request, "community/_vote.html", {"comment": comment})
+
+
+@login_required
+@require_POST
+def comment_report_view(request: HttpRequest, comment_id: int) -> HttpResponse:
+    comment = _get_visible_comment(comment_id)
+    comment_report(comment=comment, reporter=request.user, reason=request.POST.get("reason", ""))
+    if not request.htmx:
+        messages.success(request, "Thank you: a moderator will look at it.")
+        return redirect(f"{reverse('question-detail', args=[comment.question.slug])}#comment-{comment.pk}")
+    return render(request, "community/_reported.html", {"comment": comment})
+
+
+@login_required
+@require_POST
+def comment_hide_view(request: HttpRequest, comment_id: int) -> HttpResponse:
+    comment = _get_moderated_comment(request, comment_id)
+    comment_set_hidden(comment=comment, moderator=request.user, hidden=request.POST.get("hidden") == "1")
+    if request.POST.get("next") == "reports":
+        return redirect("discussion-reports")
+    return _thread_answer(request, comment.question, anchor=f"comment-{comment.pk}")
+
+
+@login_required
+@require_POST
+def thread_lock_view(request: HttpRequest, slug: str) -> HttpResponse:
+    if not is_moderator(request.user):
+        raise Http404
+    question = _get_published_question(slug)
+    thread_set_locked(question=question, moderator=request.user, locked=request.POST.get("locked") == "1")
+    return _thread_answer(request, question)
+
+
+@login_required
+@require_GET
+def reports(request: HttpRequest) -> HttpResponse:
+    if not is_moderator(request.user):
+        raise Http404
+    open_reports = (
+        Report.objects.filter(resolved=False)
+        .select_related("comment__question", "comment__author", "reporter")
+        .order_by("-created_at")[:200]
+    )
+    return render(request, "community/reports.html", {"reports": open_reports})
