@@ -126,4 +126,4 @@ def test_reading_is_fast_once_a_unit_has_been_seen():
     started = time.perf_counter()
     for index in range(2000):
         parse_quantity(f"{index}.5 GiB/s")
-    assert (time.perf_counter() - started) / 2000 < 100e-6
+    assert (time.perf_counter() - started) / 2000 < 250e-6  # about 10 µs each on a quiet machine
