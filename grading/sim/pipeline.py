@@ -115,8 +115,9 @@ def simulate_pipeline(
     """
     n = len(stages)
     cap = np.array([s["throughput"] for s in stages])
-    room_cap = np.array([s["buffer"] for s in stages[1:]] + [math.inf])
     dt = duration_s / STEPS
+    # a zero buffer still hands over one step's worth, so stages in series flow at the slowest rate
+    room_cap = np.array([max(s["buffer"], s["throughput"] * dt) for s in stages[1:]] + [math.inf])
     source = items if source_rate <= 0 else 0.0
     released = source
     buffers = np.zeros(n)  # buffers[k] = items waiting in front of stage k (k ≥ 1)
@@ -182,6 +183,8 @@ def run_pipeline(
         _stage_index(stages, event["stage"])
     items = p["items"]
     series = simulate_pipeline(stages, items, p["source_rate"], resolved, duration_s, progress)
+    if progress is not None:
+        progress(1.0)
     dt = duration_s / STEPS
     completion = completion_time(series["t"], series["done"], items, dt)
     slowest = min(range(len(stages)), key=lambda k: stages[k]["throughput"])

@@ -218,6 +218,22 @@ def summarise(
     }
 
 
+def binned_percentile(values: np.ndarray, bins: np.ndarray, n_bins: int, q: float) -> np.ndarray:
+    """The q-th percentile (numpy's linear rule) of `values` within each bin; nan for an empty bin."""
+    order = np.lexsort((values, bins))
+    ordered = values[order]
+    counts = np.bincount(bins, minlength=n_bins)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    out = np.full(n_bins, np.nan)
+    has = counts > 0
+    position = (counts[has] - 1) * q / 100.0
+    low = np.floor(position).astype(np.int64)
+    high = np.minimum(low + 1, counts[has] - 1)
+    base = starts[has]
+    out[has] = ordered[base + low] + (ordered[base + high] - ordered[base + low]) * (position - low)
+    return out
+
+
 def time_series(p: dict, req: Requests, out: FleetRun, duration_s: float) -> dict[str, list[float]]:
     """Chart series on a common `t` axis (bin starts), at most ~300 points."""
     samples = downsample(
@@ -233,14 +249,8 @@ def time_series(p: dict, req: Requests, out: FleetRun, duration_s: float) -> dic
     timed_out, _ = np.histogram(ended[out.status == TIMED_OUT], edges)
     served = (out.status == SERVED) | (out.status == FALLBACK)
     ttft = out.first_token - req.arrival
-    bins = np.searchsorted(edges, req.arrival, side="right") - 1
-    ttft_p95 = np.full(t.size, np.nan)
-    order = np.flatnonzero(served)
-    boundaries = np.searchsorted(bins[order], np.arange(t.size + 1))
-    for k in range(t.size):
-        chunk = ttft[order[boundaries[k] : boundaries[k + 1]]]
-        if chunk.size:
-            ttft_p95[k] = np.percentile(chunk, 95)
+    bins = np.searchsorted(edges, req.arrival[served], side="right") - 1
+    ttft_p95 = binned_percentile(ttft[served], np.clip(bins, 0, t.size - 1), t.size, 95.0)
     paid = np.array(samples.pop("replicas_paid"))
     cost = np.cumsum(paid * width) * p["gpus_per_replica"] * p["price_gpu_hour"] / 3600.0
     samples.update(

@@ -108,7 +108,7 @@ def _episode_sentences(
             )
         else:
             text = f"From {at(first)} to {at(last)} {num(count)} requests were rejected"
-        ready = next(((t, c) for t, c in readies if first <= t <= last + gap), None)
+        ready = next(((t, c) for t, c in reversed(readies) if first <= t <= last + gap), None)
         if ready:
             text += f"; it ended after {ready[1]} new replicas were ready at {at(ready[0])}"
         lines.append((first, text + "."))
