@@ -13,9 +13,9 @@ import functools
 import heapq
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -215,7 +215,7 @@ def _compile_model(spec: ModelSpec, broken: frozenset[str] = frozenset()) -> tup
     units = _parse_units(by_name.values(), problems)
     for quantity in by_name.values():
         if quantity.is_input:
-            problems += _input_problems(quantity)
+            problems += _input_problems(quantity, units.get(quantity.name))
         elif quantity.value is not None or quantity.range is not None:
             problems.append((quantity.name, "has both a formula and a value; it must be one or the other"))
     formulas = _parse_formulas(by_name, broken, problems)
@@ -236,7 +236,7 @@ def _bad_name_message(name: str) -> str:
     return "is not a valid name (letters, digits and _, not starting with a digit)"
 
 
-def _parse_units(quantities: Sequence[Quantity] | Any, problems: list[Problem]) -> dict[str, Unit]:
+def _parse_units(quantities: Iterable[Quantity], problems: list[Problem]) -> dict[str, Unit]:
     units = {}
     for quantity in quantities:
         try:
@@ -247,10 +247,10 @@ def _parse_units(quantities: Sequence[Quantity] | Any, problems: list[Problem]) 
 
 
 def _is_finite_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return isinstance(value, int | float) and read_number(value) is not None
 
 
-def _input_problems(quantity: Quantity) -> list[Problem]:
+def _input_problems(quantity: Quantity, unit: Unit | None) -> list[Problem]:
     name, value, bounds = quantity.name, quantity.value, quantity.range
     if not _is_finite_number(value):
         return [(name, "an input needs a finite value")]
@@ -264,6 +264,8 @@ def _input_problems(quantity: Quantity) -> list[Problem]:
         return [(name, f"value {value:g} is outside its range [{low:g}, {high:g}]")]
     if quantity.variable and low == high:
         return [(name, "is variable but its range is a single value")]
+    if unit is not None and not all(math.isfinite(number * unit.factor) for number in (low, high)):
+        return [(name, f"is too large to hold in base units ({unit.text})")]
     return []
 
 
@@ -529,14 +531,20 @@ def _non_finite_message(value: Value) -> str:
     return f"formula gives a non-finite value in {bad} of {array.size} samples: division by zero or overflow?"
 
 
-def describe_model(spec: Any, overrides_text: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+class _HasModel(Protocol):
+    model: ModelSpec
+
+
+def describe_model(
+    spec: ModelSpec | _HasModel, overrides_text: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
     """Every quantity of a question's model (a QuestionSpec or a ModelSpec) with its value, for the CLI.
 
     `overrides_text` maps quantity names to text as a person types it ("96", "400 Gb/s", "1.7M tok/s"); a bare
     number is in the quantity's unit. Raises ModelError for an unknown name or unreadable value. Each row:
     name, label, kind ("input" or "derived"), unit, value (in unit), base_value, formula, range, overridden.
     """
-    model_spec: ModelSpec = getattr(spec, "model", spec)
+    model_spec = spec if isinstance(spec, ModelSpec) else spec.model
     model = model_spec.reference
     overrides: dict[str, float] = {}
     problems: list[Problem] = []

@@ -20,6 +20,7 @@ Rules, in order:
 from __future__ import annotations
 
 import functools
+import math
 import re
 from dataclasses import dataclass
 
@@ -162,7 +163,7 @@ def _magnitude(number: re.Match[str]) -> float | None:
         value = float(digits) * 10.0**exponent
     except OverflowError:
         return None
-    if value != value or value in (float("inf"), float("-inf")):
+    if not math.isfinite(value):
         return None
     return -value if number.group("sign") == "-" else value
 
@@ -185,6 +186,8 @@ def _scale(rest: str, money: bool) -> tuple[float, str, str]:
 def _with_unit(
     text: str, value: float, unit_text: str, notes: list[str], approximate: bool
 ) -> ParsedQuantity | ParseFailure:
+    if not math.isfinite(value):
+        return ParseFailure(text, "that number is too large")
     if not unit_text:
         return ParsedQuantity(value, None, None, "; ".join(notes), approximate)
     if unit_text in _RATIO_WORDS:
@@ -200,6 +203,8 @@ def _with_unit(
         notes.append("bits, not bytes (8 bits = 1 B)")
     if "percent" in normalize_unit_text(unit_text):
         notes.append("a percentage")
+    if not math.isfinite(value * unit.factor):
+        return ParseFailure(text, "that number is too large")
     return ParsedQuantity(value * unit.factor, unit.dims, unit_text, "; ".join(notes), approximate)
 
 

@@ -1,6 +1,9 @@
+import math
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grading.quantity_text import ParsedQuantity, ParseFailure, parse_quantity, read_value
 from grading.units import format_dims
@@ -90,6 +93,8 @@ def test_it_notes_when_it_read_bits_or_a_scale_word():
         ("5 gb", "ambiguous"),
         ("3 furlongs", "unknown unit"),
         ("1e400", "too large"),
+        ("1e300 PB", "too large"),
+        ("1e300 T", "too large"),
         ("5 10**10**10", "write one number and a unit"),
         ("x" * 500, "longer than"),
     ],
@@ -127,3 +132,60 @@ def test_reading_is_fast_once_a_unit_has_been_seen():
     for index in range(2000):
         parse_quantity(f"{index}.5 GiB/s")
     assert (time.perf_counter() - started) / 2000 < 250e-6  # about 10 µs each on a quiet machine
+
+
+_PIECES = [
+    "1",
+    "2.5",
+    "1,000",
+    "1e6",
+    "e",
+    "k",
+    "M",
+    "B",
+    "T",
+    "bn",
+    "$",
+    "~",
+    "≈",
+    "<",
+    "%",
+    "x",
+    "10^6",
+    "×",
+    "^",
+]
+_PIECES += [
+    "KB",
+    "KiB",
+    "Gb",
+    "gb",
+    "/",
+    "s",
+    "tok",
+    "tokens",
+    "per",
+    "GPU-hour",
+    "(",
+    ")",
+    "*",
+    "**",
+    "-",
+    " ",
+    ",",
+]
+
+
+@settings(max_examples=500, deadline=200)
+@given(st.text(max_size=60))
+def test_random_text_gives_a_reading_or_a_parse_failure(text: str):
+    assert isinstance(parse_quantity(text), ParsedQuantity | ParseFailure)
+
+
+@settings(max_examples=1000, deadline=200)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12))
+def test_random_number_and_unit_soups_give_a_reading_or_a_parse_failure(pieces: list[str]):
+    parsed = parse_quantity("".join(pieces))
+    assert isinstance(parsed, ParsedQuantity | ParseFailure)
+    if isinstance(parsed, ParsedQuantity):
+        assert math.isfinite(parsed.base_value)
