@@ -54,8 +54,9 @@ def test_kv_pressure_caps_the_batch_at_what_the_kv_cache_holds():
     result = run_scenario("serving", params, events, {"ttft_p95_s": 1.5}, 400, seed=3)
     t = np.array(result.series["t"])
     in_service = np.array(result.series["in_service"])[(t >= 120) & (t < 300)]
-    # 1.327M KV tokens per replica over 30,250 reserved tokens: 43 conversations at a time, below max_batch 64
-    assert 60 <= in_service.max() <= 2 * 43
+    # 1.327M KV tokens per replica over 30,250 reserved tokens: 43.9 conversations each, below max_batch 64
+    # (a region pools its replicas' KV budget, so two replicas hold floor(87.7) = 87)
+    assert 60 <= in_service.max() <= 87
     assert result.summary["queue_max"] > 0
     assert not result.passed
 
