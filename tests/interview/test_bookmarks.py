@@ -1,4 +1,4 @@
-"""Bookmarks: the htmx toggle on the catalogue and the question page, the bookmarks page, the catalogue filter."""
+"""Bookmarks: the htmx toggle on catalogue and question page, the bookmarks page, the catalogue filter."""
 
 import pytest
 from django.urls import reverse
