@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from interview.api import questions, rounds
 
@@ -18,4 +18,5 @@ urlpatterns = [
         questions.QuestionVersionDetailApi.as_view(),
         name="api-version-detail",
     ),
+    path("", include("interview.api.community")),
 ]

@@ -1,0 +1,214 @@
+"""API for the discussion and bookmarks: list and post comments, toggle a vote, toggle and list bookmarks."""
+
+from django.core.paginator import Paginator
+from django.db.models import Prefetch
+from django.shortcuts import get_object_or_404
+from django.urls import path
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from interview.models import Comment, Question, Vote
+from interview.services.bookmarks import bookmark_toggle
+from interview.services.discussion import (
+    COMMENT_MAX_LENGTH,
+    Anchor,
+    DiscussionError,
+    anchor_parse,
+    comment_create,
+    comment_vote,
+    discussion_is_unlocked_for,
+    thread_is_locked,
+)
+from interview.views.discussion import COMMENTS_PER_PAGE, is_moderator
+from interview.views.questions import published_questions
+
+ErrorSerializer = inline_serializer("DiscussionError", fields={"detail": serializers.CharField()})
+
+
+def _get_published_question(slug: str) -> Question:
+    return get_object_or_404(published_questions(), slug=slug)
+
+
+class CommentOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    author = serializers.CharField(source="author.username")
+    parent = serializers.IntegerField(source="parent_id", allow_null=True)
+    body_html = serializers.SerializerMethodField()
+    anchor_kind = serializers.CharField()
+    anchor_value = serializers.CharField()
+    vote_count = serializers.IntegerField()
+    voted = serializers.SerializerMethodField()
+    created_at = serializers.DateTimeField()
+    edited_at = serializers.DateTimeField(allow_null=True)
+    deleted = serializers.BooleanField()
+    hidden = serializers.BooleanField()
+
+    def get_body_html(self, comment: Comment) -> str:
+        if comment.deleted or (comment.hidden and not self.context.get("moderator")):
+            return ""
+        return comment.body_html
+
+    def get_voted(self, comment: Comment) -> bool:
+        return comment.pk in self.context.get("voted", set())
+
+
+class ThreadCommentSerializer(CommentOutputSerializer):
+    replies = CommentOutputSerializer(many=True, source="replies.all")
+
+
+class CommentListApi(APIView):
+    class CommentPageOutputSerializer(serializers.Serializer):
+        folded = serializers.BooleanField(
+            help_text="True until you submit a round; pass open=1 to read anyway"
+        )
+        locked = serializers.BooleanField()
+        count = serializers.IntegerField()
+        page = serializers.IntegerField()
+        pages = serializers.IntegerField()
+        results = ThreadCommentSerializer(many=True)
+
+    class CommentPostInputSerializer(serializers.Serializer):
+        body = serializers.CharField(max_length=COMMENT_MAX_LENGTH)
+        parent = serializers.IntegerField(required=False, allow_null=True)
+        on = serializers.CharField(
+            required=False, allow_blank=True, default="", help_text="e.g. phase:numbers"
+        )
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("sort", str, enum=["new", "top"]),
+            OpenApiParameter("on", str, description="quantity:<name> or phase:<name>"),
+            OpenApiParameter("page", int),
+            OpenApiParameter("open", int, description="1 reads a folded thread anyway"),
+        ],
+        responses=CommentPageOutputSerializer,
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        question = _get_published_question(slug)
+        opened = request.query_params.get("open") == "1" or discussion_is_unlocked_for(
+            user=request.user, question=question
+        )
+        top = Comment.objects.filter(question=question, parent=None).select_related("author")
+        anchor = anchor_parse(question=question, key=request.query_params.get("on", "")) or Anchor("", "")
+        if anchor.kind:
+            top = top.filter(anchor_kind=anchor.kind, anchor_value=anchor.value)
+        ordering = (
+            ("-vote_count", "-created_at", "-id") if request.query_params.get("sort") == "top" else ("-id",)
+        )
+        replies = Comment.objects.select_related("author").order_by("created_at", "id")
+        paginator = Paginator(
+            top.order_by(*ordering).prefetch_related(Prefetch("replies", queryset=replies)), COMMENTS_PER_PAGE
+        )
+        page = paginator.get_page(request.query_params.get("page"))
+        comments = list(page.object_list) if opened else []
+        ids = [c.pk for c in comments] + [r.pk for c in comments for r in c.replies.all()]
+        voted = set(
+            Vote.objects.filter(user=request.user, comment_id__in=ids).values_list("comment_id", flat=True)
+        )
+        context = {"voted": voted, "moderator": is_moderator(request.user)}
+        data = {
+            "folded": not opened,
+            "locked": thread_is_locked(question=question),
+            "count": paginator.count,
+            "page": page.number,
+            "pages": paginator.num_pages,
+            "results": ThreadCommentSerializer(comments, many=True, context=context).data,
+        }
+        return Response(data)
+
+    @extend_schema(
+        request=CommentPostInputSerializer,
+        responses={
+            201: CommentOutputSerializer,
+            400: ErrorSerializer,
+            403: ErrorSerializer,
+            429: ErrorSerializer,
+        },
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        question = _get_published_question(slug)
+        data = self.CommentPostInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        parent_id = data.validated_data.get("parent")
+        parent = get_object_or_404(Comment, pk=parent_id, question=question) if parent_id else None
+        try:
+            comment = comment_create(
+                question=question,
+                author=request.user,
+                body=data.validated_data["body"],
+                parent=parent,
+                anchor_key=data.validated_data["on"],
+            )
+        except DiscussionError as error:
+            return Response({"detail": str(error)}, status=error.status)
+        return Response(CommentOutputSerializer(comment).data, status=status.HTTP_201_CREATED)
+
+
+class CommentVoteApi(APIView):
+    class VoteInputSerializer(serializers.Serializer):
+        up = serializers.BooleanField(
+            required=False, allow_null=True, default=None, help_text="Omit to toggle"
+        )
+
+    class VoteOutputSerializer(serializers.Serializer):
+        voted = serializers.BooleanField()
+        vote_count = serializers.IntegerField()
+
+    @extend_schema(request=VoteInputSerializer, responses=VoteOutputSerializer)
+    def post(self, request: Request, comment_id: int) -> Response:
+        comment = get_object_or_404(
+            Comment, pk=comment_id, deleted=False, hidden=False, question__current_version__isnull=False
+        )
+        data = self.VoteInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        voted, count = comment_vote(comment=comment, user=request.user, up=data.validated_data["up"])
+        return Response({"voted": voted, "vote_count": count})
+
+
+class BookmarkToggleApi(APIView):
+    class BookmarkToggleInputSerializer(serializers.Serializer):
+        on = serializers.BooleanField(
+            required=False, allow_null=True, default=None, help_text="Omit to toggle"
+        )
+
+    class BookmarkToggleOutputSerializer(serializers.Serializer):
+        bookmarked = serializers.BooleanField()
+
+    @extend_schema(request=BookmarkToggleInputSerializer, responses=BookmarkToggleOutputSerializer)
+    def post(self, request: Request, slug: str) -> Response:
+        question = _get_published_question(slug)
+        data = self.BookmarkToggleInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(
+            {
+                "bookmarked": bookmark_toggle(
+                    user=request.user, question=question, on=data.validated_data["on"]
+                )
+            }
+        )
+
+
+class BookmarkListApi(APIView):
+    class BookmarkedQuestionOutputSerializer(serializers.Serializer):
+        slug = serializers.CharField()
+        title = serializers.CharField()
+        track = serializers.CharField()
+        difficulty = serializers.CharField()
+
+    @extend_schema(responses=BookmarkedQuestionOutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        questions = (
+            published_questions().filter(bookmarks__user=request.user).order_by("-bookmarks__created_at")
+        )
+        return Response(self.BookmarkedQuestionOutputSerializer(questions, many=True).data)
+
+
+urlpatterns = [
+    path("questions/<slug:slug>/comments/", CommentListApi.as_view(), name="api-comment-list"),
+    path("comments/<int:comment_id>/vote/", CommentVoteApi.as_view(), name="api-comment-vote"),
+    path("questions/<slug:slug>/bookmark/", BookmarkToggleApi.as_view(), name="api-bookmark-toggle"),
+    path("bookmarks/", BookmarkListApi.as_view(), name="api-bookmark-list"),
+]
