@@ -215,3 +215,8 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": "INFO" if not TESTING else "WARNING"},
 }
+
+# Periodic tasks (the worker runs with --beat): re-send replay runs the broker never got, requeue lost ones.
+CELERY_BEAT_SCHEDULE = {
+    "sweep-replays": {"task": "grading.sweep_replays", "schedule": 15.0},
+}

@@ -1,0 +1,375 @@
+"""Replay workflows: queue a round's runs, run one (the Celery task's service), cancel, retry, sweep, score.
+
+The exactly-once rules:
+- A worker claims a run with `UPDATE ... WHERE status = 'queued'` and a fresh claim token; only the claim that
+  holds the token may write progress or the result, and the result goes in one conditional UPDATE.
+- Progress and the heartbeat are written at least once a second; a write that finds the run no longer running
+  under its claim (cancelled, or taken over after a lost worker) stops the simulation.
+- A message that could not reach the broker leaves the run queued with a note; the sweep re-sends it. A run
+  whose heartbeat went stale (its worker was killed) is put back to queued and re-sent, up to MAX_ATTEMPTS.
+- Duplicate messages are harmless: a second claim of the same run finds it no longer queued and does nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from datetime import timedelta
+
+from django.db import connection, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from config.celery import app as celery_app
+from grading.models import FINISHED_STATUSES, ReplayRun, ReplaySide, ReplayStatus
+from grading.replay_inputs import replay_inputs, replay_seed, simulator_version
+from grading.sim import run_scenario
+
+log = logging.getLogger(__name__)
+
+RUN_REPLAY_TASK = "grading.run_replay"
+SOFT_TIME_LIMIT_S = 300
+HARD_TIME_LIMIT_S = 330
+PROGRESS_INTERVAL_S = 0.5
+UNSENT_AFTER_S = 30  # a queued run whose message never reached the broker is re-sent after this
+LOST_MESSAGE_AFTER_S = 600  # a queued run still unclaimed this long after its message went out is re-sent
+STALE_AFTER_S = 60  # a running run without a heartbeat for this long lost its worker
+MAX_ATTEMPTS = 3
+BROKER_DOWN_NOTE = (
+    "The job queue is unreachable right now. Your run is kept and will start automatically when it is back."
+)
+REPLAY_QUEUE: str | None = None  # None: Celery's default queue (tests point it at a queue of their own)
+PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
+
+
+class ReplayError(Exception):
+    """A request about a replay that cannot be carried out; the message is shown to the person."""
+
+
+class ReplayStopped(Exception):
+    """Raised from the progress callback when the run was cancelled or its claim was taken over."""
+
+
+# Queueing
+
+
+def replays_current(*, round_) -> list[ReplayRun]:
+    """The latest generation of each scenario and side, in question order, candidate before reference."""
+    latest: dict[tuple[str, str], ReplayRun] = {}
+    for run in ReplayRun.objects.filter(round=round_).order_by("position", "scenario", "side", "-generation"):
+        latest.setdefault((run.scenario, run.side), run)
+    return list(latest.values())
+
+
+def _inputs_by_scenario(round_, side: str) -> dict[str, dict]:
+    work = getattr(round_, "work", None)
+    numbers = dict(work.numbers) if work is not None else {}
+    entries = replay_inputs(
+        round_.question_version.spec, side=side, numbers=numbers, variant_values=round_.variant_values or None
+    )
+    return {entry["scenario"]: entry for entry in entries}
+
+
+def replays_enqueue_for_round(*, round_) -> list[ReplayRun]:
+    """One candidate-side and one reference-side run per scenario of the round's question version.
+
+    Idempotent: a scenario and side that already has a run (of any generation) gets no new one. Returns the
+    current runs. The messages go to the broker after the surrounding transaction commits.
+    """
+    scenarios = round_.question_version.spec.get("scenarios") or []
+    existing = set(ReplayRun.objects.filter(round=round_).values_list("scenario", "side"))
+    missing = [
+        (s, side) for s in scenarios for side in ReplaySide.values if (s["name"], side) not in existing
+    ]
+    if missing:
+        version = simulator_version()
+        inputs = {side: _inputs_by_scenario(round_, side) for side in {side for _, side in missing}}
+        position = {s["name"]: index for index, s in enumerate(scenarios)}
+        created = []
+        with transaction.atomic():
+            for scenario, side in missing:
+                run, is_new = ReplayRun.objects.get_or_create(
+                    round=round_,
+                    scenario=scenario["name"],
+                    side=side,
+                    generation=1,
+                    defaults={
+                        "position": position[scenario["name"]],
+                        "seed": replay_seed(round_.pk, scenario["name"]),
+                        "simulator_version": version,
+                        "inputs": inputs[side][scenario["name"]],
+                    },
+                )
+                if is_new:
+                    created.append(run.pk)
+            _send_on_commit(created)
+    return replays_current(round_=round_)
+
+
+def replay_retry(*, run: ReplayRun) -> ReplayRun:
+    """A new generation of a failed or cancelled run (same seed, inputs resolved again), queued."""
+    if not run.can_retry:
+        raise ReplayError(f"Only a failed or cancelled run can be retried; this one is {run.status}.")
+    round_ = run.round
+    with transaction.atomic():
+        latest = (
+            ReplayRun.objects.select_for_update()
+            .filter(round=round_, scenario=run.scenario, side=run.side)
+            .order_by("-generation")
+            .first()
+        )
+        if latest.pk != run.pk:
+            raise ReplayError("This run was already retried; reload the page for the latest one.")
+        inputs = _inputs_by_scenario(round_, run.side).get(run.scenario, run.inputs)
+        new_run = ReplayRun.objects.create(
+            round=round_,
+            scenario=run.scenario,
+            position=run.position,
+            side=run.side,
+            generation=run.generation + 1,
+            seed=run.seed,
+            simulator_version=simulator_version(),
+            inputs=inputs,
+        )
+        _send_on_commit([new_run.pk])
+    return new_run
+
+
+def replay_cancel(*, run: ReplayRun) -> ReplayRun:
+    """Cancel a queued or running run; a running simulation stops at its next progress report."""
+    cancelled = ReplayRun.objects.filter(
+        pk=run.pk, status__in=[ReplayStatus.QUEUED, ReplayStatus.RUNNING]
+    ).update(status=ReplayStatus.CANCELLED, finished_at=timezone.now(), note="Cancelled.")
+    run.refresh_from_db()
+    if not cancelled:
+        raise ReplayError(f"This run is already {run.get_status_display().lower()}.")
+    return run
+
+
+def _send_on_commit(run_ids: list[int]) -> None:
+    if run_ids:
+        transaction.on_commit(lambda: replays_send(run_ids))
+
+
+def replays_send(run_ids: list[int]) -> int:
+    """Publish one message per run; a broker that cannot be reached leaves the run queued with a note.
+
+    Returns how many messages went out.
+    """
+    sent = 0
+    for run_id in run_ids:
+        try:
+            _publish(run_id)
+        except Exception:  # the broker is down or refused: the row stays queued and the sweep re-sends
+            log.warning("replay run %s: could not reach the broker; it stays queued", run_id, exc_info=True)
+            ReplayRun.objects.filter(pk=run_id, status=ReplayStatus.QUEUED).update(
+                sent_at=None, note=BROKER_DOWN_NOTE
+            )
+            continue
+        sent += 1
+        ReplayRun.objects.filter(pk=run_id).update(sent_at=timezone.now())
+        ReplayRun.objects.filter(pk=run_id, note=BROKER_DOWN_NOTE).update(note="")
+    return sent
+
+
+def _publish(run_id: int) -> None:
+    if celery_app.conf.task_always_eager:
+        from grading.tasks import run_replay
+
+        run_replay.apply_async(args=[run_id])
+        return
+    options = {"queue": REPLAY_QUEUE} if REPLAY_QUEUE else {}
+    celery_app.send_task(
+        RUN_REPLAY_TASK,
+        args=[run_id],
+        retry=True,
+        retry_policy=PUBLISH_RETRY_POLICY,
+        ignore_result=True,
+        **options,
+    )
+
+
+# Running
+
+
+class _Reporter:
+    """The progress callback: keeps the latest fraction, writes it with the heartbeat at least once a second,
+    and stops the simulation when the run is no longer running under this claim."""
+
+    def __init__(self, run_id: int, claim: uuid.UUID, *, keepalive: bool) -> None:
+        self.run_id, self.claim = run_id, claim
+        self.fraction = 0.0
+        self.stopped = threading.Event()
+        self.done = threading.Event()
+        self.lock = threading.Lock()
+        self.last_write = time.monotonic()
+        self.thread = threading.Thread(target=self._keepalive, daemon=True) if keepalive else None
+
+    def __enter__(self) -> _Reporter:
+        if self.thread is not None:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        if self.thread is not None:
+            self.thread.join(timeout=5)
+
+    def __call__(self, fraction: float) -> None:
+        self.fraction = min(1.0, max(0.0, float(fraction)))
+        if self.thread is None and time.monotonic() - self.last_write >= PROGRESS_INTERVAL_S:
+            self.write()
+        if self.stopped.is_set():
+            raise ReplayStopped()
+
+    def write(self) -> None:
+        with self.lock:
+            self.last_write = time.monotonic()
+            still_mine = ReplayRun.objects.filter(
+                pk=self.run_id, status=ReplayStatus.RUNNING, claim=self.claim
+            ).update(progress=self.fraction, heartbeat_at=timezone.now())
+        if not still_mine:
+            self.stopped.set()
+
+    def _keepalive(self) -> None:
+        """A real worker writes from here, so the heartbeat holds through a long simulated chunk."""
+        try:
+            while not self.done.wait(PROGRESS_INTERVAL_S):
+                try:
+                    self.write()
+                except Exception:  # a database blip must not kill the run; the next beat tries again
+                    log.warning("replay run %s: heartbeat failed", self.run_id, exc_info=True)
+        finally:
+            connection.close()
+
+
+def _finish(run_id: int, claim: uuid.UUID, **fields) -> bool:
+    """Write the outcome in one transaction, only if this claim still holds the running run."""
+    with transaction.atomic():
+        return bool(
+            ReplayRun.objects.filter(pk=run_id, status=ReplayStatus.RUNNING, claim=claim).update(
+                finished_at=timezone.now(), heartbeat_at=timezone.now(), **fields
+            )
+        )
+
+
+def replay_execute(*, run_id: int, keepalive: bool = False) -> str:
+    """Claim a queued run, simulate it and store the result. Safe to call twice: only a queued run is claimed.
+
+    Returns what happened: "done", "failed", "stopped" (cancelled or taken over) or "skipped" (not queued).
+    `keepalive` writes the heartbeat from a thread (real workers); without it the progress callback writes.
+    """
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    claim = uuid.uuid4()
+    now = timezone.now()
+    claimed = ReplayRun.objects.filter(pk=run_id, status=ReplayStatus.QUEUED).update(
+        status=ReplayStatus.RUNNING,
+        claim=claim,
+        attempts=F("attempts") + 1,
+        claimed_at=now,
+        heartbeat_at=now,
+        progress=0.0,
+        note="",
+    )
+    if not claimed:
+        return "skipped"
+    run = ReplayRun.objects.get(pk=run_id)
+    spec = run.inputs
+    try:
+        with _Reporter(run_id, claim, keepalive=keepalive) as reporter:
+            result = run_scenario(
+                spec["family"],
+                spec["params"],
+                spec["events"],
+                spec["slo"],
+                spec["duration_s"],
+                run.seed,
+                reporter,
+            )
+    except ReplayStopped:
+        return "stopped"
+    except SoftTimeLimitExceeded:
+        _finish(run_id, claim, status=ReplayStatus.FAILED, error=f"Stopped after {SOFT_TIME_LIMIT_S} s.")
+        return "failed"
+    except Exception as error:  # a simulator error is the run's outcome, shown on the page
+        log.warning("replay run %s failed", run_id, exc_info=True)
+        _finish(run_id, claim, status=ReplayStatus.FAILED, error=f"{type(error).__name__}: {error}"[:2000])
+        return "failed"
+    written = _finish(
+        run_id, claim, status=ReplayStatus.DONE, result=result.to_dict(), progress=1.0, error=""
+    )
+    return "done" if written else "stopped"
+
+
+# The periodic sweep
+
+
+def replays_sweep(
+    *, now=None, unsent_after_s: float = UNSENT_AFTER_S, stale_after_s: float = STALE_AFTER_S
+) -> dict:
+    """Re-send queued runs whose message never went out (or was lost), and requeue runs whose worker died.
+
+    A run that lost its worker MAX_ATTEMPTS times is marked failed instead. Returns counts by action.
+    """
+    now = now or timezone.now()
+    stale = ReplayRun.objects.filter(
+        status=ReplayStatus.RUNNING, heartbeat_at__lt=now - timedelta(seconds=stale_after_s)
+    ).values_list("pk", "attempts")
+    requeued, gave_up = [], 0
+    for run_id, attempts in stale:
+        still_stale = ReplayRun.objects.filter(
+            pk=run_id, status=ReplayStatus.RUNNING, heartbeat_at__lt=now - timedelta(seconds=stale_after_s)
+        )
+        if attempts >= MAX_ATTEMPTS:
+            gave_up += still_stale.update(
+                status=ReplayStatus.FAILED,
+                finished_at=now,
+                claim=None,
+                error=f"The worker running this replay was lost {attempts} times.",
+            )
+        elif still_stale.update(
+            status=ReplayStatus.QUEUED,
+            claim=None,
+            note="The worker running this replay was lost; it restarts.",
+        ):
+            requeued.append(run_id)
+    unsent = ReplayRun.objects.filter(status=ReplayStatus.QUEUED).filter(
+        Q(sent_at__isnull=True, created_at__lt=now - timedelta(seconds=unsent_after_s))
+        | Q(sent_at__lt=now - timedelta(seconds=LOST_MESSAGE_AFTER_S))
+    )
+    resend = sorted(set(unsent.values_list("pk", flat=True)) | set(requeued))
+    sent = replays_send(resend)
+    return {"requeued": len(requeued), "failed": gave_up, "resent": sent, "unreachable": len(resend) - sent}
+
+
+# Scoring
+
+
+def replay_failure_score(round_) -> float | None:
+    """0–100 from the candidate-side runs, judged against the reference side; None while any is unfinished.
+
+    Per scenario, each SLO check scores 1 when the candidate's design meets it, or when it fails but the
+    reference fails it too (the scenario is meant to break every design there); the scenario's score is the
+    mean of its checks. Runs that errored or were cancelled are left out; None when nothing is left.
+    """
+    runs = replays_current(round_=round_)
+    if not runs or any(run.status not in FINISHED_STATUSES for run in runs):
+        return None
+    reference = {run.scenario: run for run in runs if run.side == ReplaySide.REFERENCE}
+    scores = []
+    for run in runs:
+        if run.side != ReplaySide.CANDIDATE or run.status != ReplayStatus.DONE:
+            continue
+        reference_checks = {}
+        other = reference.get(run.scenario)
+        if other is not None and other.status == ReplayStatus.DONE:
+            reference_checks = {check["key"]: check["passed"] for check in other.result.get("slo_checks", [])}
+        checks = run.result.get("slo_checks", [])
+        if not checks:
+            continue
+        met = [check["passed"] or reference_checks.get(check["key"]) is False for check in checks]
+        scores.append(sum(met) / len(met))
+    return round(100 * sum(scores) / len(scores), 1) if scores else None

@@ -1,0 +1,31 @@
+"""Celery tasks for replays: each takes an id (or nothing) and calls one service in grading/replays.py."""
+
+from celery import shared_task
+
+from grading.replays import (
+    HARD_TIME_LIMIT_S,
+    RUN_REPLAY_TASK,
+    SOFT_TIME_LIMIT_S,
+    replay_execute,
+    replays_sweep,
+)
+
+
+@shared_task(
+    bind=True,
+    name=RUN_REPLAY_TASK,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=SOFT_TIME_LIMIT_S,
+    time_limit=HARD_TIME_LIMIT_S,
+    ignore_result=True,
+)
+def run_replay(self, run_id: int) -> str:
+    """Run one replay; a duplicate or late message finds the run no longer queued and does nothing."""
+    return replay_execute(run_id=run_id, keepalive=not self.request.is_eager)
+
+
+@shared_task(name="grading.sweep_replays", ignore_result=True)
+def sweep_replays() -> dict:
+    """Periodic: re-send runs the broker never got, and requeue runs whose worker was lost."""
+    return replays_sweep()

@@ -1,0 +1,76 @@
+"""Helpers for the replay tests: a question with scenarios, a submitted practice round, slow runs."""
+
+import shutil
+import time
+from pathlib import Path
+
+from django.utils import timezone
+
+BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
+QUESTION_SLUG = "seven-boxes-serving-walkthrough"
+CANDIDATE_NUMBERS = {"replicas": "12", "b_max": "64", "tpot": "banana", "arrival_rate": "65 req/s"}
+
+# About 100 req/s for many simulated hours: several seconds of simulation with steady progress.
+SLOW_INPUTS = {
+    "scenario": "slow-steady-load",
+    "title": "Steady load for a long time",
+    "description": "A long replay, for watching progress.",
+    "family": "serving",
+    "params": {"arrival_rate": 100, "replicas": 16, "max_batch": 64, "prompt_tokens": 1000, "tpot_s": 0.04},
+    "events": [{"at": 60, "type": "burst", "factor": 1.5, "duration": 120}],
+    "slo": {"ttft_p95_s": 2.0},
+    "duration_s": 30000,
+    "sources": {},
+    "side": "candidate",
+    "fallbacks": {},
+}
+
+
+def load_question(tmp_path: Path):
+    from interview.models import Question
+    from interview.services.questions import question_bank_load
+
+    folder = tmp_path / "bank"
+    folder.mkdir(exist_ok=True)
+    shutil.copy(BANK / f"{QUESTION_SLUG}.yaml", folder)
+    report = question_bank_load(folder=folder)
+    assert not report.errors, report.errors
+    return Question.objects.get(slug=QUESTION_SLUG)
+
+
+def submitted_round(candidate, question, numbers: dict | None = None):
+    """A practice round with `numbers` saved, marked submitted (the grader is not needed for replays)."""
+    from designs.models import Work
+    from interview.models import Round, RoundStatus
+    from interview.services.rounds import round_start
+
+    round_ = round_start(candidate=candidate, question=question, mode="practice")
+    Work.objects.filter(round=round_).update(numbers=dict(CANDIDATE_NUMBERS if numbers is None else numbers))
+    Round.objects.filter(pk=round_.pk).update(status=RoundStatus.SUBMITTED, submitted_at=timezone.now())
+    round_.refresh_from_db()
+    return round_
+
+
+def slow_run(round_, *, duration_s: float = 30000, scenario: str = "slow-steady-load"):
+    """A queued run with hand-made, slow inputs (no message sent)."""
+    from grading.models import ReplayRun
+    from grading.replay_inputs import replay_seed, simulator_version
+
+    return ReplayRun.objects.create(
+        round=round_,
+        scenario=scenario,
+        side="candidate",
+        seed=replay_seed(round_.pk, scenario),
+        simulator_version=simulator_version(),
+        inputs={**SLOW_INPUTS, "scenario": scenario, "duration_s": duration_s},
+    )
+
+
+def wait_for(predicate, *, timeout_s: float, interval_s: float = 0.1, what: str = "the condition"):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval_s)
+    raise AssertionError(f"timed out after {timeout_s:g} s waiting for {what}")
