@@ -1,0 +1,106 @@
+"""Numbers and arithmetic written for people: "327,680 B", "9.83 GB", "1.7M tok/s", "8 × 80 GB/GPU = 640 GB".
+
+Rules of `format_number`: whole numbers below a million keep every digit with thousands commas ("327,680");
+other numbers of a thousand or more are rounded to whole units ("28,035"); a million and up use a scale word
+with three significant figures ("1.33M", "70.6bn" — "bn", never "B", so it cannot be read as bytes); smaller
+numbers get three significant figures ("13.5", "0.0404"); below 0.0001 and from 1e12 up, e-notation
+("4.74e-4").
+Every function is pure and deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def format_number(value: float) -> str:
+    """A number as a person writes it (see the module docstring for the rules)."""
+    if value != value:
+        return "not a number"
+    if value in (math.inf, -math.inf):
+        return "∞" if value > 0 else "-∞"
+    size = abs(value)
+    if size == 0:
+        return "0"
+    if size < 1e-4:
+        return _e_notation(value)
+    if size < 1000:
+        return f"{int(value):,}" if value == int(value) else _trim(f"{value:.3g}")
+    if size < 999_999.5:
+        return f"{round(value):,}"
+    rounded = float(f"{value:.3g}")  # three significant figures, before choosing the scale word
+    if abs(rounded) >= 1e12:
+        return _e_notation(value)
+    scale, word = (1e9, "bn") if abs(rounded) >= 1e9 else (1e6, "M")
+    return _trim(f"{rounded / scale:.3g}") + word
+
+
+def _e_notation(value: float) -> str:
+    mantissa, _, exponent = f"{value:.3g}".partition("e")
+    return f"{_trim(mantissa)}e{int(exponent or 0)}"
+
+
+def _trim(text: str) -> str:
+    """Drop trailing zeros after a decimal point: "9.80" -> "9.8", "2.00" -> "2"."""
+    if "." in text and "e" not in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def format_unit(unit: str) -> str:
+    """A unit as written in the question, with `*` shown as a middle dot: "TB/(s·GPU)"."""
+    return unit.replace("**", "^").replace("*", "·")
+
+
+def format_quantity(value: float, unit: str) -> str:
+    """A value in `unit` with its unit: "9.83 GB", "162 req", "0.7" (a plain number has no unit)."""
+    number = format_number(value)
+    return f"{number} {format_unit(unit)}" if unit else number
+
+
+def format_ratio(ratio: float) -> str:
+    """How many times larger, for messages: "8×", "1,000×", "2.4×"."""
+    return f"{format_number(ratio)}×"
+
+
+def format_percent(fraction: float) -> str:
+    """A fraction as a percentage: 0.123 -> "12%", 0.024 -> "2.4%", 0.0004 -> "0.04%"."""
+    percent = abs(fraction) * 100
+    return (f"{round(percent):,}" if percent >= 10 else _trim(f"{percent:.2g}")) + "%"
+
+
+@dataclass(frozen=True)
+class ArithmeticTemplate:
+    """A formula prepared for display: literal text between the names it reads ("×" for "*")."""
+
+    parts: tuple[str, ...]  # literal, name, literal, name, ..., literal
+
+    def render(self, shown: Callable[[str], str]) -> str:
+        """The formula with each name replaced by `shown(name)`."""
+        pieces = []
+        for index, part in enumerate(self.parts):
+            pieces.append(shown(part) if index % 2 else part)
+        return "".join(pieces)
+
+
+def arithmetic_template(source: str, names: Mapping[str, object] | frozenset[str]) -> ArithmeticTemplate:
+    """Split a formula's source into literal text and the names it reads (function names stay text)."""
+    parts: list[str] = []
+    last = 0
+    for match in _NAME.finditer(source):
+        if match.group(0) not in names:
+            continue
+        parts.append(_pretty_operators(source[last : match.start()]))
+        parts.append(match.group(0))
+        last = match.end()
+    parts.append(_pretty_operators(source[last:]))
+    return ArithmeticTemplate(tuple(parts))
+
+
+def _pretty_operators(text: str) -> str:
+    return text.replace("**", "^").replace("*", "×")
