@@ -4,7 +4,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.cache import never_cache
 
 from config.celery import app as celery_app
@@ -41,6 +41,12 @@ def worker_state() -> dict[str, Any]:
         return {"ok": answer == "pong"}
     except Exception as error:  # noqa: BLE001
         return {"ok": False, "error": type(error).__name__}
+
+
+@never_cache
+def ping(request: HttpRequest) -> HttpResponse:
+    """Liveness only: the process answers. Load balancers and the autosave benchmark's baseline use it."""
+    return HttpResponse("ok", content_type="text/plain")
 
 
 @never_cache

@@ -5,13 +5,14 @@ from django.utils.csp import CSP
 from django.views.decorators.csp import csp_override
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from config.health import healthz
+from config.health import healthz, ping
 
 # Swagger UI sets inline styles; scripts stay 'self'-only on this page too.
 API_DOCS_CSP = {**settings.SECURE_CSP, "style-src": [CSP.SELF, CSP.UNSAFE_INLINE]}
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("ping", ping, name="ping"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path(
@@ -20,5 +21,6 @@ urlpatterns = [
         name="api-docs",
     ),
     path("api/", include("interview.api.urls")),
+    path("", include("grading.urls_replays")),
     path("", include("interview.urls")),
 ]

@@ -1,5 +1,6 @@
 """Rounds over the API: start, read, save (with revision), submit, report. Everything scoped to its owner."""
 
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -7,6 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from designs.models import Work
 from interview.models import Question, Round, RoundMode, RoundStatus
 from interview.services.rounds import (
     RoundError,
@@ -121,20 +123,24 @@ class RoundSaveApi(APIView):
         responses={200: RoundSaveOutput, 400: ERROR, 404: ERROR, 409: ERROR, 423: ERROR},
     )
     def post(self, request: Request, round_id: int) -> Response:
-        round_ = _get_own_round(request, round_id)
         data = RoundSaveInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
             result = round_save(
-                round_id=round_.pk,
+                round_id=round_id,
+                candidate_id=request.user.pk,
                 base_revision=data.validated_data["revision"],
                 design=data.validated_data.get("design"),
                 numbers=data.validated_data.get("numbers"),
                 scratch=data.validated_data.get("scratch"),
             )
+        except Work.DoesNotExist:
+            raise Http404("No such round.") from None
         except StaleRevision as error:
             return Response({"error": str(error), "current_revision": error.current_revision}, status=409)
         except RoundError as error:
+            if error.status_code == 423:
+                _get_own_round(request, round_id)  # past its deadline: graded now, on what was saved
             return Response({"error": str(error)}, status=error.status_code)
         return Response({"revision": result.revision, "saved": result.saved_fields})
 

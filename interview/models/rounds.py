@@ -1,5 +1,6 @@
 """A round: one candidate's attempt at one question version, timed or practice, with a server-side clock."""
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -66,11 +67,11 @@ class Round(models.Model):
             return None
         return max(0.0, (self.deadline - (now or timezone.now())).total_seconds())
 
-    def current_phase(self, now: datetime | None = None) -> dict | None:
+    def current_phase(self, now: datetime | None = None, plan: Sequence[dict] | None = None) -> dict | None:
         """The plan phase the round's clock is in (practice rounds follow the same minutes as guidance)."""
         elapsed = self.elapsed_s(now)
         start = 0.0
-        plan = self.spec.get("plan", [])
+        plan = self.spec.get("plan", []) if plan is None else plan
         for phase in plan:
             end = start + float(phase["minutes"]) * 60
             if elapsed < end:

@@ -11,6 +11,7 @@ from designs.models import Work, WorkEvent
 from interview.models import Question, Round, RoundMode, RoundStatus
 from interview.services.grading import round_grade
 from interview.services.variants import variant_draw
+from interview.services.version_outline import version_outline
 
 MAX_NUMBER_TEXT = 200
 MAX_SCRATCH = 20_000
@@ -112,14 +113,23 @@ def _clean_numbers(numbers: Any, allowed: set[str]) -> dict[str, str]:
 
 
 def round_save(
-    *, round_id: int, base_revision: int, design: Any = None, numbers: Any = None, scratch: Any = None
+    *,
+    round_id: int,
+    base_revision: int,
+    candidate_id: int | None = None,
+    design: Any = None,
+    numbers: Any = None,
+    scratch: Any = None,
 ) -> SaveResult:
-    """Apply a save based on `base_revision`; a stale base or a locked round changes nothing."""
+    """Apply a save based on `base_revision`; a stale base or a locked round changes nothing.
+
+    With `candidate_id`, a round of someone else's raises Work.DoesNotExist (the caller answers 404).
+    The question version's text is not loaded: versions are immutable, so their outline is cached."""
+    owner = {"round__candidate_id": candidate_id} if candidate_id is not None else {}
     with transaction.atomic():
-        work = (
-            Work.objects.select_for_update().select_related("round__question_version").get(round_id=round_id)
-        )
+        work = Work.objects.select_for_update().select_related("round").get(round_id=round_id, **owner)
         round_ = work.round
+        outline = version_outline(round_.question_version_id)
         now = timezone.now()
         if round_.status != RoundStatus.ACTIVE:
             raise RoundLocked(
@@ -131,7 +141,6 @@ def round_save(
             )
         if base_revision != work.revision:
             raise StaleRevision(work.revision)
-        allowed = {line["name"] for line in round_.spec.get("asked", [])}
         changes: list[tuple[str, Any]] = []
         if design is not None:
             design = _clean_design(design)
@@ -139,7 +148,7 @@ def round_save(
                 work.design = design
                 changes.append(("design", design))
         if numbers is not None:
-            for name, text in _clean_numbers(numbers, allowed).items():
+            for name, text in _clean_numbers(numbers, outline.asked_names).items():
                 if work.numbers.get(name, "") != text:
                     work.numbers[name] = text
                     changes.append((f"numbers.{name}", text))
@@ -152,9 +161,9 @@ def round_save(
         if not changes:
             return SaveResult(revision=work.revision, saved_fields=[])
         work.revision += 1
-        work.save()
+        work.save(update_fields=["design", "numbers", "scratch", "revision", "updated_at"])
         t = round_.elapsed_s(now)
-        phase = (round_.current_phase(now) or {}).get("phase", "")
+        phase = (round_.current_phase(now, plan=outline.plan) or {}).get("phase", "")
         WorkEvent.objects.bulk_create(
             [
                 WorkEvent(round=round_, revision=work.revision, t=t, phase=phase, field=f, value=v)

@@ -2,11 +2,12 @@ import json
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from designs.models import Work
 from interview.models import Question, Round, RoundStatus
 from interview.models.questions import Track
 from interview.questions import public_view
@@ -117,22 +118,26 @@ def _json_body(request: HttpRequest) -> dict:
 @login_required
 @require_POST
 def save(request: HttpRequest, round_id: int) -> JsonResponse:
-    round_ = _get_own_round(request, round_id)
     try:
         body = _json_body(request)
         revision = body.get("revision")
         if not isinstance(revision, int) or isinstance(revision, bool):
             raise RoundError("revision: the save must say which revision it was based on.")
         result = round_save(
-            round_id=round_.pk,
+            round_id=round_id,
+            candidate_id=request.user.pk,
             base_revision=revision,
             design=body.get("design"),
             numbers=body.get("numbers"),
             scratch=body.get("scratch"),
         )
+    except Work.DoesNotExist:
+        raise Http404("No such round.") from None
     except StaleRevision as error:
         return JsonResponse({"error": str(error), "current_revision": error.current_revision}, status=409)
     except RoundError as error:
+        if error.status_code == 423:
+            _get_own_round(request, round_id)  # a round past its deadline is graded now, on what was saved
         return JsonResponse(
             {"error": str(error), "locked": error.status_code == 423}, status=error.status_code
         )

@@ -24,7 +24,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", nargs="?", help="Question slug")
         parser.add_argument("--list", action="store_true", help="List the published questions")
-        parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="Override a value")
+        parser.add_argument(
+            "--set", action="append", default=[], metavar="NAME=VALUE", help="Override a value"
+        )
         parser.add_argument("--json", action="store_true", help="Print JSON")
 
     def handle(self, *args, slug: str | None, list: bool, set: list[str], json: bool, **options) -> None:
@@ -47,7 +49,9 @@ class Command(BaseCommand):
             self.stdout.write(f"{row['slug']:<40} v{row['version']:<3} {row['track']:<10} {row['title']}")
 
     def _describe(self, slug: str, overrides: dict[str, str], *, as_json: bool) -> None:
-        question = Question.objects.exclude(current_version=None).select_related("current_version").filter(slug=slug)
+        question = (
+            Question.objects.exclude(current_version=None).select_related("current_version").filter(slug=slug)
+        )
         if not question:
             raise CommandError(f"{slug}: no such question (see --list)")
         try:

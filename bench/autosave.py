@@ -1,0 +1,274 @@
+"""Autosave under gunicorn on loopback: throughput against a trivial view, p95 at 200 req/s, no save lost.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/sevenbox_bench .venv/bin/python bench/autosave.py
+
+Starts gunicorn on 127.0.0.1 with the project's settings against a scratch PostgreSQL database, creates
+candidates with timed rounds, then:
+1. closed loop, the same client threads: requests/s of `GET /ping` (a trivial view) and of `POST /rounds/N/save/`;
+   prints the ratio (target >= 0.5);
+2. open loop at 200 requests/s of saves: p50/p95/p99 latency (target p95 <= 50 ms);
+3. checks every round's revision equals its acknowledged saves, with one event per save (no save lost or
+   duplicated).
+Everything stays on loopback and stops by itself.
+"""
+
+import http.client
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+PORT = int(os.environ.get("BENCH_PORT", "8765"))
+DATABASE_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/sevenbox_bench")
+CLIENT_THREADS = 16
+CLOSED_LOOP_SECONDS = 8.0
+OPEN_LOOP_RATE = 200
+OPEN_LOOP_SECONDS = 10.0
+CANDIDATES = 64
+
+
+def prepare_database() -> list[tuple[str, int]]:
+    """Fresh schema, one question, CANDIDATES users with a timed round each; returns (session key, round id)."""
+    os.environ.update(
+        DATABASE_URL=DATABASE_URL, DEBUG="0", SECRET_KEY="bench-" + "x" * 40, ALLOWED_HOSTS="127.0.0.1"
+    )
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.core.management import call_command
+
+    from interview.models import Question
+    from interview.services.accounts import user_sign_up
+    from interview.services.questions import question_bank_load
+    from interview.services.rounds import round_start
+
+    if _has_tables():
+        call_command("flush", "--noinput", verbosity=0)
+    call_command("migrate", "--noinput", verbosity=0)
+    question_bank_load()
+    question = Question.objects.get(slug="kv-cache-tiering")
+    sessions = []
+    for index in range(CANDIDATES):
+        user = user_sign_up(
+            username=f"bench{index}", email=f"bench{index}@example.com", password="bench-pass-123456"
+        )
+        round_ = round_start(candidate=user, question=question, mode="timed")
+        session = SessionStore()
+        session[SESSION_KEY] = str(user.pk)
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.create()
+        sessions.append((session.session_key, round_.pk))
+    assert settings.DATABASES["default"]["ENGINE"].endswith("postgresql"), "the benchmark needs PostgreSQL"
+    return sessions
+
+
+def _has_tables() -> bool:
+    from django.db import connection
+
+    return "interview_round" in connection.introspection.table_names()
+
+
+def start_gunicorn() -> subprocess.Popen:
+    env = {**os.environ, "SECURE_SSL_REDIRECT": "0"}
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "config.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{PORT}",
+            "--workers",
+            "4",
+            "--threads",
+            "4",
+            "--worker-class",
+            "gthread",
+            "--log-level",
+            "warning",
+        ],
+        cwd=REPO,
+        env=env,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            connection = Connection("127.0.0.1", PORT, timeout=2)
+            connection.request("GET", "/ping")
+            if connection.getresponse().status == 200:
+                return server
+        except OSError:
+            time.sleep(0.3)
+    server.kill()
+    raise SystemExit("gunicorn did not start")
+
+
+class Connection(http.client.HTTPConnection):
+    """Keep-alive HTTP with Nagle off, as browsers do: http.client sends headers and body in two writes, which
+    with Nagle and delayed ACKs would add ~40 ms to every POST and measure the client, not the server."""
+
+    def connect(self) -> None:
+        super().connect()
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class Candidate:
+    """One browser tab: a session, a round, the revision its saves are based on, and a CSRF token."""
+
+    def __init__(self, session_key: str, round_id: int) -> None:
+        self.session_key = session_key
+        self.round_id = round_id
+        self.revision = 0
+        self.acknowledged = 0
+        self.lock = threading.Lock()
+
+    def headers(self) -> dict[str, str]:
+        return {
+            "Cookie": f"sessionid={self.session_key}; csrftoken={CSRF_TOKEN}",
+            "X-CSRFToken": CSRF_TOKEN,
+            "Content-Type": "application/json",
+            "Host": "127.0.0.1",
+        }
+
+
+CSRF_TOKEN = "b" * 32
+
+
+def save_once(connection: http.client.HTTPConnection, candidate: Candidate) -> tuple[int, float]:
+    with candidate.lock:
+        body = json.dumps({"revision": candidate.revision, "scratch": f"note {candidate.revision + 1}"})
+        started = time.perf_counter()
+        connection.request(
+            "POST", f"/rounds/{candidate.round_id}/save/", body=body, headers=candidate.headers()
+        )
+        response = connection.getresponse()
+        payload = response.read()
+        elapsed = time.perf_counter() - started
+        if response.status == 200:
+            candidate.revision = json.loads(payload)["revision"]
+            candidate.acknowledged += 1
+        return response.status, elapsed
+
+
+def ping_once(connection: http.client.HTTPConnection) -> tuple[int, float]:
+    started = time.perf_counter()
+    connection.request("GET", "/ping", headers={"Host": "127.0.0.1"})
+    response = connection.getresponse()
+    response.read()
+    return response.status, time.perf_counter() - started
+
+
+def closed_loop(work, seconds: float) -> tuple[float, int]:
+    """CLIENT_THREADS threads each send requests back to back; returns (requests/s, errors)."""
+    counts = [0] * CLIENT_THREADS
+    errors = [0] * CLIENT_THREADS
+    stop_at = time.monotonic() + seconds
+
+    def run(index: int) -> None:
+        connection = Connection("127.0.0.1", PORT, timeout=10)
+        while time.monotonic() < stop_at:
+            status, _ = work(connection, index)
+            counts[index] += 1
+            errors[index] += status != 200
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(CLIENT_THREADS)]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sum(counts) / (time.monotonic() - started), sum(errors)
+
+
+def open_loop(candidates: list[Candidate]) -> tuple[list[float], int]:
+    """Saves at OPEN_LOOP_RATE per second from a pool of threads; returns latencies and errors."""
+    total = int(OPEN_LOOP_RATE * OPEN_LOOP_SECONDS)
+    latencies: list[float] = []
+    errors = [0]
+    lock = threading.Lock()
+    next_index = [0]
+    started = time.monotonic()
+
+    def run() -> None:
+        connection = Connection("127.0.0.1", PORT, timeout=10)
+        while True:
+            with lock:
+                index = next_index[0]
+                next_index[0] += 1
+            if index >= total:
+                return
+            delay = started + index / OPEN_LOOP_RATE - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            status, elapsed = save_once(connection, candidates[index % len(candidates)])
+            with lock:
+                latencies.append(elapsed)
+                errors[0] += status != 200
+
+    threads = [threading.Thread(target=run) for _ in range(32)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return latencies, errors[0]
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def check_no_save_lost(candidates: list[Candidate]) -> tuple[int, int]:
+    from designs.models import Work, WorkEvent
+
+    lost = duplicated = 0
+    for candidate in candidates:
+        revision = Work.objects.get(round_id=candidate.round_id).revision
+        events = WorkEvent.objects.filter(round_id=candidate.round_id).count()
+        lost += max(0, candidate.acknowledged - revision)
+        duplicated += max(0, revision - candidate.acknowledged) + max(0, events - revision)
+    return lost, duplicated
+
+
+def main() -> None:
+    sessions = prepare_database()
+    candidates = [Candidate(key, round_id) for key, round_id in sessions]
+    server = start_gunicorn()
+    try:
+        ping_rate, ping_errors = closed_loop(lambda c, i: ping_once(c), CLOSED_LOOP_SECONDS)
+        save_rate, save_errors = closed_loop(
+            lambda c, i: save_once(c, candidates[i % len(candidates)]), CLOSED_LOOP_SECONDS
+        )
+        latencies, open_errors = open_loop(candidates)
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    lost, duplicated = check_no_save_lost(candidates)
+    ratio = save_rate / ping_rate
+    print(f"trivial view (GET /ping):     {ping_rate:8.0f} req/s  errors {ping_errors}")
+    print(f"autosave (POST .../save/):     {save_rate:8.0f} req/s  errors {save_errors}")
+    print(f"ratio autosave / trivial:      {ratio:8.2f}   (target >= 0.5)")
+    print(
+        f"open loop {OPEN_LOOP_RATE} req/s for {OPEN_LOOP_SECONDS:.0f} s: p50 {percentile(latencies, 50) * 1000:.1f} ms, "
+        f"p95 {percentile(latencies, 95) * 1000:.1f} ms (target <= 50 ms), p99 {percentile(latencies, 99) * 1000:.1f} ms, "
+        f"median {statistics.median(latencies) * 1000:.1f} ms, errors {open_errors}"
+    )
+    print(
+        f"saves acknowledged {sum(c.acknowledged for c in candidates)}, lost {lost}, duplicated {duplicated} (target 0)"
+    )
+
+
+if __name__ == "__main__":
+    main()
