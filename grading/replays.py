@@ -134,6 +134,7 @@ def replay_retry(*, run: ReplayRun) -> ReplayRun:
             inputs=inputs,
         )
         _send_on_commit([new_run.pk])
+    new_run.refresh_from_db()  # the message went out on commit, or a note says it could not
     return new_run
 
 

@@ -1,0 +1,97 @@
+"""Replay pages: a round's runs with progress (htmx polling), cancel and retry, results and charts."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from grading.models import ReplayRun
+from grading.replays import (
+    ReplayError,
+    replay_cancel,
+    replay_failure_score,
+    replay_retry,
+    replays_current,
+    replays_enqueue_for_round,
+)
+from interview.models import Round, RoundStatus
+
+
+def _get_own_round(request: HttpRequest, round_id: int) -> Round:
+    """The round if it belongs to the requester; 404 for everyone else, whether it exists or not."""
+    return get_object_or_404(
+        Round.objects.filter(pk=round_id, candidate=request.user).select_related("question_version__question")
+    )
+
+
+def _get_own_run(request: HttpRequest, round_id: int, run_id: int) -> ReplayRun:
+    return get_object_or_404(
+        ReplayRun.objects.select_related("round"), pk=run_id, round_id=round_id, round__candidate=request.user
+    )
+
+
+def _page_url(round_id: int, run: ReplayRun | None = None) -> str:
+    anchor = f"#replay-run-{run.pk}" if run is not None else ""
+    return reverse("round-replays", args=[round_id]) + anchor
+
+
+def _run_response(request: HttpRequest, run: ReplayRun) -> HttpResponse:
+    if request.htmx:
+        return render(request, "grading/_replay_run.html", {"run": run, "round": run.round})
+    return redirect(_page_url(run.round_id, run))
+
+
+@login_required
+@require_GET
+def replays_page(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = _get_own_round(request, round_id)
+    context = {
+        "round": round_,
+        "question": round_.question,
+        "runs": replays_current(round_=round_),
+        "failure_score": replay_failure_score(round_),
+    }
+    return render(request, "grading/replays.html", context)
+
+
+@login_required
+@require_POST
+def replays_run(request: HttpRequest, round_id: int) -> HttpResponse:
+    """On demand from the report: queue the round's replays (nothing new if they exist)."""
+    round_ = _get_own_round(request, round_id)
+    if round_.status != RoundStatus.SUBMITTED:
+        messages.error(request, "Replays run on a submitted round; submit it first.")
+    else:
+        replays_enqueue_for_round(round_=round_)
+    return redirect(_page_url(round_.pk))
+
+
+@login_required
+@require_GET
+def replay_run(request: HttpRequest, round_id: int, run_id: int) -> HttpResponse:
+    """One run's block: the htmx poller asks for it every second until the run is finished."""
+    return _run_response(request, _get_own_run(request, round_id, run_id))
+
+
+@login_required
+@require_POST
+def replay_cancel_view(request: HttpRequest, round_id: int, run_id: int) -> HttpResponse:
+    run = _get_own_run(request, round_id, run_id)
+    try:
+        run = replay_cancel(run=run)
+    except ReplayError as error:
+        messages.error(request, str(error))
+    return _run_response(request, run)
+
+
+@login_required
+@require_POST
+def replay_retry_view(request: HttpRequest, round_id: int, run_id: int) -> HttpResponse:
+    run = _get_own_run(request, round_id, run_id)
+    try:
+        run = replay_retry(run=run)
+    except ReplayError as error:
+        messages.error(request, str(error))
+    return _run_response(request, run)

@@ -1,0 +1,82 @@
+// Replay charts: draws every canvas[data-replay-chart] from the json_script its data-source names, on page load
+// and whenever htmx swaps in a finished run. The two sides of one chart (same data-pair) share their y-axis.
+(function () {
+  "use strict";
+
+  var SIDE_COLOURS = { candidate: ["#2456d3", "#7a9cf0", "#0f2f80"], reference: ["#5b6475", "#a35c00", "#1a7f4b"] };
+  var pairs = {};
+
+  function seriesMax(chart) {
+    var max = 0;
+    chart.data.datasets.forEach(function (dataset) {
+      dataset.data.forEach(function (value) {
+        if (typeof value === "number" && value > max) { max = value; }
+      });
+    });
+    return max;
+  }
+
+  function shareScale(pairKey) {
+    var charts = (pairs[pairKey] || []).filter(function (chart) { return chart.canvas.isConnected; });
+    pairs[pairKey] = charts;
+    var max = 0;
+    charts.forEach(function (chart) { max = Math.max(max, seriesMax(chart)); });
+    charts.forEach(function (chart) {
+      chart.options.scales.y.suggestedMax = max;
+      chart.update("none");
+    });
+  }
+
+  function draw(canvas) {
+    if (canvas.dataset.drawn || typeof window.Chart === "undefined") { return; }
+    var source = document.getElementById(canvas.dataset.source);
+    if (!source) { return; }
+    var data = JSON.parse(source.textContent);
+    var spec = data.charts[Number(canvas.dataset.index)];
+    if (!spec) { return; }
+    var colours = SIDE_COLOURS[data.side] || SIDE_COLOURS.candidate;
+    var datasets = Object.keys(spec.series).map(function (key, index) {
+      return {
+        label: key,
+        data: spec.series[key],
+        borderColor: colours[index % colours.length],
+        backgroundColor: colours[index % colours.length],
+        borderWidth: 1.5,
+        pointRadius: 0,
+        spanGaps: true
+      };
+    });
+    var chart = new window.Chart(canvas, {
+      type: "line",
+      data: { labels: data.t, datasets: datasets },
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        interaction: { mode: "index", intersect: false },
+        plugins: { legend: { display: datasets.length > 1, position: "bottom" } },
+        scales: {
+          x: {
+            type: "linear",
+            title: { display: true, text: "time (s)" },
+            ticks: { maxTicksLimit: 6 }
+          },
+          y: { beginAtZero: true, ticks: { maxTicksLimit: 5 } }
+        }
+      }
+    });
+    canvas.dataset.drawn = "1";
+    var pairKey = canvas.dataset.pair;
+    (pairs[pairKey] = pairs[pairKey] || []).push(chart);
+    shareScale(pairKey);
+  }
+
+  function drawWithin(root) {
+    if (!root || !root.querySelectorAll) { return; }
+    if (root.matches && root.matches("canvas[data-replay-chart]")) { draw(root); }
+    root.querySelectorAll("canvas[data-replay-chart]").forEach(draw);
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { drawWithin(document); });
+  document.addEventListener("htmx:load", function (event) { drawWithin(event.detail.elt); });
+})();
