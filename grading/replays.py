@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from config.celery import app as celery_app
 from grading.models import FINISHED_STATUSES, ReplayRun, ReplaySide, ReplayStatus
-from grading.replay_inputs import replay_inputs, replay_seed, simulator_version
+from grading.replay_inputs import failure_score, replay_inputs, replay_seed, simulator_version
 from grading.sim import run_scenario
 
 log = logging.getLogger(__name__)
@@ -352,25 +352,14 @@ def replays_sweep(
 def replay_failure_score(round_) -> float | None:
     """0–100 from the candidate-side runs, judged against the reference side; None while any is unfinished.
 
-    Per scenario, each SLO check scores 1 when the candidate's design meets it, or when it fails but the
-    reference fails it too (the scenario is meant to break every design there); the scenario's score is the
-    mean of its checks. Runs that errored or were cancelled are left out; None when nothing is left.
+    See `grading.replay_inputs.failure_score`. Runs that errored or were cancelled are left out; None when
+    nothing is left to score.
     """
     runs = replays_current(round_=round_)
     if not runs or any(run.status not in FINISHED_STATUSES for run in runs):
         return None
-    reference = {run.scenario: run for run in runs if run.side == ReplaySide.REFERENCE}
-    scores = []
-    for run in runs:
-        if run.side != ReplaySide.CANDIDATE or run.status != ReplayStatus.DONE:
-            continue
-        reference_checks = {}
-        other = reference.get(run.scenario)
-        if other is not None and other.status == ReplayStatus.DONE:
-            reference_checks = {check["key"]: check["passed"] for check in other.result.get("slo_checks", [])}
-        checks = run.result.get("slo_checks", [])
-        if not checks:
-            continue
-        met = [check["passed"] or reference_checks.get(check["key"]) is False for check in checks]
-        scores.append(sum(met) / len(met))
-    return round(100 * sum(scores) / len(scores), 1) if scores else None
+    done = [run for run in runs if run.status == ReplayStatus.DONE]
+    return failure_score(
+        {run.scenario: run.result for run in done if run.side == ReplaySide.CANDIDATE},
+        {run.scenario: run.result for run in done if run.side == ReplaySide.REFERENCE},
+    )
