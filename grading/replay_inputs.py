@@ -85,10 +85,21 @@ def evaluate_side(
             culprits = [name for name in typed if name == failing or name in model.upstream(failing)]
             if not culprits:
                 raise
-            for name in culprits:
+            for name in _blame(model, base, typed, culprits):
                 fallbacks[name] = f"your value makes {failing} not finite; the reference value is used"
                 del typed[name]
     return {name: float(value) for name, value in values.items()}, set(typed), fallbacks
+
+
+def _blame(model: ReferenceModel, base: dict, typed: dict[str, float], culprits: list[str]) -> list[str]:
+    """The one typed value whose removal lets the model evaluate, else all the culprits."""
+    for name in culprits:
+        try:
+            model.evaluate({**base, **{k: v for k, v in typed.items() if k != name}})
+        except ModelError:
+            continue
+        return [name]
+    return culprits
 
 
 def _param_source(model: ReferenceModel, quantity: str, typed: set[str]) -> str:
