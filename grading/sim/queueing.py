@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from array import array
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,10 +19,14 @@ import numpy as np
 
 WAITING, SERVED, REJECTED, TIMED_OUT, FAILED, FALLBACK = 0, 1, 2, 3, 4, 5
 INF = math.inf
+FAST_WINDOW_S = 20.0
 
 # control-event kinds, in the order they run when they share a time: a sample shows the state just before t
 _END, _SAMPLE, _READY, _WARM_REFILL, _REPLICA_LOSS, _REGION_LOSS, _REGION_BACK = 0, 1, 2, 3, 4, 5, 6
 _OUTAGE_START, _OUTAGE_END, _ADD, _AUTOSCALE, _PROGRESS = 7, 8, 9, 10, 11
+_HEAP_FREE = frozenset(
+    {_END, _SAMPLE, _READY, _WARM_REFILL, _ADD, _AUTOSCALE, _PROGRESS}
+)  # fast mode may stay
 
 
 @dataclass
@@ -96,28 +101,36 @@ def simulate_fleet(
     sample_dt: float,
     progress: Callable[[float], None] | None = None,
     progress_dt: float = INF,
+    fast: bool = True,
 ) -> FleetRun:
     """Run the fleet for `duration_s` and return per-request records.
 
     `events` are resolved serving events (replica_loss, region_loss, provider_outage, add_replicas);
     arrival-rate events are already in `req.arrival`. `progress(fraction)` is called every `progress_dt`
     simulated seconds.
+
+    With `fast`, stretches where nobody would queue (one region, constant TPOT) are advanced with numpy: every
+    arrival starts on arrival, which is checked for each request against the slots and KV budget first, so the
+    records are the same as the event loop's.
     """
     n = len(req.arrival)
-    arr = req.arrival.tolist()
+    # array.array state: quick element access in the event loop, and numpy views for the fast path and results
+    arr = _doubles(req.arrival)
     home = req.home.tolist()
-    fixed = req.fixed_s.tolist()
-    pre = req.prefill_s.tolist()
-    outt = req.out_tokens.tolist()
-    kvt = req.kv_tokens.tolist()
-    refixed = req.retry_fixed_s.tolist() if req.retry_fixed_s is not None else None
-    status = [WAITING] * n
-    start = [math.nan] * n
-    first = [math.nan] * n
-    finish = [math.nan] * n
-    tpot = [math.nan] * n
-    retries = [0] * n
-    where = [0] * n
+    fixed = _doubles(req.fixed_s)
+    pre = _doubles(req.prefill_s)
+    outt = _doubles(req.out_tokens)
+    kvt = _doubles(req.kv_tokens)
+    refixed = _doubles(req.retry_fixed_s) if req.retry_fixed_s is not None else None
+    status = array("b", bytes(n))
+    start, first, finish, tpot = (_doubles(np.full(n, math.nan)) for _ in range(4))
+    retries = array("q", bytes(8 * n))
+    where = array("q", bytes(8 * n))
+    status_v = np.frombuffer(status, dtype=np.int8)
+    start_v, first_v, finish_v, tpot_v = (
+        np.frombuffer(x, dtype=np.float64) for x in (start, first, finish, tpot)
+    )
+    where_v = np.frombuffer(where, dtype=np.int64)
 
     n_regions = len(cfg.replicas)
     batch = cfg.max_batch
@@ -490,11 +503,144 @@ def simulate_fleet(
                     resize(r)
                     last_act[r] = t
 
+    arr_np = req.arrival
+    fixed_np = req.fixed_s
+    pre_np = req.prefill_s
+    out_np = req.out_tokens
+    kv_np = req.kv_tokens
+    # in fast mode the in-flight requests of region 0 live in these arrays (sorted by finish) instead of `dep`
+    live_f: np.ndarray | None = None
+    live_rid = np.zeros(0, dtype=np.int64)
+    live_kv = np.zeros(0)
+
+    def fast_enter() -> None:
+        nonlocal live_f, live_rid, live_kv, dep
+        valid = sorted((fin, rid) for fin, rid in dep if status[rid] == SERVED and finish[rid] == fin)
+        live_f = np.array([fin for fin, _ in valid], dtype=float)
+        live_rid = np.array([rid for _, rid in valid], dtype=np.int64)
+        live_kv = kv_np[live_rid]
+        dep = []
+
+    def fast_leave() -> None:
+        nonlocal live_f, dep
+        dep = list(zip(live_f.tolist(), live_rid.tolist(), strict=True))  # sorted, so already a heap
+        live_f = None
+
+    def fast_advance(t: float) -> None:
+        """Let the in-flight requests that finish by t leave (fast mode)."""
+        nonlocal area, tlast, nsys, live_f, live_rid, live_kv
+        area += float(np.maximum(np.minimum(live_f, t) - tlast, 0.0).sum())
+        k = int(np.searchsorted(live_f, t, side="right"))
+        live_f, live_rid, live_kv = live_f[k:], live_rid[k:], live_kv[k:]
+        busy[0] = int(live_f.size)
+        kvu[0] = float(live_kv.sum())
+        nsys = busy[0]
+        tlast = t
+
+    def window_end(t: float) -> float:
+        """End of the next fast window: the next control event other than a sample, ≤ FAST_WINDOW_S on."""
+        following = min((entry[0] for entry in ctl if entry[1] != _SAMPLE), default=INF)
+        return min(following, t + FAST_WINDOW_S)
+
+    def fast_forward(i0: int, t_end: float) -> tuple[int, bool]:
+        """Start arrivals i0.. (before t_end) on arrival while none would wait; (how many, stopped early)."""
+        nonlocal area, tlast, nsys, live_f, live_rid, live_kv, replica_seconds
+        i1 = int(np.searchsorted(arr_np, t_end, side="left"))
+        if i1 <= i0:
+            return 0, False
+        a = arr_np[i0:i1]
+        f = a + fixed_np[i0:i1] + out_np[i0:i1] * tbase
+        f0 = live_f
+        f_sorted = np.sort(f)
+        done_before = np.searchsorted(f_sorted, a, side="right")
+        in_use = f0.size - np.searchsorted(f0, a, side="right") + np.arange(a.size) - done_before
+        ok = in_use < slots[0]
+        if math.isfinite(kvcap[0]):
+            k = kv_np[i0:i1]
+            kv0 = np.concatenate(([0.0], np.cumsum(live_kv)))
+            held0 = kv0[-1] - kv0[np.searchsorted(f0, a, side="right")]
+            by_finish = np.concatenate(([0.0], np.cumsum(k[np.argsort(f, kind="stable")])))
+            held = held0 + np.cumsum(k) - k - by_finish[done_before]
+            ok &= held + k <= kvcap[0]
+        bad = np.flatnonzero(~ok)
+        m = int(bad[0]) if bad.size else a.size
+        if m == 0:
+            return 0, True
+        t_stop = float(a[m]) if bad.size else t_end
+        if bad.size:
+            a, f = a[:m], f[:m]
+            f_sorted = np.sort(f)
+        j1 = i0 + m
+        start_v[i0:j1] = a
+        first_v[i0:j1] = a + pre_np[i0:j1]
+        finish_v[i0:j1] = f
+        tpot_v[i0:j1] = tbase
+        status_v[i0:j1] = SERVED
+        where_v[i0:j1] = 0
+        pending_sample = next((entry for entry in ctl if entry[1] == _SAMPLE), None)
+        if pending_sample is not None and pending_sample[0] < t_stop:
+            ctl.remove(pending_sample)
+            heapq.heapify(ctl)
+            k0 = k1 = pending_sample[3][0]
+            while k1 * sample_dt < min(t_stop, duration_s):
+                k1 += 1
+            times = np.arange(k0, k1) * sample_dt
+            busy_at = (
+                f0.size
+                - np.searchsorted(f0, times, side="right")
+                + np.searchsorted(a, times, side="left")
+                - np.searchsorted(f_sorted, times, side="right")
+            )
+            paid = run[0] + pending[0] + warm_avail
+            for t_s, b_s in zip(times.tolist(), busy_at.tolist(), strict=True):
+                sample_rows.append(
+                    (t_s, 0, b_s, run[0], pending[0], b_s / slots[0] if slots[0] else 0.0, paid)
+                )
+                replica_seconds += paid * min(sample_dt, duration_s - t_s)
+            if k1 * sample_dt < duration_s:
+                push(k1 * sample_dt, _SAMPLE, (k1,))
+        area += float(np.maximum(np.minimum(f0, t_stop) - tlast, 0.0).sum())
+        area += float((np.minimum(f, t_stop) - a).sum())
+        keep0 = f0 > t_stop
+        keep = f > t_stop
+        merged_f = np.concatenate((f0[keep0], f[keep]))
+        merged_rid = np.concatenate((live_rid[keep0], np.arange(i0, j1, dtype=np.int64)[keep]))
+        merged_kv = np.concatenate((live_kv[keep0], kv_np[i0:j1][keep]))
+        order = np.lexsort((merged_rid, merged_f))
+        live_f, live_rid, live_kv = merged_f[order], merged_rid[order], merged_kv[order]
+        busy[0] = int(live_f.size)
+        kvu[0] = float(live_kv.sum())
+        nsys = busy[0]
+        tlast = t_stop
+        return m, bool(bad.size)
+
     heappush, heappop = heapq.heappush, heapq.heappop
     routing = cfg.routing
     single = n_regions == 1
+    fast_ready = fast and single and tkv == 0.0
+    fast_blocked_until = -INF
     i = 0
     while True:
+        if live_f is not None:
+            ta = arr[i] if i < n else INF
+            tc = ctl[0][0]
+            if tc <= ta:
+                if ctl[0][1] in _HEAP_FREE:
+                    fast_advance(tc)
+                    t, kind, _, payload = heappop(ctl)
+                    if kind == _END:
+                        break
+                    control(t, kind, payload)
+                    continue
+                fast_leave()
+            else:
+                t_end = window_end(ta)
+                consumed, stopped = fast_forward(i, t_end)
+                i += consumed
+                if not stopped:
+                    continue
+                fast_blocked_until = t_end
+                fast_leave()
         ta = arr[i] if i < n else INF
         td = dep[0][0] if dep else INF
         tc = ctl[0][0]
@@ -518,6 +664,9 @@ def simulate_fleet(
                 break
             control(t, kind, payload)
         else:
+            if fast_ready and ta >= fast_blocked_until and not outage and not queues[0] and alive[0]:
+                fast_enter()
+                continue
             rid = i
             i += 1
             area += nsys * (ta - tlast)
@@ -567,14 +716,19 @@ def simulate_fleet(
         "replicas_paid": rows[:, 6],
     }
     return FleetRun(
-        status=np.array(status, dtype=np.int8),
-        start=np.array(start),
-        first_token=np.array(first),
-        finish=np.array(finish),
-        tpot=np.array(tpot),
-        retries=np.array(retries, dtype=np.int32),
+        status=status_v,
+        start=start_v,
+        first_token=first_v,
+        finish=finish_v,
+        tpot=tpot_v,
+        retries=np.frombuffer(retries, dtype=np.int64),
         samples=samples,
         area=area,
         replica_seconds=replica_seconds,
         log=log,
     )
+
+
+def _doubles(values: np.ndarray) -> array:
+    """A float64 array.array copy of `values`."""
+    return array("d", np.ascontiguousarray(values, dtype=np.float64).tobytes())

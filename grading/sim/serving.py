@@ -155,8 +155,8 @@ def fleet_config(p: dict, model: ReplicaModel) -> FleetConfig:
     )
 
 
-def _pct(values: np.ndarray, q: float) -> float:
-    return float(np.percentile(values, q)) if values.size else math.nan
+def _pcts(values: np.ndarray, qs: tuple[float, ...] = (50.0, 95.0, 99.0)) -> list[float]:
+    return [float(x) for x in np.percentile(values, qs)] if values.size else [math.nan] * len(qs)
 
 
 def summarise(
@@ -191,16 +191,10 @@ def summarise(
         "retried": int((out.retries > 0).sum()),
         "dropped": dropped,
         "dropped_frac": dropped / n if n else 0.0,
-        "ttft_p50_s": _pct(ttft, 50),
-        "ttft_p95_s": _pct(ttft, 95),
-        "ttft_p99_s": _pct(ttft, 99),
+        **dict(zip(("ttft_p50_s", "ttft_p95_s", "ttft_p99_s"), _pcts(ttft), strict=True)),
         "ttft_mean_s": float(ttft.mean()) if ttft.size else math.nan,
-        "tpot_p50_s": _pct(tpot, 50),
-        "tpot_p95_s": _pct(tpot, 95),
-        "tpot_p99_s": _pct(tpot, 99),
-        "e2e_p50_s": _pct(e2e, 50),
-        "e2e_p95_s": _pct(e2e, 95),
-        "e2e_p99_s": _pct(e2e, 99),
+        **dict(zip(("tpot_p50_s", "tpot_p95_s", "tpot_p99_s"), _pcts(tpot), strict=True)),
+        **dict(zip(("e2e_p50_s", "e2e_p95_s", "e2e_p99_s"), _pcts(e2e), strict=True)),
         "e2e_mean_s": float(e2e.mean()) if e2e.size else math.nan,
         "wait_mean_s": float(wait.mean()) if wait.size else math.nan,
         "p_wait": float((wait > 1e-12).mean()) if wait.size else math.nan,
@@ -218,19 +212,18 @@ def summarise(
     }
 
 
-def binned_percentile(values: np.ndarray, bins: np.ndarray, n_bins: int, q: float) -> np.ndarray:
-    """The q-th percentile (numpy's linear rule) of `values` within each bin; nan for an empty bin."""
-    order = np.lexsort((values, bins))
-    ordered = values[order]
-    counts = np.bincount(bins, minlength=n_bins)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    out = np.full(n_bins, np.nan)
-    has = counts > 0
-    position = (counts[has] - 1) * q / 100.0
-    low = np.floor(position).astype(np.int64)
-    high = np.minimum(low + 1, counts[has] - 1)
-    base = starts[has]
-    out[has] = ordered[base + low] + (ordered[base + high] - ordered[base + low]) * (position - low)
+def binned_percentile(values: np.ndarray, bounds: np.ndarray, q: float) -> np.ndarray:
+    """The q-th percentile (numpy's linear rule) of each slice values[bounds[k]:bounds[k+1]], nan if empty."""
+    out = np.full(bounds.size - 1, np.nan)
+    for k in range(bounds.size - 1):
+        chunk = values[bounds[k] : bounds[k + 1]]
+        if chunk.size == 0:
+            continue
+        position = (chunk.size - 1) * q / 100.0
+        low = int(position)
+        high = min(low + 1, chunk.size - 1)
+        part = np.partition(chunk, (low, high))
+        out[k] = part[low] + (part[high] - part[low]) * (position - low)
     return out
 
 
@@ -243,14 +236,16 @@ def time_series(p: dict, req: Requests, out: FleetRun, duration_s: float) -> dic
     t = np.array(samples["t"])
     edges = np.append(t, duration_s)
     width = np.diff(edges)
-    arrivals, _ = np.histogram(req.arrival, edges)
+    arrivals = np.diff(np.searchsorted(req.arrival, edges, side="left"))
     ended = out.finish
     rejected, _ = np.histogram(ended[out.status == REJECTED], edges)
     timed_out, _ = np.histogram(ended[out.status == TIMED_OUT], edges)
     served = (out.status == SERVED) | (out.status == FALLBACK)
     ttft = out.first_token - req.arrival
-    bins = np.searchsorted(edges, req.arrival[served], side="right") - 1
-    ttft_p95 = binned_percentile(ttft[served], np.clip(bins, 0, t.size - 1), t.size, 95.0)
+    served_arrival = req.arrival[served]  # sorted, so each bin is one slice
+    bounds = np.searchsorted(served_arrival, edges, side="left")
+    bounds[-1] = served_arrival.size
+    ttft_p95 = binned_percentile(ttft[served], bounds, 95.0)
     paid = np.array(samples.pop("replicas_paid"))
     cost = np.cumsum(paid * width) * p["gpus_per_replica"] * p["price_gpu_hour"] / 3600.0
     samples.update(

@@ -140,3 +140,27 @@ def test_a_bigger_warm_pool_and_a_quicker_autoscaler_absorb_the_same_burst():
     params = {**burst_during_cold_start(8, 300), "scale_interval_s": 5, "cooldown_s": 10}
     result = run_scenario("serving", params, events, {"rejected_max_frac": 0.0}, 600, 9)
     assert result.passed
+
+
+@pytest.mark.parametrize(
+    ("params", "events"),
+    [
+        ({"users": 2000, "replicas": 16}, [{"at": 900, "type": "replica_loss", "count": 2}]),
+        (
+            {"arrival_rate": 25, "replicas": 4, "kv_capacity_tokens": 100_000, "queue_timeout_s": 20},
+            [{"at": 100, "type": "kv_pressure", "prompt_tokens": 8000, "duration": 100}],
+        ),
+        (
+            {"arrival_rate": 16, "replicas": 4, "max_replicas": 16, "warm_pool": 2, "queue_limit": 300},
+            [{"at": 60, "type": "burst", "factor": 3.0, "duration": 300}],
+        ),
+    ],
+)
+def test_the_numpy_fast_path_gives_exactly_the_event_loops_records(params, events, monkeypatch):
+    import grading.sim.serving as serving
+    from grading.sim.queueing import simulate_fleet
+
+    fast = run_scenario("serving", params, events, {}, 1200, seed=10).to_dict()
+    monkeypatch.setattr(serving, "simulate_fleet", lambda *a, **k: simulate_fleet(*a, **{**k, "fast": False}))
+    slow = run_scenario("serving", params, events, {}, 1200, seed=10).to_dict()
+    assert fast == slow
