@@ -1,3 +1,4 @@
+from interview.models.authoring import Draft, SampleAnswer  # noqa: F401
 from interview.models.discussion import Bookmark, Comment, Report, ThreadLock, Vote
 from interview.models.questions import Question, QuestionVersion
 from interview.models.rounds import Round, RoundMode, RoundStatus
