@@ -1,5 +1,6 @@
 from interview.models.authoring import Draft, SampleAnswer  # noqa: F401
 from interview.models.discussion import Bookmark, Comment, Report, ThreadLock, Vote
+from interview.models.interviewing import InterviewNote, Invitation, Recommendation, Scorecard
 from interview.models.questions import Question, QuestionVersion
 from interview.models.rounds import Round, RoundMode, RoundStatus
 
@@ -14,4 +15,8 @@ __all__ = [
     "Round",
     "RoundMode",
     "RoundStatus",
+    "InterviewNote",
+    "Invitation",
+    "Recommendation",
+    "Scorecard",
 ]

@@ -17,6 +17,7 @@ class RoundStatus(models.TextChoices):
     ACTIVE = "active", "In progress"
     SUBMITTED = "submitted", "Submitted"
     ABANDONED = "abandoned", "Abandoned"
+    SCHEDULED = "scheduled", "Scheduled"  # by an interviewer; the clock starts when the candidate starts
 
 
 class Round(models.Model):
