@@ -1,12 +1,14 @@
 """Match a candidate's boxes to the reference design and check the request path.
 
-A box counts as a palette component by its `kind` when it has one, else by its label against the palette's
-kinds, names and synonyms: case-, spacing-, hyphen- and plural-insensitive ("Rate-Limiters" is "rate
-limiter"), a known phrase inside a longer label ("Async streamer" is a streamer), and small typos (one edit
-in short words, two in long ones). Where a label fits several kinds, the ones the reference uses win.
+A box counts as a palette component by its `kind` when it has one, else by its label: the reference design's
+own label for a box, or the palette's kinds, names and synonyms, case-, spacing-, hyphen- and
+plural-insensitive ("Rate-Limiters" is "rate limiter"), a known phrase inside a longer label ("Async
+streamer" is a streamer), and small typos (one edit in short words, two in long ones). Where a label fits
+several kinds, the ones the reference uses win, then the longest phrase.
 
 The path check asks whether the arrows let a request travel from the client through boxes of the reference
-path's kinds, in that order (other boxes may sit between them). Nothing here depends on box ids or order:
+path's kinds, in that order (other boxes may sit between them; an arrow counts in either direction, since a
+box that pulls its work draws it against the request). Nothing here depends on box ids or order:
 boxes are compared by what they say.
 
 Credit (used for the shape score): a reference component is worth 1 when a box matches it with a job and a
@@ -30,6 +32,7 @@ DEFAULT_PALETTE_PATH = Path(__file__).resolve().parent.parent / "interview" / "b
 MISSING_TEXT_PENALTY = 0.25
 MAX_NGRAM_WORDS = 5
 MIN_TYPO_CHARS = 4
+MIN_TYPO_WORD_CHARS = 6  # a single word inside a longer label: shorter ones are too easily another word
 LONG_WORD_CHARS = 8
 
 _NON_WORD = re.compile(r"[^0-9a-z]+")
@@ -93,34 +96,33 @@ class PaletteIndex:
 
     @functools.lru_cache(maxsize=8192)  # noqa: B019 - indexes live as long as the process; labels repeat
     def match(self, label: str) -> tuple[tuple[str, ...], str]:
-        """The kinds a free label may mean, best first, and how it matched ("label", "phrase", "typo");
-        ((), "") when nothing fits."""
+        """The kinds a free label may mean, most likely first, and how it matched: "label" (the whole label is
+        a known phrase), "phrase" (known phrases inside it, longest first) or "typo"; ((), "") for none."""
         words = label_words(label)
         if not words:
             return (), ""
         whole = "".join(words)
         if whole in self.phrases:
             return self.phrases[whole], "label"
-        found: list[tuple[int, str]] = []
+        found: set[str] = set()
         for size in range(min(len(words), MAX_NGRAM_WORDS), 0, -1):
             for start in range(len(words) - size + 1):
                 key = "".join(words[start : start + size])
                 if key in self.phrases:
-                    found.append((len(key), key))
+                    found.add(key)
         if found:
-            longest = max(length for length, _ in found)
-            return _merged(self.phrases[key] for length, key in sorted(found) if length == longest), "phrase"
-        candidates = [whole, *(word for word in words if len(word) >= MIN_TYPO_CHARS)]
-        for candidate in candidates:
-            kinds = self._typo_match(candidate)
-            if kinds:
-                return kinds, "typo"
-        return (), ""
+            return _merged(
+                self.phrases[key] for key in sorted(found, key=lambda key: (-len(key), key))
+            ), "phrase"
+        kinds = self._typo_match(whole, 2 if len(whole) >= LONG_WORD_CHARS else 1)
+        for word in words if len(words) > 1 else ():
+            if not kinds and len(word) >= MIN_TYPO_WORD_CHARS:
+                kinds = self._typo_match(word, 1)
+        return (kinds, "typo") if kinds else ((), "")
 
-    def _typo_match(self, key: str) -> tuple[str, ...]:
+    def _typo_match(self, key: str, allowed: int) -> tuple[str, ...]:
         if len(key) < MIN_TYPO_CHARS:
             return ()
-        allowed = 2 if len(key) >= LONG_WORD_CHARS else 1
         best: list[str] = []
         best_distance = allowed + 1
         for length in range(len(key) - allowed, len(key) + allowed + 1):
@@ -236,10 +238,11 @@ def check_design(
     """Grade a drawn design against the reference: a verdict per reference component, the extra boxes, the
     path, and a message per problem. Returns a JSON-ready dict (see the module docstring for `credit`)."""
     reference_kinds = [box.kind for box in reference.boxes]
+    reference_labels = {label_key(box.label): box.kind for box in reference.boxes if box.label}
     kind_of: dict[str, str] = {}
     how: dict[str, str] = {}
     for box in boxes:
-        kind_of[box.id], how[box.id] = _box_kind(box, index, reference_kinds)
+        kind_of[box.id], how[box.id] = _box_kind(box, index, reference_kinds, reference_labels)
     problems: list[str] = []
     blanks = {box.id: _blanks(box) for box in boxes}
     ordered = sorted(boxes, key=lambda box: (len(blanks[box.id]), *_box_sort_key(box)))
@@ -266,17 +269,19 @@ def check_design(
     }
 
 
-def _box_kind(box: Box, index: PaletteIndex, reference_kinds: Sequence[str]) -> tuple[str, str]:
+def _box_kind(
+    box: Box, index: PaletteIndex, reference_kinds: Sequence[str], reference_labels: Mapping[str, str]
+) -> tuple[str, str]:
     if box.id == CLIENT_ID:
         return CLIENT_KIND, "id"
     if box.kind and (box.kind in index.entries or box.kind == CLIENT_KIND):
         return box.kind, "kind"
+    if box.label and label_key(box.label) in reference_labels:  # the reference's own words for the box
+        return reference_labels[label_key(box.label)], "label"
     for text in (box.label, box.kind):
         kinds, way = index.match(text)
         if kinds:
-            preferred = [kind for kind in reference_kinds if kind in kinds]
-            if CLIENT_KIND in kinds and not preferred:
-                return CLIENT_KIND, way
+            preferred = [kind for kind in kinds if kind in reference_kinds]
             return (preferred[0] if preferred else kinds[0]), way
     return "", ""
 
@@ -379,18 +384,14 @@ def _path(
     kinds = dict(kind_of)
     kinds.setdefault(CLIENT_ID, CLIENT_KIND)
     starts = sorted(node for node, kind in kinds.items() if kind == CLIENT_KIND)
-    forward: dict[str, list[str]] = {}
-    both: dict[str, list[str]] = {}
+    linked: dict[str, list[str]] = {}
     for arrow in arrows:
-        forward.setdefault(arrow.source, []).append(arrow.target)
-        both.setdefault(arrow.source, []).append(arrow.target)
-        both.setdefault(arrow.target, []).append(arrow.source)
-    reached = _walk(path, starts, forward, kinds)
-    names = " → ".join(["the client", *(index.name(kind) for kind in path)])
+        linked.setdefault(arrow.source, []).append(arrow.target)
+        linked.setdefault(arrow.target, []).append(arrow.source)
+    reached = _walk(path, starts, linked, kinds)
     if reached == len(path):
+        names = " → ".join(["the client", *(index.name(kind) for kind in path)])
         return True, f"A request can travel {names}."
-    if _walk(path, starts, both, kinds) == len(path):
-        return False, f"The boxes are all there but some arrows point against the request: draw {names}."
     missing = path[reached]
     if not any(kind == missing for kind in kind_of.values()):
         return False, f"No path from the client to the GPU: there is no {index.name(missing)} box."
@@ -402,20 +403,23 @@ def _path(
 
 
 def _walk(
-    path: Sequence[str], starts: Sequence[str], edges: Mapping[str, list[str]], kinds: Mapping[str, str]
+    path: Sequence[str], starts: Sequence[str], linked: Mapping[str, list[str]], kinds: Mapping[str, str]
 ) -> int:
-    """How many of the path's kinds, in order, a walk from a start can pass through (len(path): all). A box
-    of a later path kind cannot be passed through early; other boxes can."""
+    """How many of the path's kinds, in order, a walk from a start can pass through (len(path): all).
+
+    Arrows count either way: a box that pulls its work (a reconciler reading a state store) draws its arrow
+    against the request. A box of a later path kind cannot be passed through early; other boxes, and boxes
+    of kinds already passed (going back from a lookup), can."""
     step = {kind: position for position, kind in reversed(list(enumerate(path)))}
     seen = {(start, 0) for start in starts}
-    queue = deque(seen)
+    queue = deque(sorted(seen))
     best = 0
     while queue:
         node, done = queue.popleft()
         best = max(best, done)
         if done == len(path):
             return done
-        for target in sorted(edges.get(node, ())):
+        for target in sorted(linked.get(node, ())):
             kind = kinds.get(target, "")
             if kind == path[done]:
                 state = (target, done + 1)

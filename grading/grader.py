@@ -51,6 +51,7 @@ from grading.units import Dims, Unit, compatible, format_dims
 GRADER_VERSION = "1.0.0"
 SENSITIVITY_TOP = 3
 UNASKED_CHECK = ("relative", 0.05)
+_FAMILY_RANK = {"metric": 0, "binary": 1, "bits": 2}
 _GRADING_FIELDS = ("slug", "model", "asked", "design", "plan")
 _PREPARED_CACHE_SIZE = 128
 
@@ -125,6 +126,15 @@ class _Prepared:
             for position, asked in enumerate(spec.asked)
         )
         self.asked = {line.name: line for line in self.lines}
+        self.unit_factors = {
+            name: v.unit_factors(
+                self.units[name].dims, tuple(self.units[dep].dims for dep in sorted(self.upstream[name]))
+            )
+            for name in model.quantities
+        }
+        self.has_bytes = {
+            name: any(f.family == "binary" for f in factors) for name, factors in self.unit_factors.items()
+        }
         self.line_phases = {line.name: line.phase for line in self.lines}
         self.ranges = {name: self._range(name) for name in model.input_names}
         self.plan = tuple((phase.name, float(phase.minutes)) for phase in spec.plan)
@@ -346,9 +356,10 @@ class _Run:
         if bounds.low_accepted <= value <= bounds.high_accepted:
             self.status[name] = v.CORRECT
             if asked:
-                self.outcomes[name] = _Outcome(v.CORRECT, bounds.in_range)
+                message = self._binary_note(name, bounds.in_range, value, self.ref[name])
+                self.outcomes[name] = _Outcome(v.CORRECT, message)
             return
-        slip = self._input_unit_slip(name, float(value), bounds)
+        slip = self._input_unit_slip(name, float(value), bounds, reading.text)
         given = reading.text.strip()
         if slip is not None:
             corrected, factor, too_large = slip
@@ -375,17 +386,24 @@ class _Run:
             self.outcomes[name] = _Outcome(v.OUT_OF_RANGE, message)
 
     def _input_unit_slip(
-        self, name: str, value: float, bounds: _InputRange
+        self, name: str, value: float, bounds: _InputRange, text: str
     ) -> tuple[float, v.UnitFactor, bool] | None:
+        """The unit factor that brings a stated value back inside its range: metric prefixes first (binary
+        ones first when they typed KiB, MiB...), then bits, then the rest; the closest to the reference wins
+        among equals."""
         reference = float(self.ref[name])
+        typed_binary = "iB" in text
         best = None
-        for factor in v.unit_factors(self.p.units[name].dims):
+        for factor in self.p.unit_factors[name]:
+            rank = _FAMILY_RANK.get(factor.family, 3)
+            if typed_binary and factor.family in ("metric", "binary"):
+                rank = 1 - rank
             for corrected, too_large in ((value / factor.factor, True), (value * factor.factor, False)):
                 if not bounds.low_accepted <= corrected <= bounds.high_accepted:
                     continue
                 distance = abs(math.log(corrected / reference)) if corrected > 0 and reference > 0 else 0.0
-                if best is None or distance < best[0]:
-                    best = (distance, corrected, factor, too_large)
+                if best is None or (rank, distance) < best[0]:
+                    best = ((rank, distance), corrected, factor, too_large)
         return None if best is None else best[1:]
 
     # Derived quantities: checked against the formula over either world.
@@ -422,9 +440,10 @@ class _Run:
             self.status[name] = v.CORRECT
             if line is not None:
                 self.implied[name] = float(implied_stated if stated_ok else implied_corrected)
-                self.outcomes[name] = self._consistent(
-                    line, value, self.stated if stated_ok else self.corrected
+                world, implied = (
+                    (self.stated, implied_stated) if stated_ok else (self.corrected, implied_corrected)
                 )
+                self.outcomes[name] = self._consistent(line, value, world, implied)
             return
         self.corrected[name] = implied_corrected
         self.diverged.add(name)
@@ -478,7 +497,7 @@ class _Run:
     def _wrong(self, name: str, value: float, implied_stated: Any, implied_corrected: Any) -> _Outcome:
         line = self.p.asked[name]
         given = self.readings[name].text.strip()
-        factors = v.unit_factors(self.p.units[name].dims)
+        factors = self.p.unit_factors[name]
         band = v.factor_band(line.check, line.tolerance)
         accepted = v.accepted_factor(line.check, line.tolerance)
         for implied, world in ((implied_stated, self.stated), (implied_corrected, self.corrected)):
@@ -511,14 +530,28 @@ class _Run:
 
     # Far from the reference: which of their numbers drives it, and was it marked already?
 
-    def _consistent(self, line: _Line, value: float, world: Mapping[str, Any]) -> _Outcome:
+    def _binary_note(self, name: str, message: str, value: float, expected: Any) -> str:
+        """`message`, with a note when the value is off by a KB-versus-KiB factor (inside the tolerance)."""
+        if not self.p.has_bytes[name] or not expected:
+            return message
+        factor = v.binary_prefix_slip(float(value) / float(expected))
+        if factor is None:
+            return message
+        return v.binary_prefix_note(
+            message, self.readings[name].text.strip(), self.p.shown(name, value), factor
+        )
+
+    def _consistent(self, line: _Line, value: float, world: Mapping[str, Any], implied: Any) -> _Outcome:
         name = line.name
         if v.within(line.check, line.tolerance, value, self.ref[name]):
-            return _Outcome(v.CORRECT, v.CORRECT_MESSAGE)
+            return _Outcome(v.CORRECT, self._binary_note(name, v.CORRECT_MESSAGE, value, implied))
         driver = self._driver(name, world)
         if driver is None:
             return _Outcome(v.CORRECT, v.CORRECT_MESSAGE)
-        driver_given = self.p.shown(driver, world[driver])
+        reading = self.readings[driver]
+        driver_given = (
+            reading.text.strip() if world[driver] == reading.value else self.p.shown(driver, world[driver])
+        )
         label = self.p.labels[driver].lower()
         if self.status.get(driver, v.CORRECT) == v.CORRECT:
             where = "is inside its plausible range"

@@ -66,10 +66,11 @@ def within(check: str, tolerance: float | None, given: float, expected: float) -
 
 @dataclass(frozen=True, slots=True)
 class UnitFactor:
-    """A factor people slip by, and what it usually means."""
+    """A factor people slip by, what it usually means, and its family (metric, binary, bits, time...)."""
 
     factor: float
     meaning: str
+    family: str = "metric"
 
 
 _METRIC = (
@@ -79,42 +80,59 @@ _METRIC = (
     UnitFactor(1e12, "four metric prefixes or a trillion"),
 )
 _BYTES = (
-    UnitFactor(8, "bits versus bytes"),
-    UnitFactor(8e3, "bits versus bytes and one metric prefix"),
-    UnitFactor(8e6, "bits versus bytes and two metric prefixes"),
-    UnitFactor(8e9, "bits versus bytes and three metric prefixes"),
-    UnitFactor(1024, "one binary prefix (KiB and MiB)"),
-    UnitFactor(1024**2, "two binary prefixes (KiB and GiB)"),
-    UnitFactor(1024**3, "three binary prefixes (KiB and TiB)"),
-    UnitFactor(1.024, "KB (1,000 B) versus KiB (1,024 B)"),
-    UnitFactor(1.024**2, "MB versus MiB"),
-    UnitFactor(1.024**3, "GB versus GiB"),
-    UnitFactor(1.024**4, "TB versus TiB"),
+    UnitFactor(8, "bits versus bytes", "bits"),
+    UnitFactor(8e3, "bits versus bytes and one metric prefix", "bits"),
+    UnitFactor(8e6, "bits versus bytes and two metric prefixes", "bits"),
+    UnitFactor(8e9, "bits versus bytes and three metric prefixes", "bits"),
+    UnitFactor(1024, "one binary prefix (KiB and MiB)", "binary"),
+    UnitFactor(1024**2, "two binary prefixes (KiB and GiB)", "binary"),
+    UnitFactor(1024**3, "three binary prefixes (KiB and TiB)", "binary"),
+    UnitFactor(1.024, "KB (1,000 B) versus KiB (1,024 B)", "binary"),
+    UnitFactor(1.024**2, "MB versus MiB", "binary"),
+    UnitFactor(1.024**3, "GB versus GiB", "binary"),
+    UnitFactor(1.024**4, "TB versus TiB", "binary"),
 )
 _TIME = (
-    UnitFactor(60, "seconds versus minutes (or minutes versus hours)"),
-    UnitFactor(3600, "seconds versus hours"),
-    UnitFactor(86400, "seconds versus days"),
-    UnitFactor(24, "hours versus days"),
+    UnitFactor(60, "seconds versus minutes (or minutes versus hours)", "time"),
+    UnitFactor(3600, "seconds versus hours", "time"),
+    UnitFactor(86400, "seconds versus days", "time"),
+    UnitFactor(24, "hours versus days", "time"),
 )
-_PLAIN = (UnitFactor(100, "a percentage written as a fraction, or the reverse"),)
+_PLAIN = (UnitFactor(100, "a percentage written as a fraction, or the reverse", "percent"),)
 _SMALL_FACTOR = 1.2
 _SMALL_FACTOR_BAND = 0.01
+_BINARY_NOTE_BAND = 0.003
 
 
-@functools.lru_cache(maxsize=1024)
-def unit_factors(dims: Dims) -> tuple[UnitFactor, ...]:
-    """The unit slips that make sense for a quantity of these dimensions (bits only where there are bytes,
-    minutes only where there is time, percent only for plain numbers)."""
-    symbols = {symbol for symbol, _ in dims.exponents}
+def unit_factors(dims: Dims, upstream: tuple[Dims, ...] = ()) -> tuple[UnitFactor, ...]:
+    """The unit slips that make sense for a quantity of dimensions `dims` computed from quantities of
+    dimensions `upstream`: bits and binary prefixes only where bytes are involved (a transfer time slips by 8
+    when a link's bits are read as bytes), minutes only where time is, percent only for a plain number."""
+    symbols = frozenset(symbol for each in (dims, *upstream) for symbol, _ in each.exponents)
+    return _unit_factors(symbols, not dims.physical.exponents)
+
+
+@functools.lru_cache(maxsize=256)
+def _unit_factors(symbols: frozenset[str], plain: bool) -> tuple[UnitFactor, ...]:
     factors = list(_METRIC)
     if "B" in symbols:
         factors += _BYTES
     if "s" in symbols:
         factors += _TIME
-    if dims.is_dimensionless or not dims.physical.exponents:
+    if plain:
         factors += _PLAIN
     return tuple(factors)
+
+
+def binary_prefix_slip(ratio: float) -> UnitFactor | None:
+    """The KB-versus-KiB family factor `ratio` sits on (within 0.3%), even inside the tolerance."""
+    if not ratio > 0:
+        return None
+    size = ratio if ratio >= 1 else 1 / ratio
+    for factor in _BYTES:
+        if factor.factor < _SMALL_FACTOR and abs(size / factor.factor - 1) <= _BINARY_NOTE_BAND:
+            return factor
+    return None
 
 
 def factor_band(check: str, tolerance: float | None) -> float:
@@ -223,6 +241,10 @@ def out_of_range_message(given: str, low: str, high: str, source: str, hint: str
     text = f"{given} is outside the plausible range {low} to {high}"
     text += f" ({source})." if source else "."
     return text + (f" {hint}" if hint else "")
+
+
+def binary_prefix_note(message: str, given: str, given_shown: str, factor: UnitFactor) -> str:
+    return f"{message[:-1]}; note {given} is {given_shown}: {factor.meaning}."
 
 
 def far_message(
