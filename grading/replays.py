@@ -85,7 +85,12 @@ def replays_enqueue_for_round(*, round_) -> list[ReplayRun]:
     ]
     if missing:
         version = simulator_version()
-        inputs = {side: _inputs_by_scenario(round_, side) for side in {side for _, side in missing}}
+        inputs, problem = {}, ""
+        try:
+            inputs = {side: _inputs_by_scenario(round_, side) for side in {side for _, side in missing}}
+        except ValueError as error:  # a model that does not evaluate must not break the round's submission
+            log.exception("round %s: replay inputs could not be resolved", round_.pk)
+            problem = f"The scenario's inputs could not be worked out: {error}"[:2000]
         position = {s["name"]: index for index, s in enumerate(scenarios)}
         created = []
         with transaction.atomic():
@@ -99,10 +104,14 @@ def replays_enqueue_for_round(*, round_) -> list[ReplayRun]:
                         "position": position[scenario["name"]],
                         "seed": replay_seed(round_.pk, scenario["name"]),
                         "simulator_version": version,
-                        "inputs": inputs[side][scenario["name"]],
+                        "inputs": inputs[side][scenario["name"]]
+                        if inputs
+                        else {"title": scenario.get("title")},
+                        "status": ReplayStatus.FAILED if problem else ReplayStatus.QUEUED,
+                        "error": problem,
                     },
                 )
-                if is_new:
+                if is_new and not problem:
                     created.append(run.pk)
             _send_on_commit(created)
     return replays_current(round_=round_)
@@ -122,7 +131,10 @@ def replay_retry(*, run: ReplayRun) -> ReplayRun:
         )
         if latest.pk != run.pk:
             raise ReplayError("This run was already retried; reload the page for the latest one.")
-        inputs = _inputs_by_scenario(round_, run.side).get(run.scenario, run.inputs)
+        try:
+            inputs = _inputs_by_scenario(round_, run.side).get(run.scenario, run.inputs)
+        except ValueError as error:
+            raise ReplayError(f"The scenario's inputs could not be worked out: {error}") from None
         new_run = ReplayRun.objects.create(
             round=round_,
             scenario=run.scenario,

@@ -18,9 +18,11 @@ from grading import replays
 from grading.models import ReplayRun, ReplayStatus
 from grading.replays import (
     MAX_ATTEMPTS,
+    ReplayError,
     replay_cancel,
     replay_execute,
     replay_failure_score,
+    replay_retry,
     replays_enqueue_for_round,
     replays_send,
     replays_sweep,
@@ -68,6 +70,20 @@ def test_the_candidate_side_simulates_the_candidates_replicas_and_the_reference_
     assert reference["params"]["replicas"] == 16
     assert candidate["sources"]["replicas"] == {"quantity": "replicas", "from": "candidate"}
     assert "tpot" in candidate["fallbacks"]
+
+
+def test_a_scenario_whose_inputs_cannot_be_resolved_gives_failed_runs_not_an_error(replay_round, monkeypatch):
+    sent = []
+    monkeypatch.setattr(replays, "_publish", sent.append)
+    version = replay_round.question_version
+    version.spec["scenarios"][0]["params"]["replicas"] = "no_such_quantity"
+    version.save()
+    replay_round.refresh_from_db()
+    runs = replays_enqueue_for_round(round_=replay_round)
+    assert {run.status for run in runs} == {ReplayStatus.FAILED}
+    assert "no_such_quantity" in runs[0].error and sent == []
+    with pytest.raises(ReplayError, match="could not be worked out"):
+        replay_retry(run=runs[0])
 
 
 def test_a_run_executed_twice_is_claimed_once_and_keeps_one_result(replay_round):
@@ -184,7 +200,7 @@ def test_the_failure_score_counts_a_check_the_reference_also_fails_as_met(replay
 def test_a_queued_run_goes_through_the_broker_to_a_real_worker_with_progress_and_one_result(
     replay_round, celery_worker
 ):
-    run = slow_run(replay_round, duration_s=12000)
+    run = slow_run(replay_round, duration_s=20000)
     with transaction.atomic():
         replays._send_on_commit([run.pk])
     seen = []
