@@ -23,6 +23,7 @@ from grading.sim.spec import (
 )
 
 P = ParamSpec
+MAX_EVENTS = 5_000_000
 
 EVENTS = FamilySpec(
     name="events",
@@ -182,6 +183,8 @@ def run_events(
     rng = np.random.default_rng(seed)
     sent = poisson_arrivals(p["event_rate"], duration_s, rng)
     n = sent.size
+    if n > MAX_EVENTS:
+        raise ValueError(f"events: {n:,} events is more than the {MAX_EVENTS:,} one replay may simulate")
     tokens = np.maximum(1.0, np.round(rng.exponential(p["tokens_per_event"], n)))
     value = p["price_per_event"] * tokens / p["tokens_per_event"]
     usage = deliver(sent, p, resolved, rng)

@@ -58,6 +58,9 @@ def parse_stages(p: dict) -> list[dict]:
             if key.startswith("stage") and key[5:].split("_")[0].isdigit()
         }
     )
+    missing = [f"stage{i}_throughput" for i in flat if f"stage{i}_throughput" not in p]
+    if missing:
+        raise ValueError(f"pipeline: {', '.join(missing)} missing")
     if flat:
         return [
             {

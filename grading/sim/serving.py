@@ -28,6 +28,7 @@ from grading.sim.spec import check_slo_keys, resolve_events, resolve_params
 
 INTERNAL_SAMPLES = 1200
 PROGRESS_CHUNKS = 50
+MAX_REQUESTS = 5_000_000
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,8 @@ def build_requests(
         rate, duration_s, arrival_rng, events, p["diurnal_amplitude"], p["diurnal_period_s"]
     )
     n = arrival.size
+    if n > MAX_REQUESTS:
+        raise ValueError(f"serving: {n:,} requests is more than the {MAX_REQUESTS:,} one replay may simulate")
     regions = int(p["regions"])
     home = region_rng.integers(0, regions, n) if regions > 1 else np.zeros(n, dtype=np.int64)
     if p["mu"] > 0:

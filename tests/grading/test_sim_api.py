@@ -125,3 +125,8 @@ def test_slo_checks_report_target_actual_and_verdict():
     assert checks["ttft_p95_s"]["passed"] and not checks["gpu_busy_min_frac"]["passed"]
     assert not result.passed
     assert checks["ttft_p95_s"]["actual"] == pytest.approx(result.summary["ttft_p95_s"])
+
+
+def test_it_refuses_a_replay_too_big_to_simulate():
+    with pytest.raises(ValueError, match="more than"):
+        run_scenario("serving", {"arrival_rate": 1e4}, [], {}, 3600, 1)

@@ -71,3 +71,8 @@ def test_unfinished_work_is_reported_when_the_window_is_too_short():
     assert result.to_dict()["summary"]["completion_s"] is None
     assert result.summary["completed_items"] == pytest.approx(300 * 200, rel=0.02)
     assert not result.passed
+
+
+def test_a_flat_stage_without_a_throughput_is_refused():
+    with pytest.raises(ValueError, match="stage2_throughput missing"):
+        run_scenario("pipeline", {"stage1_throughput": 10, "stage2_buffer": 5}, [], {}, 100, 1)
