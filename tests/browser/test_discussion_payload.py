@@ -69,3 +69,29 @@ def test_votes_and_bookmarks_toggle_in_place(page, alice, bob, question):
     expect(page.locator(f"#bookmark-{question.slug} button")).to_have_text("★ Bookmarked")
     assert page.evaluate("window.__marker") == "same page"
     assert Bookmark.objects.filter(user=alice, question=question).exists()
+
+
+def test_an_anchored_comment_a_reply_and_the_filter_work_in_place(page, alice, bob, question):
+    from interview.services.discussion import comment_create
+
+    comment_create(question=question, author=bob, body="About the plan", anchor_key="phase:numbers")
+    log_in(page, "alice")
+    page.goto(f"/questions/{question.slug}/")
+    page.evaluate("window.__marker = 'same page'")
+    page.get_by_role("link", name="Open it anyway").click()
+    page.get_by_label("Share your approach").fill("GQA keeps it at 320 KiB")
+    page.get_by_label("About").select_option("quantity:kv_bytes_per_token")
+    expect(page.get_by_label("Share your approach")).to_have_value("GQA keeps it at 320 KiB")
+    page.get_by_role("button", name="Post", exact=True).click()
+    expect(page.locator(".comment-item").first).to_contain_text("on kv_bytes_per_token")
+
+    page.get_by_label("Show comments on").select_option("phase:numbers")
+    expect(page.locator(".comment-body")).to_have_count(1)
+    expect(page.locator(".comment-body").first).to_contain_text("About the plan")
+
+    page.get_by_text("Reply", exact=True).first.click()
+    page.get_by_label("Your reply").fill("Agreed")
+    page.get_by_role("button", name="Reply", exact=True).click()
+    expect(page.locator(".replies")).to_contain_text("Agreed")
+    expect(page.locator(".comment-body")).to_have_count(2)  # still filtered: the comment and its reply
+    assert page.evaluate("window.__marker") == "same page"
