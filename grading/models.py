@@ -5,6 +5,8 @@ progress and a heartbeat while it runs, and ends done, failed or cancelled. A re
 next `generation`: earlier attempts stay as history; pages show the latest generation per scenario and side.
 """
 
+import json
+
 from django.db import models
 
 
@@ -96,12 +98,8 @@ class ReplayRun(models.Model):
         return round(100 * min(1.0, max(0.0, self.progress)))
 
     @property
-    def chart_element_id(self) -> str:
-        return f"replay-chart-data-{self.pk}"
-
-    @property
     def charts(self) -> dict:
-        """The series to draw, for `json_script`: {t, side, charts: [{title, series: {key: values}}]}."""
+        """The series to draw, sent as JSON: {t, side, charts: [{title, series: {key: values}}]}."""
         series = (self.result or {}).get("series") or {}
         charts = []
         for title, keys in CHARTS.get(self.inputs.get("family", ""), []):
@@ -112,3 +110,7 @@ class ReplayRun(models.Model):
             if picked:
                 charts.append({"title": title, "series": picked})
         return {"t": series.get("t", []), "side": self.side, "charts": charts}
+
+    @property
+    def charts_json(self) -> str:
+        return json.dumps(self.charts, separators=(",", ":"))

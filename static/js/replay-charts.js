@@ -1,5 +1,5 @@
-// Replay charts: draws every canvas[data-replay-chart] from the json_script its data-source names, on page load
-// and whenever htmx swaps in a finished run. The two sides of one chart (same data-pair) share their y-axis.
+// Replay charts: draws every canvas[data-replay-chart] from the JSON in its holder's data-replay-charts, on page
+// load and whenever htmx swaps in a finished run. The two sides of one chart (same data-pair) share their y-axis.
 (function () {
   "use strict";
 
@@ -29,9 +29,9 @@
 
   function draw(canvas) {
     if (canvas.dataset.drawn || typeof window.Chart === "undefined") { return; }
-    var source = document.getElementById(canvas.dataset.source);
-    if (!source) { return; }
-    var data = JSON.parse(source.textContent);
+    var holder = canvas.closest("[data-replay-charts]");
+    if (!holder) { return; }
+    var data = JSON.parse(holder.dataset.replayCharts);
     var spec = data.charts[Number(canvas.dataset.index)];
     if (!spec) { return; }
     var colours = SIDE_COLOURS[data.side] || SIDE_COLOURS.candidate;

@@ -1,0 +1,54 @@
+"""The replay page in Chromium: charts drawn under the CSP, and a run's poller updating until it is done."""
+
+import os
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from grading import replays
+from grading.models import ReplayRun
+from grading.replays import replay_execute, replays_enqueue_for_round
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, log_in, open_page
+from tests.grading.replay_fixtures import load_question, submitted_round
+
+pytestmark = pytest.mark.browser
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (make browsers)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium, live_server) -> Iterator[Page]:
+    page, problems = open_page(chromium, live_server.url)
+    yield page
+    page.context.close()
+    problems.assert_none()
+
+
+def test_finished_runs_draw_their_charts_and_a_queued_run_polls_until_it_is_done(
+    page, alice, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(replays, "_publish", lambda run_id: None)  # the test runs them itself
+    round_ = submitted_round(alice, load_question(tmp_path))
+    runs = replays_enqueue_for_round(round_=round_)
+    *finished, waiting = runs
+    for run in finished:
+        replay_execute(run_id=run.pk)
+    log_in(page, "alice")
+    page.goto(f"/rounds/{round_.pk}/replays/")
+    expect(page.locator(f"#replay-run-{waiting.pk} progress")).to_be_visible()
+    expect(page.locator("canvas[data-replay-chart][data-drawn]")).to_have_count(3 * len(finished))
+    assert replay_execute(run_id=waiting.pk) == "done"
+    expect(page.locator(f"#replay-run-{waiting.pk} .replay-tag-done")).to_be_visible(timeout=5000)
+    expect(page.locator(f"#replay-run-{waiting.pk}")).not_to_have_attribute("hx-trigger", "every 1s")
+    expect(page.locator("canvas[data-replay-chart][data-drawn]")).to_have_count(3 * len(runs))
+    assert ReplayRun.objects.get(pk=waiting.pk).result is not None
