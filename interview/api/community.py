@@ -1,7 +1,6 @@
 """API for the discussion and bookmarks: list and post comments, toggle a vote, toggle and list bookmarks."""
 
 from django.core.paginator import Paginator
-from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from django.urls import path
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -10,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from interview.models import Comment, Question, Vote
+from interview.models import Comment, Question
 from interview.services.bookmarks import bookmark_toggle
 from interview.services.discussion import (
     COMMENT_MAX_LENGTH,
@@ -19,7 +18,9 @@ from interview.services.discussion import (
     anchor_parse,
     comment_create,
     comment_vote,
+    comments_voted_by,
     discussion_is_unlocked_for,
+    thread_comments,
     thread_is_locked,
 )
 from interview.views.discussion import COMMENTS_PER_PAGE, is_moderator
@@ -91,23 +92,12 @@ class CommentListApi(APIView):
         opened = request.query_params.get("open") == "1" or discussion_is_unlocked_for(
             user=request.user, question=question
         )
-        top = Comment.objects.filter(question=question, parent=None).select_related("author")
         anchor = anchor_parse(question=question, key=request.query_params.get("on", "")) or Anchor("", "")
-        if anchor.kind:
-            top = top.filter(anchor_kind=anchor.kind, anchor_value=anchor.value)
-        ordering = (
-            ("-vote_count", "-created_at", "-id") if request.query_params.get("sort") == "top" else ("-id",)
-        )
-        replies = Comment.objects.select_related("author").order_by("created_at", "id")
-        paginator = Paginator(
-            top.order_by(*ordering).prefetch_related(Prefetch("replies", queryset=replies)), COMMENTS_PER_PAGE
-        )
+        sort = "top" if request.query_params.get("sort") == "top" else "new"
+        paginator = Paginator(thread_comments(question=question, anchor=anchor, sort=sort), COMMENTS_PER_PAGE)
         page = paginator.get_page(request.query_params.get("page"))
         comments = list(page.object_list) if opened else []
-        ids = [c.pk for c in comments] + [r.pk for c in comments for r in c.replies.all()]
-        voted = set(
-            Vote.objects.filter(user=request.user, comment_id__in=ids).values_list("comment_id", flat=True)
-        )
+        voted = comments_voted_by(user=request.user, comments=comments)
         context = {"voted": voted, "moderator": is_moderator(request.user)}
         data = {
             "folded": not opened,

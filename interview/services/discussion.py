@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Prefetch, QuerySet
 from django.utils import timezone
 
 from interview.markdown import markdown_render
@@ -66,6 +66,24 @@ def anchor_parse(*, question: Question, key: str) -> Anchor | None:
     if not key:
         return Anchor("", "")
     return next((anchor for anchor in anchor_choices(question=question) if anchor.key == key), None)
+
+
+def thread_comments(*, question: Question, anchor: Anchor, sort: str) -> QuerySet[Comment]:
+    """Top-level comments, newest or most voted first, with authors and replies fetched in one more query."""
+    top = Comment.objects.filter(question=question, parent=None).select_related("author")
+    if anchor.kind:
+        top = top.filter(anchor_kind=anchor.kind, anchor_value=anchor.value)
+    ordering = ("-vote_count", "-created_at", "-id") if sort == "top" else ("-created_at", "-id")
+    replies = Comment.objects.select_related("author").order_by("created_at", "id")
+    return top.order_by(*ordering).prefetch_related(Prefetch("replies", queryset=replies))
+
+
+def comments_voted_by(*, user, comments: list[Comment]) -> set[int]:
+    """Ids among these comments and their replies that the person voted for, in one query."""
+    ids = [c.pk for c in comments] + [r.pk for c in comments for r in c.replies.all()]
+    if not user.is_authenticated or not ids:
+        return set()
+    return set(Vote.objects.filter(user=user, comment_id__in=ids).values_list("comment_id", flat=True))
 
 
 def thread_is_locked(*, question: Question) -> bool:

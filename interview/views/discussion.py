@@ -4,13 +4,12 @@ replies, edits, deletes, votes, reports and moderation. Thread-changing forms an
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from interview.models import Comment, Question, Report, Vote
+from interview.models import Comment, Question, Report
 from interview.roles import Role, roles_of
 from interview.services.discussion import (
     COMMENT_MAX_LENGTH,
@@ -25,7 +24,9 @@ from interview.services.discussion import (
     comment_report,
     comment_set_hidden,
     comment_vote,
+    comments_voted_by,
     discussion_is_unlocked_for,
+    thread_comments,
     thread_is_locked,
     thread_set_locked,
 )
@@ -91,23 +92,10 @@ def thread_context(request: HttpRequest, question: Question, **extra) -> dict:
     }
     if not opened:
         return context
-    top = Comment.objects.filter(question=question, parent=None).select_related("author")
-    if anchor.kind:
-        top = top.filter(anchor_kind=anchor.kind, anchor_value=anchor.value)
-    top = (
-        top.order_by("-vote_count", "-created_at", "-id")
-        if sort == "top"
-        else top.order_by("-created_at", "-id")
-    )
-    replies = Comment.objects.select_related("author").order_by("created_at", "id")
-    page = Paginator(top.prefetch_related(Prefetch("replies", queryset=replies)), COMMENTS_PER_PAGE).get_page(
-        request.GET.get("page")
-    )
+    comments_all = thread_comments(question=question, anchor=anchor, sort=sort)
+    page = Paginator(comments_all, COMMENTS_PER_PAGE).get_page(request.GET.get("page"))
     comments = list(page.object_list)
-    ids = [c.pk for c in comments] + [r.pk for c in comments for r in c.replies.all()]
-    voted = set()
-    if user.is_authenticated and ids:
-        voted = set(Vote.objects.filter(user=user, comment_id__in=ids).values_list("comment_id", flat=True))
+    voted = comments_voted_by(user=user, comments=comments)
     for comment in [*comments, *(r for c in comments for r in c.replies.all())]:
         comment.voted = comment.pk in voted
         comment.can_edit = user.is_authenticated and comment_can_edit(comment=comment, user=user)
