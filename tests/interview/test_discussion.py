@@ -323,6 +323,16 @@ def test_deleting_a_comment_with_replies_leaves_deleted_in_the_thread(client, al
     assert "Still useful" in page
 
 
+def test_when_the_last_reply_under_a_deleted_comment_goes_the_mark_goes_too(client, alice, bob, question):
+    comment = say(question, alice, "Regret")
+    reply = say(question, bob, "Still useful", parent=comment)
+    client.force_login(alice)
+    client.post(reverse("comment-delete", args=[comment.pk]))
+    client.force_login(bob)
+    client.post(reverse("comment-delete", args=[reply.pk]))
+    assert not Comment.objects.exists()
+
+
 def test_deleting_with_htmx_answers_the_thread(client, alice, question):
     comment = say(question, alice, "Regret")
     client.force_login(alice)
