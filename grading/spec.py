@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -98,8 +98,19 @@ _TOP_LEVEL_REQUIRED = (
     "rubric",
 ) + ("outline",)
 _TOP_LEVEL_FIELDS = frozenset(
-    (*_TOP_LEVEL_REQUIRED, "kind", "follow_ups", "mistakes", "scenarios", "concepts", "related", "figures")
+    (
+        *_TOP_LEVEL_REQUIRED,
+        "kind",
+        "follow_ups",
+        "mistakes",
+        "scenarios",
+        "concepts",
+        "related",
+        "figures",
+        "review",
+    )
 )
+FIX_CATEGORIES = ("correctness", "admission", "placement", "infrastructure")
 
 Problem = tuple[str, str]
 
@@ -210,6 +221,26 @@ class Figure:
 
 
 @dataclass(frozen=True)
+class Flaw:
+    """A failure path planted in a review question's given design: where (a palette kind, or an arrow between
+    node ids as "a->b"), what kind of failure, the scenario that shows it, and the kind of fix it needs."""
+
+    id: str
+    component: str
+    kind: str
+    description: str
+    scenario: str
+    fix_category: str
+
+
+@dataclass(frozen=True)
+class ReviewSpec:
+    """What a review question adds: the planted flaws of its given design (the `design` block)."""
+
+    flaws: tuple[Flaw, ...] = ()
+
+
+@dataclass(frozen=True)
 class QuestionSpec:
     """One question file, parsed and checked. Mappings inside are plain dicts: treat them as read-only."""
 
@@ -232,6 +263,7 @@ class QuestionSpec:
     concepts: tuple[str, ...] = ()
     related: tuple[str, ...] = ()
     figures: tuple[Figure, ...] = ()
+    review: ReviewSpec | None = None
 
     def phase(self, name: str) -> Phase | None:
         """The plan step called `name`, or None."""
@@ -370,6 +402,9 @@ def parse_question(data: object, source: str, *, palette: Collection[str] | None
         related=_read_related(reader, top, slug),
         figures=_read_figures(reader, top, quantity_units),
     )
+    review = _read_review(reader, top, spec)
+    if review is not None:
+        spec = replace(spec, review=review)
     if reader.problems:
         raise SpecError(reader.problems, source)
     return spec
@@ -590,6 +625,49 @@ def _read_scenarios(
         slo = _read_slo(reader, entry.get("slo"), f"{field}.slo")
         scenarios.append(Scenario(name, title, family, duration or 0.0, description, params, events, slo))
     return tuple(scenarios)
+
+
+def _read_review(reader: _Reader, top: Mapping[str, Any], spec: QuestionSpec) -> ReviewSpec | None:
+    """A review question must list its planted flaws; a design question must not have a review block."""
+    if "review" not in top:
+        if spec.kind == "review":
+            reader.add("review", "a review question needs a review block listing its planted flaws")
+        return None
+    if spec.kind != "review":
+        reader.add("review", "only a question of kind review has a review block")
+    block = reader.mapping(top["review"], "review", {"flaws"})
+    node_ids = {node.id for node in spec.design.nodes} | {CLIENT_KIND}
+    node_kinds = {node.kind for node in spec.design.nodes}
+    scenario_names = {scenario.name for scenario in spec.scenarios}
+    flaws: list[Flaw] = []
+    allowed = {"id", "component", "kind", "description", "scenario", "fix_category"}
+    for index, item in enumerate(reader.items(block, "flaws", "review.flaws", required=True)):
+        field = f"review.flaws[{index}]"
+        entry = reader.mapping(item, field, allowed)
+        flaw_id = reader.text(entry, "id", f"{field}.id")
+        component = reader.text(entry, "component", f"{field}.component")
+        source, arrow, target = component.partition("->")
+        if arrow and not (source.strip() in node_ids and target.strip() in node_ids):
+            reader.add(f"{field}.component", f"{component!r}: an arrow names two node ids of the design")
+        elif not arrow and component and component not in node_kinds and component not in node_ids:
+            reader.add(f"{field}.component", f"{component!r} is not a component of the given design")
+        scenario = reader.text(entry, "scenario", f"{field}.scenario")
+        if scenario and scenario not in scenario_names:
+            reader.add(f"{field}.scenario", f"{scenario!r} is not one of this question's scenarios")
+        flaws.append(
+            Flaw(
+                id=flaw_id,
+                component=component,
+                kind=reader.text(entry, "kind", f"{field}.kind"),
+                description=reader.text(entry, "description", f"{field}.description"),
+                scenario=scenario,
+                fix_category=reader.choice(entry, "fix_category", f"{field}.fix_category", FIX_CATEGORIES),
+            )
+        )
+    ids = [flaw.id for flaw in flaws]
+    for duplicate in sorted({i for i in ids if ids.count(i) > 1}):
+        reader.add("review.flaws", f"flaw id {duplicate!r} is used twice")
+    return ReviewSpec(flaws=tuple(flaws))
 
 
 def _read_params(
@@ -887,6 +965,7 @@ def spec_to_dict(spec: QuestionSpec) -> dict[str, Any]:
         "concepts": list(spec.concepts),
         "related": list(spec.related),
         "figures": [dict(vars(figure)) for figure in spec.figures],
+        **({"review": {"flaws": [dict(vars(flaw)) for flaw in spec.review.flaws]}} if spec.review else {}),
     }
 
 

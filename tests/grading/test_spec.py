@@ -318,3 +318,30 @@ def test_a_key_given_twice_is_an_error_with_its_line(tmp_path: Path):
     with pytest.raises(SpecError) as caught:
         load_question(tmp_path / "twice.yaml")
     assert caught.value.lines() == ["twice.yaml: yaml: key 'slug' appears twice (line 3, column 1)"]
+
+
+def test_a_review_question_needs_its_planted_flaws_and_round_trips():
+    from pathlib import Path
+
+    from grading.spec import SpecError, load_question, parse_question, spec_to_dict
+
+    path = (
+        Path(__file__).resolve().parents[2] / "interview" / "bank" / "core" / "eight-gpu-design-review.yaml"
+    )
+    spec = load_question(path)
+    assert spec.kind == "review" and spec.review and len(spec.review.flaws) >= 5
+    assert {flaw.fix_category for flaw in spec.review.flaws} <= {
+        "correctness",
+        "admission",
+        "placement",
+        "infrastructure",
+    }
+    data = spec_to_dict(spec)
+    assert parse_question(data, spec.slug) == spec
+    broken = {**data, "review": {"flaws": [{**data["review"]["flaws"][0], "scenario": "no-such-scenario"}]}}
+    with pytest.raises(SpecError) as error:
+        parse_question(broken, spec.slug)
+    assert any(field == "review.flaws[0].scenario" for field, _ in error.value.problems)
+    without = {key: value for key, value in data.items() if key != "review"}
+    with pytest.raises(SpecError, match="review"):
+        parse_question(without, spec.slug)
