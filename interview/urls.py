@@ -45,3 +45,7 @@ urlpatterns = [
 from interview.urls_community import community_urlpatterns  # noqa: E402
 
 urlpatterns += community_urlpatterns
+
+from interview.urls_authoring import authoring_urlpatterns  # noqa: E402
+
+urlpatterns += authoring_urlpatterns

@@ -18,7 +18,9 @@ class Draft(models.Model):
 
     class Meta:
         ordering = ["-updated_at"]
-        constraints = [models.UniqueConstraint(fields=["owner", "slug"], name="one_draft_per_author_and_slug")]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "slug"], name="one_draft_per_author_and_slug"),
+        ]
 
     def __str__(self) -> str:
         return f"draft {self.slug} by {self.owner}"

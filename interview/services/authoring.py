@@ -1,0 +1,563 @@
+"""Authoring workflows: drafts edited in sections, the live model check, sample answers as regression tests,
+publishing (and publishing an old version again), and the difference between two versions.
+
+Everything an author types goes through `grading.spec.parse_question` / `grading.model.read_model` (formulas
+only through the allow-list parser in grading/formula.py); nothing is ever evaluated as Python.
+"""
+
+import difflib
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Permission
+from django.db import transaction
+
+from grading.formula import FormulaError, parse_formula
+from grading.grader import grade
+from grading.model import ModelError, ModelSpec, describe_model, read_model
+from grading.report_text import format_quantity
+from grading.spec import PHASES, QuestionSpec, SpecError, parse_question, spec_to_dict
+from grading.submission import SubmissionError
+from interview.models import Question, QuestionVersion
+from interview.models.authoring import Draft, SampleAnswer
+from interview.roles import Role, has_role
+from interview.services.packs import yaml_dump, yaml_error_message, yaml_read_text
+from interview.services.palette import palette_components
+from interview.services.questions import question_version_publish
+
+Problem = tuple[str, str]
+
+TEXT_FIELDS = ("title", "summary", "prompt", "outline")
+CHOICE_FIELDS = ("track", "difficulty", "kind")
+# Sections edited as YAML text, in the order of the file format; `design` has the canvas instead.
+YAML_SECTIONS = (
+    "plan",
+    "model",
+    "asked",
+    "rubric",
+    "follow_ups",
+    "mistakes",
+    "scenarios",
+    "concepts",
+    "related",
+    "figures",
+)
+REQUIRED_SECTIONS = ("plan", "model", "asked", "rubric")
+MAX_SECTION_CHARS = 100_000
+MAX_TEXT_CHARS = 20_000
+MAX_QUANTITIES = 300
+PUBLISH_PERMISSION = "interview.publish_questions"
+
+
+class AuthoringError(Exception):
+    """A refused authoring action; `problems` lists `(field, message)`."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("; ".join(f"{where}: {message}" for where, message in problems))
+
+
+# Permissions.
+
+
+def can_author(user: AbstractBaseUser | AnonymousUser) -> bool:
+    return user.is_authenticated and user.has_perm("interview.author_questions")
+
+
+def can_publish(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """Admins publish; an author publishes when an admin granted them `interview.publish_questions`."""
+    return user.is_authenticated and (has_role(user, Role.ADMIN) or user.has_perm(PUBLISH_PERMISSION))
+
+
+def publish_grant_set(*, user: AbstractBaseUser, granted: bool) -> None:
+    """Give an author (or take back) the right to publish, as a per-user permission."""
+    permission = Permission.objects.get(content_type__app_label="interview", codename="publish_questions")
+    if granted:
+        user.user_permissions.add(permission)
+    else:
+        user.user_permissions.remove(permission)
+
+
+# Drafts.
+
+
+def starter_question(*, slug: str, title: str) -> dict[str, Any]:
+    """A new question's first draft: the plan filled in, everything else for the author to write."""
+    minutes = {"intro": 1, "numbers": 5, "shape": 7, "arithmetic": 10, "depth": 16, "failures": 5, "close": 1}
+    return {
+        "slug": slug,
+        "title": title,
+        "track": "inference",
+        "difficulty": "medium",
+        "kind": "design",
+        "summary": "",
+        "prompt": "",
+        "plan": [{"phase": phase, "minutes": minutes[phase], "expect": ""} for phase in PHASES],
+        "model": {"headline": "", "quantities": []},
+        "asked": [],
+        "design": {"nodes": [], "edges": [], "path": []},
+        "rubric": [],
+        "outline": "",
+    }
+
+
+@transaction.atomic
+def draft_create(*, owner: AbstractBaseUser, slug: str, title: str) -> Draft:
+    """A new draft: from the question's current version when `slug` is published, else from scratch."""
+    existing = Draft.objects.filter(owner=owner, slug=slug).first()
+    if existing is not None:
+        return existing
+    question = Question.objects.filter(slug=slug).select_related("current_version").first()
+    if question is not None and question.current_version is not None:
+        version = question.current_version
+        return Draft.objects.create(owner=owner, slug=slug, data=version.spec, based_on=version)
+    return Draft.objects.create(owner=owner, slug=slug, data=starter_question(slug=slug, title=title))
+
+
+def draft_sections(data: dict[str, Any]) -> dict[str, str]:
+    """Each YAML section of a draft as text for its editor ("" when absent or empty)."""
+    texts = {}
+    for section in YAML_SECTIONS:
+        value = data.get(section)
+        texts[section] = "" if value in (None, [], {}) else yaml_dump(value)
+    return texts
+
+
+def design_for_canvas(data: dict[str, Any]) -> dict[str, Any]:
+    design = data.get("design") if isinstance(data.get("design"), dict) else {}
+    nodes = [
+        {key: str(node.get(key, "") or "") for key in ("id", "kind", "label", "job", "failure")}
+        for node in design.get("nodes", [])
+        if isinstance(node, dict)
+    ]
+    edges = [
+        {key: str(edge.get(key, "") or "") for key in ("source", "target", "label")}
+        for edge in design.get("edges", [])
+        if isinstance(edge, dict)
+    ]
+    return {"nodes": nodes, "edges": edges}
+
+
+def design_from_canvas(canvas: object, path_text: str) -> dict[str, Any]:
+    """The canvas JSON as a `design:` block. The path is the kinds the author listed, or, when they listed
+    none, the kinds met following the first arrow out of each box from the client (or the first box)."""
+    canvas = canvas if isinstance(canvas, dict) else {}
+    nodes = []
+    for node in canvas.get("nodes", []) or []:
+        if not isinstance(node, dict):
+            continue
+        item = {"id": str(node.get("id", "")), "kind": str(node.get("kind", ""))}
+        for key in ("label", "job", "failure"):
+            if node.get(key):
+                item[key] = str(node[key])
+        nodes.append(item)
+    edges = []
+    for edge in canvas.get("edges", []) or []:
+        if isinstance(edge, dict):
+            item = {"source": str(edge.get("source", "")), "target": str(edge.get("target", ""))}
+            if edge.get("label"):
+                item["label"] = str(edge["label"])
+            edges.append(item)
+    path = [kind for kind in path_text.replace("→", ",").replace(">", ",").replace(",", " ").split() if kind]
+    return {"nodes": nodes, "edges": edges, "path": path or _walk_path(nodes, edges)}
+
+
+def _walk_path(nodes: list[dict], edges: list[dict]) -> list[str]:
+    kinds = {node["id"]: node["kind"] for node in nodes}
+    targets = {edge["target"] for edge in edges}
+    starts = [edge["target"] for edge in edges if edge["source"] == "client"]
+    starts += [node["id"] for node in nodes if node["id"] not in targets]
+    path, seen, current = [], set(), starts[0] if starts else None
+    while current is not None and current not in seen and current in kinds:
+        seen.add(current)
+        if kinds[current]:
+            path.append(kinds[current])
+        current = next((edge["target"] for edge in edges if edge["source"] == current), None)
+    return path
+
+
+@dataclass
+class DraftForm:
+    """What the editor posted, read into a question dict; `problems` are sections that could not be read."""
+
+    data: dict[str, Any]
+    texts: dict[str, str]
+    problems: list[Problem] = field(default_factory=list)
+
+
+def draft_read_form(*, draft: Draft, form: dict[str, str]) -> DraftForm:
+    """Build the question dict from the editor's fields; a section whose YAML cannot be read is a problem
+    (and the draft keeps its saved value for it)."""
+    data = dict(draft.data)
+    texts = {section: form.get(section, "") for section in YAML_SECTIONS}
+    problems: list[Problem] = []
+    for name in TEXT_FIELDS + CHOICE_FIELDS:
+        if name in form:
+            value = form[name][:MAX_TEXT_CHARS].replace("\r\n", "\n")
+            data[name] = value.strip() if name in CHOICE_FIELDS else value
+    for section in YAML_SECTIONS:
+        if section not in form:
+            continue
+        text = texts[section]
+        if len(text) > MAX_SECTION_CHARS:
+            problems.append((section, f"is {len(text):,} characters; the limit is {MAX_SECTION_CHARS:,}"))
+            continue
+        try:
+            value = yaml_read_text(text) if text.strip() else None
+        except yaml.YAMLError as error:
+            problems.append((section, "cannot read the YAML: " + yaml_error_message(error)))
+            continue
+        if value is None:
+            data.pop(section, None)
+        else:
+            data[section] = value
+    if form.get("design", "").strip():
+        try:
+            canvas = json.loads(form["design"][:MAX_SECTION_CHARS])
+        except ValueError:
+            problems.append(("design", "the canvas sent a design that is not JSON"))
+        else:
+            data["design"] = design_from_canvas(canvas, form.get("design_path", "")[:2000])
+    data["slug"] = draft.slug
+    return DraftForm(data, texts, problems)
+
+
+def draft_save(*, draft: Draft, data: dict[str, Any]) -> Draft:
+    draft.data = data
+    draft.save(update_fields=["data", "updated_at"])
+    return draft
+
+
+def draft_check(data: dict[str, Any]) -> tuple[QuestionSpec | None, list[Problem]]:
+    """The parsed question, or None and every problem as `(field, message)`."""
+    try:
+        return parse_question(data, f"{data.get('slug', '')}.yaml", palette=palette_components()), []
+    except SpecError as error:
+        return None, error.problems
+
+
+# The live model check.
+
+
+@dataclass
+class GraphNode:
+    name: str
+    label: str
+    kind: str
+    value: str
+    broken: bool
+    x: int = 0
+    y: int = 0
+
+
+@dataclass
+class GraphEdge:
+    source: str
+    target: str
+    in_cycle: bool
+    x1: int = 0
+    y1: int = 0
+    x2: int = 0
+    y2: int = 0
+
+
+@dataclass
+class ModelCheck:
+    """The model block as the author typed it: problems per quantity, values at the defaults, the graph."""
+
+    problems: list[Problem] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    nodes: list[GraphNode] = field(default_factory=list)
+    edges: list[GraphEdge] = field(default_factory=list)
+    width: int = 0
+    height: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+NODE_WIDTH, NODE_HEIGHT, COLUMN_GAP, ROW_GAP = 190, 46, 70, 16
+
+
+def model_check_text(text: str) -> ModelCheck:
+    """Check a `model:` block given as YAML text."""
+    if len(text) > MAX_SECTION_CHARS:
+        return ModelCheck([("model", f"is {len(text):,} characters; the limit is {MAX_SECTION_CHARS:,}")])
+    try:
+        block = yaml_read_text(text) if text.strip() else None
+    except yaml.YAMLError as error:
+        return ModelCheck([("model", "cannot read the YAML: " + yaml_error_message(error))])
+    return model_check(block)
+
+
+def model_check(block: object) -> ModelCheck:
+    """Check a `model:` block: every problem naming its quantity, each quantity's value at the defaults (for
+    the part of the model that works), and the dependency graph (inputs on the left, results to the right)."""
+    if not isinstance(block, dict):
+        return ModelCheck([("model", "must be a mapping with 'headline' and 'quantities'")])
+    items = block.get("quantities")
+    if isinstance(items, list) and len(items) > MAX_QUANTITIES:
+        return ModelCheck([("model", f"has {len(items)} quantities; the limit is {MAX_QUANTITIES}")])
+    check = ModelCheck()
+    if "headline" not in block or not block.get("headline"):
+        check.problems.append(("headline", "is required: the result the sensitivity analysis explains"))
+    try:
+        spec = read_model(block)
+    except ModelError as error:
+        check.problems += error.problems
+        spec = _working_part(block, {where for where, _ in error.problems})
+    if spec is not None:
+        check.rows = _rows(spec)
+    _graph(check, items if isinstance(items, list) else [], {where for where, _ in check.problems})
+    return check
+
+
+def _working_part(block: dict, broken: set[str]) -> ModelSpec | None:
+    """The largest part of the model that compiles: drop broken quantities and whatever reads them."""
+    items = [item for item in block.get("quantities") or [] if isinstance(item, dict)]
+    for _ in range(5):
+        names = {item.get("name") for item in items}
+        kept = []
+        for item in items:
+            if item.get("name") in broken:
+                continue
+            formula = item.get("formula")
+            if formula is not None:
+                try:
+                    reads = parse_formula(formula).names if isinstance(formula, str) else {"?"}
+                except FormulaError:
+                    continue
+                if reads - names or reads & broken:
+                    broken.add(item.get("name"))
+                    continue
+            kept.append(item)
+        if not kept:
+            return None
+        try:
+            return read_model({"quantities": kept})
+        except ModelError as error:
+            broken |= {where for where, _ in error.problems}
+            items = kept
+    return None
+
+
+def _rows(spec: ModelSpec) -> list[dict[str, Any]]:
+    try:
+        rows = describe_model(spec)
+    except ModelError:
+        return []
+    for row in rows:
+        row["shown"] = format_quantity(row["value"], row["unit"]) if math.isfinite(row["value"]) else "—"
+    return rows
+
+
+def _graph(check: ModelCheck, items: list, broken: set[str]) -> None:
+    reads: dict[str, set[str]] = {}
+    labels: dict[str, tuple[str, str]] = {}
+    for item in items[:MAX_QUANTITIES]:
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str) or item["name"] in reads:
+            continue
+        name, formula = item["name"], item.get("formula")
+        names: set[str] = set()
+        if isinstance(formula, str):
+            try:
+                names = set(parse_formula(formula).names)
+            except FormulaError:
+                broken.add(name)
+        reads[name] = names
+        labels[name] = (str(item.get("label", ""))[:80], "derived" if "formula" in item else "input")
+    for name in reads:
+        reads[name] &= reads.keys()
+    depth = {name: 0 for name in reads}
+    for _ in range(len(reads)):  # longest path from an input; bounded, so a cycle cannot loop forever
+        changed = False
+        for name, deps in reads.items():
+            best = max((depth[dep] + 1 for dep in deps), default=0)
+            if best > depth[name] and best <= len(reads):
+                depth[name], changed = best, True
+        if not changed:
+            break
+    shown = {row["name"]: row["shown"] for row in check.rows}
+    columns: dict[int, int] = {}
+    positions: dict[str, tuple[int, int]] = {}
+    for name in reads:
+        column = depth[name]
+        row = columns.get(column, 0)
+        columns[column] = row + 1
+        x, y = 10 + column * (NODE_WIDTH + COLUMN_GAP), 10 + row * (NODE_HEIGHT + ROW_GAP)
+        positions[name] = (x, y)
+        label, kind = labels[name]
+        check.nodes.append(GraphNode(name, label, kind, shown.get(name, "—"), name in broken, x, y))
+    reach = {name: _reachable(name, reads) for name in reads}
+    for target, deps in reads.items():
+        for source in sorted(deps):
+            (sx, sy), (tx, ty) = positions[source], positions[target]
+            check.edges.append(
+                GraphEdge(
+                    source,
+                    target,
+                    target in reach[source],  # the source reads its reader back: a cycle
+                    sx + NODE_WIDTH,
+                    sy + NODE_HEIGHT // 2,
+                    tx,
+                    ty + NODE_HEIGHT // 2,
+                )
+            )
+    check.width = 20 + (max(columns, default=0) + 1) * (NODE_WIDTH + COLUMN_GAP)
+    check.height = 20 + max(columns.values(), default=0) * (NODE_HEIGHT + ROW_GAP)
+
+
+def _reachable(start: str, reads: dict[str, set[str]]) -> set[str]:
+    """Every quantity `start` reads, directly or not."""
+    seen: set[str] = set()
+    pending = list(reads.get(start, ()))
+    while pending:
+        name = pending.pop()
+        if name not in seen:
+            seen.add(name)
+            pending.extend(reads.get(name, ()))
+    return seen
+
+
+# Sample answers.
+
+
+@dataclass
+class SampleResult:
+    sample: SampleAnswer
+    verdicts: dict[str, str]
+    changes: list[tuple[str, str, str]]  # (line, expected, now)
+    error: str = ""
+
+    @property
+    def holds(self) -> bool:
+        return not self.changes and not self.error
+
+
+def sample_save(
+    *, draft: Draft, name: str, numbers: dict[str, str], expected: dict[str, str]
+) -> SampleAnswer:
+    numbers = {str(key)[:120]: str(value)[:2000] for key, value in list(numbers.items())[:500]}
+    expected = {str(key)[:120]: str(value)[:40] for key, value in list(expected.items())[:500]}
+    return SampleAnswer.objects.create(
+        draft=draft, name=name.strip()[:120] or "sample", submission={"numbers": numbers}, expected=expected
+    )
+
+
+def sample_results(*, draft: Draft, spec: QuestionSpec | None = None) -> list[SampleResult]:
+    """Grade every sample answer of the draft again and list the expected verdicts that changed."""
+    if spec is None:
+        spec, _ = draft_check(draft.data)
+    results = []
+    for sample in draft.samples.all():
+        if spec is None:
+            results.append(SampleResult(sample, {}, [], "the draft does not validate yet"))
+            continue
+        try:
+            report = grade(spec, sample.submission)
+        except (SubmissionError, ModelError) as error:
+            results.append(SampleResult(sample, {}, [], str(error)))
+            continue
+        verdicts = {line["name"]: line["verdict"] for line in report["lines"]}
+        changes = [
+            (name, expected, verdicts.get(name, "not asked any more"))
+            for name, expected in sample.expected.items()
+            if verdicts.get(name) != expected
+        ]
+        results.append(SampleResult(sample, verdicts, changes))
+    return results
+
+
+def sample_accept(*, sample: SampleAnswer, verdicts: dict[str, str]) -> SampleAnswer:
+    """The author agrees with the new verdicts: they become the expected ones."""
+    sample.expected = dict(verdicts)
+    sample.save(update_fields=["expected"])
+    return sample
+
+
+def sheet_grade(*, spec: QuestionSpec, numbers: dict[str, str]) -> dict[str, Any]:
+    """Grade a sheet typed in the preview (no design)."""
+    return grade(spec, {"numbers": numbers})
+
+
+# Publishing.
+
+
+def draft_publish(*, draft: Draft, user: AbstractBaseUser) -> QuestionVersion:
+    """Publish the draft as a new immutable version (no new version when nothing changed)."""
+    if not can_publish(user):
+        raise AuthoringError([("publish", "only admins, or authors an admin allowed, publish")])
+    spec, problems = draft_check(draft.data)
+    if spec is None:
+        raise AuthoringError(problems)
+    version, _ = question_version_publish(
+        spec_dict=spec_to_dict(spec), source=f"editor:{user.get_username()}"[:200], created_by=user
+    )
+    Draft.objects.filter(pk=draft.pk).update(based_on=version)
+    draft.based_on = version
+    return version
+
+
+def version_republish(*, version: QuestionVersion, user: AbstractBaseUser) -> QuestionVersion:
+    """Roll back: publish an older version's content again, as a new version."""
+    if not can_publish(user):
+        raise AuthoringError([("publish", "only admins, or authors an admin allowed, publish")])
+    published, _ = question_version_publish(
+        spec_dict=version.spec,
+        source=f"editor:{user.get_username()} (again v{version.number})"[:200],
+        created_by=user,
+    )
+    return published
+
+
+# Differences between two versions.
+
+
+@dataclass
+class SectionDiff:
+    name: str
+    lines: list[tuple[str, str]]  # (css class, text)
+
+
+def version_diff(old: dict[str, Any], new: dict[str, Any]) -> list[SectionDiff]:
+    """Field by field, and quantity by quantity for the model; only what changed."""
+    sections = []
+    keys = [key for key in dict.fromkeys([*old, *new]) if key != "model"]
+    for key in keys:
+        lines = _diff_lines(old.get(key), new.get(key))
+        if lines:
+            sections.append(SectionDiff(key, lines))
+    old_model, new_model = old.get("model") or {}, new.get("model") or {}
+    if old_model.get("headline") != new_model.get("headline"):
+        headline = _diff_lines(old_model.get("headline"), new_model.get("headline"))
+        sections.append(SectionDiff("model.headline", headline))
+    old_q = {q.get("name"): q for q in old_model.get("quantities", []) if isinstance(q, dict)}
+    new_q = {q.get("name"): q for q in new_model.get("quantities", []) if isinstance(q, dict)}
+    for name in dict.fromkeys([*old_q, *new_q]):
+        lines = _diff_lines(old_q.get(name), new_q.get(name))
+        if lines:
+            sections.append(SectionDiff(f"model.{name}", lines))
+    return sections
+
+
+def _diff_lines(old: Any, new: Any) -> list[tuple[str, str]]:
+    if old == new:
+        return []
+    before, after = _dump_lines(old), _dump_lines(new)
+    lines = []
+    for line in list(difflib.unified_diff(before, after, lineterm="", n=2))[2:]:
+        kind = {"+": "added", "-": "removed", "@": "hunk"}.get(line[:1], "same")
+        lines.append((kind, line))
+    return lines
+
+
+def _dump_lines(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str | int | float):
+        return str(value).splitlines()
+    return yaml_dump(value).splitlines()

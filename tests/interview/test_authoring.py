@@ -1,0 +1,344 @@
+"""Authoring pages: drafts, the live model check, preview and try-it, sample answers, publishing, versions."""
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from designs.models import Work  # noqa: F401 - rounds create their work row
+from interview.models import Question, QuestionVersion, Round
+from interview.models.authoring import Draft, SampleAnswer
+from interview.services.authoring import draft_create, draft_save, publish_grant_set, sample_save
+from interview.services.packs import yaml_dump, yaml_read_text
+from interview.services.rounds import round_start, round_submit
+from tests.conftest import TEST_PASSWORD
+from tests.interview import authoring_fixtures as q
+
+pytestmark = pytest.mark.django_db
+
+
+def log_in(client, user):
+    assert client.login(username=user.username, password=TEST_PASSWORD)
+    return client
+
+
+def editor_form(**overrides) -> dict:
+    form = {
+        "title": q.TITLE,
+        "track": "inference",
+        "difficulty": "medium",
+        "kind": "design",
+        "summary": q.SUMMARY,
+        "prompt": q.PROMPT,
+        "outline": q.OUTLINE,
+        "plan": q.PLAN,
+        "model": q.MODEL,
+        "asked": q.ASKED,
+        "rubric": q.RUBRIC,
+        "follow_ups": q.FOLLOW_UPS,
+        "mistakes": q.MISTAKES,
+        "scenarios": q.SCENARIOS,
+        "concepts": q.CONCEPTS,
+        "related": "",
+        "figures": "",
+        "design": '{"nodes": [{"id": "gateway", "kind": "gateway", "label": "API gateway", "x": 1, "y": 2},'
+        ' {"id": "router", "kind": "router"}, {"id": "engine", "kind": "engine"}],'
+        ' "edges": [{"source": "gateway", "target": "router"}, {"source": "router", "target": "engine"}]}',
+        "design_path": "",
+    }
+    form.update(overrides)
+    return form
+
+
+@pytest.fixture
+def draft(author):
+    draft = draft_create(owner=author, slug=q.SLUG, title=q.TITLE)
+    return draft_save(draft=draft, data=q.question_dict())
+
+
+@pytest.fixture
+def publisher(author):
+    publish_grant_set(user=author, granted=True)
+    return author
+
+
+def test_a_candidate_cannot_open_the_authoring_pages(client, charlie, draft):
+    log_in(client, charlie)
+    assert client.get(reverse("authoring-home")).status_code == 404
+    assert client.get(reverse("authoring-draft", args=[draft.pk])).status_code == 404
+    assert client.post(reverse("authoring-draft-new"), {"slug": "x"}).status_code == 404
+    assert client.get(reverse("authoring-packs")).status_code == 404
+
+
+def test_another_authors_draft_answers_404_but_an_admin_may_open_it(client, make_user, admin_user, draft):
+    from interview.roles import Role
+
+    other = make_user("grace", Role.AUTHOR)
+    log_in(client, other)
+    assert client.get(reverse("authoring-draft", args=[draft.pk])).status_code == 404
+    assert client.post(reverse("authoring-model-check", args=[draft.pk]), {"model": ""}).status_code == 404
+    assert client.get(reverse("authoring-publish", args=[draft.pk])).status_code == 404
+    client.logout()
+    log_in(client, admin_user)
+    assert client.get(reverse("authoring-draft", args=[draft.pk])).status_code == 200
+
+
+def test_an_author_creates_a_draft_from_scratch_and_saves_every_section(client, author):
+    log_in(client, author)
+    response = client.post(reverse("authoring-draft-new"), {"slug": q.SLUG, "title": q.TITLE})
+    draft = Draft.objects.get(owner=author, slug=q.SLUG)
+    assert response.url == reverse("authoring-draft", args=[draft.pk])
+    page = client.get(response.url)
+    assert page.status_code == 200 and b"Still to fix before publishing" in page.content
+    response = client.post(reverse("authoring-draft", args=[draft.pk]), editor_form())
+    assert response.status_code == 302
+    draft.refresh_from_db()
+    assert draft.data["model"]["headline"] == "gpus_needed"
+    assert draft.data["design"]["path"] == ["gateway", "router", "engine"]
+    assert draft.data["design"]["nodes"][0] == {"id": "gateway", "kind": "gateway", "label": "API gateway"}
+    assert draft.data["scenarios"][0]["name"] == "replica-lost-at-peak"
+    page = client.get(reverse("authoring-draft", args=[draft.pk]))
+    assert b"The draft validates" in page.content
+
+
+def test_a_section_with_broken_yaml_is_not_saved_and_the_typed_text_is_kept(client, author, draft):
+    log_in(client, author)
+    response = client.post(reverse("authoring-draft", args=[draft.pk]), editor_form(rubric="- [unclosed"))
+    assert response.status_code == 400
+    assert b"rubric" in response.content and b"cannot read the YAML" in response.content
+    assert b"- [unclosed" in response.content
+    draft.refresh_from_db()
+    assert draft.data["rubric"] == json.loads(json.dumps(q.question_dict()["rubric"]))  # as JSON stores it
+
+
+def test_yaml_aliases_are_refused_so_a_few_lines_cannot_expand_to_gigabytes(client, author, draft):
+    log_in(client, author)
+    bomb = 'a: &a ["x","x"]\nb: &b [*a,*a]\nc: &c [*b,*b]\n'
+    response = client.post(reverse("authoring-draft", args=[draft.pk]), editor_form(mistakes=bomb))
+    assert response.status_code == 400 and b"aliases" in response.content
+
+
+def test_the_model_check_shows_values_with_units_and_the_graph(client, author, draft):
+    log_in(client, author)
+    response = client.post(
+        reverse("authoring-model-check", args=[draft.pk]), {"model": q.MODEL}, HTTP_HX_REQUEST="true"
+    )
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" not in html
+    assert 'id="model-check"' in html and "The model checks out" in html
+    assert "240,000 tok/s" in html and "125 GPU" in html and "233,600 USD" in html
+    assert html.count('class="node ') == 15
+    assert 'data-source="peak_tok_rate" data-target="gpus_needed"' in html
+
+
+def test_the_model_check_names_the_quantity_with_a_unit_error(client, author, draft):
+    log_in(client, author)
+    url = reverse("authoring-model-check", args=[draft.pk])
+    html = client.post(url, {"model": q.MODEL_WITH_UNIT_ERROR}).content.decode()
+    assert "<code>peak_tok_rate</code>: formula gives tok/s, declared req/s" in html
+    assert "20,000 user" in html  # the part of the model that works still shows its values
+
+
+def test_the_model_check_names_a_cycle_and_draws_it_in_red(client, author, draft):
+    log_in(client, author)
+    html = client.post(
+        reverse("authoring-model-check", args=[draft.pk]), {"model": q.MODEL_WITH_CYCLE}
+    ).content
+    html = html.decode()
+    assert "formulas form a cycle: peak_users → monthly_cost" in html
+    assert 'class="edge cycle"' in html
+
+
+@pytest.mark.parametrize(
+    ("formula", "message"),
+    [
+        ("__import__('os').system('x')", "not allowed"),
+        ("daily_users.__class__", "not allowed"),
+        ("daily_users ** 99", "exponents are limited"),
+        ("(" * 40 + "daily_users" + ")" * 40, "nest more than"),
+        ("daily_users + " * 60 + "1", "characters long"),
+        ("log + daily_users", "log is a function"),
+    ],
+)
+def test_the_model_check_refuses_hostile_formulas_with_a_clear_message(
+    client, author, draft, formula, message
+):
+    log_in(client, author)
+    model = {
+        "headline": "x",
+        "quantities": [
+            {"name": "daily_users", "label": "U", "value": 1, "unit": "", "range": [0, 2], "source": "s"},
+            {"name": "x", "label": "X", "formula": formula, "unit": ""},
+        ],
+    }
+    html = client.post(reverse("authoring-model-check", args=[draft.pk]), {"model": yaml_dump(model)}).content
+    assert message in html.decode().replace("&#x27;", "'")
+
+
+def test_user_text_is_escaped_in_the_model_check_and_the_editor(client, author, draft):
+    log_in(client, author)
+    payload = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+    data = q.question_dict()
+    data["title"] = payload
+    data["model"]["quantities"][0]["label"] = payload
+    draft_save(draft=draft, data=data)
+    for url in (reverse("authoring-draft", args=[draft.pk]), reverse("authoring-preview", args=[draft.pk])):
+        html = client.get(url).content.decode()
+        assert payload not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    model = q.MODEL.replace("Daily users", payload.replace('"', ""))
+    html = client.post(reverse("authoring-model-check", args=[draft.pk]), {"model": model}).content.decode()
+    assert "<script>" not in html and "<img" not in html
+
+
+def test_the_preview_shows_what_a_candidate_sees_and_grades_a_typed_sheet(client, author, draft):
+    log_in(client, author)
+    page = client.get(reverse("authoring-preview", args=[draft.pk])).content.decode()
+    assert q.PROMPT in page and 'id="n-peak_users"' in page
+    assert "240,000" not in page and "ceil(" not in page and q.OUTLINE not in page
+    sheet = {f"numbers.{name}": text for name, text in q.GOOD_SHEET.items()}
+    response = client.post(reverse("authoring-preview", args=[draft.pk]), sheet, HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert 'id="try-result"' in html and "Overall 100.0" in html and html.count(">correct</td>") == 6
+
+
+def test_a_sample_answer_is_saved_with_its_expected_verdicts_and_regraded_after_a_model_change(
+    client, author, draft
+):
+    log_in(client, author)
+    form = {"name": "a good one", "numbers": json.dumps(q.GOOD_SHEET)}
+    form.update({f"expect.{name}": "correct" for name in q.GOOD_SHEET})
+    client.post(reverse("authoring-sample-new", args=[draft.pk]), form)
+    sample = SampleAnswer.objects.get(draft=draft)
+    assert sample.expected == {name: "correct" for name in q.GOOD_SHEET}
+    page = client.get(reverse("authoring-draft", args=[draft.pk])).content.decode()
+    assert "every expected verdict holds" in page
+    client.post(reverse("authoring-draft", args=[draft.pk]), editor_form(model=q.MODEL_EDITED))
+    page = client.get(reverse("authoring-draft", args=[draft.pk])).content.decode()
+    assert "expected verdicts changed" in page
+    assert "<code>gpus_needed</code>: expected correct, now <strong>arithmetic_slip</strong>" in page
+    publish_grant_set(user=author, granted=True)
+    publish_page = client.get(reverse("authoring-publish", args=[draft.pk])).content.decode()
+    assert publish_page.index("now <strong>arithmetic_slip") < publish_page.index("confirm-publish")
+    client.post(reverse("authoring-sample-accept", args=[sample.pk]))
+    sample.refresh_from_db()
+    assert sample.expected["gpus_needed"] == "arithmetic_slip"
+
+
+def test_an_author_without_a_grant_cannot_publish(client, author, draft):
+    log_in(client, author)
+    page = client.get(reverse("authoring-publish", args=[draft.pk])).content.decode()
+    assert "cannot-publish" in page and "confirm-publish" not in page
+    client.post(reverse("authoring-publish", args=[draft.pk]))
+    assert not Question.objects.filter(slug=q.SLUG).exists()
+
+
+def test_an_admin_lets_an_author_publish_from_the_publishers_page(client, author, admin_user, draft):
+    log_in(client, author)
+    assert client.get(reverse("authoring-publishers")).status_code == 404
+    client.logout()
+    log_in(client, admin_user)
+    assert b"ada" in client.get(reverse("authoring-publishers")).content
+    client.post(reverse("authoring-publishers"), {"user": author.pk, "grant": "1"})
+    client.logout()
+    log_in(client, author)
+    response = client.post(reverse("authoring-publish", args=[draft.pk]))
+    assert response.status_code == 302
+    version = Question.objects.get(slug=q.SLUG).current_version
+    assert version.number == 1 and version.source == "editor:ada" and version.created_by == author
+
+
+def test_publishing_an_unchanged_draft_makes_no_new_version(client, publisher, draft):
+    log_in(client, publisher)
+    client.post(reverse("authoring-publish", args=[draft.pk]))
+    client.post(reverse("authoring-publish", args=[draft.pk]))
+    assert QuestionVersion.objects.filter(question__slug=q.SLUG).count() == 1
+
+
+def test_a_round_keeps_its_version_and_its_report_when_the_question_changes(client, publisher, alice, draft):
+    log_in(client, publisher)
+    client.post(reverse("authoring-publish", args=[draft.pk]))
+    question = Question.objects.get(slug=q.SLUG)
+    round_ = round_start(candidate=alice, question=question, mode="practice", variant=False)
+    work = round_.work
+    work.numbers = dict(q.GOOD_SHEET)
+    work.save()
+    report = round_submit(round_id=round_.pk).report
+    client.post(reverse("authoring-draft", args=[draft.pk]), editor_form(model=q.MODEL_EDITED))
+    client.post(reverse("authoring-publish", args=[draft.pk]))
+    question.refresh_from_db()
+    assert question.current_version.number == 2
+    round_ = Round.objects.get(pk=round_.pk)
+    assert round_.question_version.number == 1 and round_.report == report
+    assert {line["verdict"] for line in report["lines"]} == {"correct"}
+
+
+def test_rolling_back_publishes_the_old_content_as_a_new_version_and_the_diff_shows_the_change(
+    client, publisher, draft
+):
+    log_in(client, publisher)
+    client.post(reverse("authoring-publish", args=[draft.pk]))
+    client.post(
+        reverse("authoring-draft", args=[draft.pk]), editor_form(model=q.MODEL_EDITED, title="Renamed")
+    )
+    client.post(reverse("authoring-publish", args=[draft.pk]))
+    diff = client.get(reverse("authoring-diff", args=[q.SLUG]) + "?a=1&b=2").content.decode()
+    assert "model.gpu_tok_rate" in diff and "-value: 2500" in diff and "+value: 2000" in diff
+    assert "+Renamed" in diff and "model.daily_users" not in diff
+    client.post(reverse("authoring-republish", args=[q.SLUG, 1]))
+    versions = QuestionVersion.objects.filter(question__slug=q.SLUG).order_by("number")
+    assert [v.number for v in versions] == [1, 2, 3]
+    assert versions[2].content_hash == versions[0].content_hash
+    assert Question.objects.get(slug=q.SLUG).current_version == versions[2]
+    page = client.get(reverse("authoring-versions", args=[q.SLUG])).content.decode()
+    assert "Publish again (roll back)" in page
+
+
+def test_an_author_without_a_grant_cannot_roll_back(client, author, admin_user, draft):
+    from interview.services.authoring import draft_publish
+
+    draft_publish(draft=draft, user=admin_user)
+    data = dict(draft.data, title="Second")
+    draft_publish(draft=draft_save(draft=draft, data=data), user=admin_user)
+    log_in(client, author)
+    client.post(reverse("authoring-republish", args=[q.SLUG, 1]))
+    assert QuestionVersion.objects.filter(question__slug=q.SLUG).count() == 2
+
+
+def test_editing_a_published_question_starts_a_draft_from_its_current_version(
+    client, author, admin_user, draft
+):
+    from interview.services.authoring import draft_publish
+
+    draft_publish(draft=draft, user=admin_user)
+    log_in(client, admin_user)
+    response = client.post(reverse("authoring-question-edit", args=[q.SLUG]))
+    admins_draft = Draft.objects.get(owner=admin_user, slug=q.SLUG)
+    assert response.url == reverse("authoring-draft", args=[admins_draft.pk])
+    assert admins_draft.data == Question.objects.get(slug=q.SLUG).current_version.spec
+    assert admins_draft.based_on.number == 1
+
+
+def test_the_sheet_sections_round_trip_through_the_editor_unchanged(client, author, draft):
+    log_in(client, author)
+    page = client.get(reverse("authoring-draft", args=[draft.pk]))
+    texts = page.context["texts"]
+    assert yaml_read_text(texts["model"]) == q.question_dict()["model"]
+    form = editor_form(**texts, design=page.context["canvas_design_json"], design_path="")
+    draft.refresh_from_db()
+    before = dict(draft.data)
+    client.post(reverse("authoring-draft", args=[draft.pk]), form)
+    draft.refresh_from_db()
+    assert draft.data == before
+
+
+def test_the_author_nav_link_shows_only_for_authors_and_admins(client, author, charlie):
+    log_in(client, charlie)
+    assert b">Authoring<" not in client.get(reverse("home")).content
+    client.logout()
+    log_in(client, author)
+    assert b">Authoring<" in client.get(reverse("home")).content
+
+
+def test_sample_save_keeps_only_short_text(draft):
+    sample = sample_save(draft=draft, name="x" * 500, numbers={"a": "1" * 5000}, expected={"a": "correct"})
+    assert len(sample.name) == 120 and len(sample.submission["numbers"]["a"]) == 2000
