@@ -49,3 +49,7 @@ urlpatterns += community_urlpatterns
 from interview.urls_authoring import authoring_urlpatterns  # noqa: E402
 
 urlpatterns += authoring_urlpatterns
+
+from interview.urls_interviewer import interviewer_urlpatterns  # noqa: E402
+
+urlpatterns += interviewer_urlpatterns

@@ -19,4 +19,5 @@ urlpatterns = [
         name="api-version-detail",
     ),
     path("", include("interview.api.community")),
+    path("", include("interview.api.interviewer")),
 ]

@@ -141,6 +141,12 @@ def invitation_create_link(
     return invitation, token
 
 
+def invitation_is_open(token: str) -> bool:
+    """Whether a link can still be accepted: known, unused, unrevoked and unexpired."""
+    invitation = Invitation.objects.filter(token_hash=_token_hash(token)).first() if token else None
+    return invitation is not None and invitation.state() == "open"
+
+
 def invitation_accept(*, token: str, user: AbstractBaseUser) -> Invitation:
     """Use a link once: the user becomes the round's interviewer. Anything wrong raises InvitationInvalid."""
     if not token or not is_interviewer(user):

@@ -1,0 +1,395 @@
+"""Interviewer pages: live console, notes, rubric scoring and release, scorecard, timeline, calibration;
+and the candidate's side of pairing (invite by username or link, revoke, start a scheduled round).
+
+Every interviewer page starts with `round_for_interviewer`: 404 unless the requester holds an accepted,
+unrevoked invitation to the round. Candidate actions start with `_get_own_round`: 404 unless it is theirs."""
+
+from datetime import timedelta
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from designs.models import WorkEvent
+from designs.timeline import state_at
+from interview.markdown import markdown_render
+from interview.models import Invitation, Question, Round, RoundMode, RoundStatus, Scorecard
+from interview.models.interviewing import Recommendation
+from interview.questions import asked_line_view
+from interview.services.interviewing import (
+    InterviewError,
+    InvitationInvalid,
+    calibration_for,
+    follow_ups_for_phase,
+    invitation_accept,
+    invitation_create_for_username,
+    invitation_create_link,
+    invitation_is_open,
+    invitation_revoke,
+    invitations_of_round,
+    is_admin,
+    is_interviewer,
+    note_add,
+    notes_of_round,
+    reference_values,
+    replay_summary,
+    round_begin_scheduled,
+    round_for_interviewer,
+    round_schedule_for_candidate,
+    rounds_interviewed_by,
+    rubric_of,
+    scorecard_compare,
+    scorecard_for_candidate,
+    scorecard_release,
+    scorecard_save,
+)
+from interview.services.palette import palette_for_canvas
+from interview.views.rounds import round_clock
+
+CONSOLE = "interviewer/console.html"
+POLL_STATUSES = (RoundStatus.ACTIVE, RoundStatus.SCHEDULED)
+
+
+def _get_own_round(request: HttpRequest, round_id: int) -> Round:
+    """The candidate's own round; 404 for everyone else."""
+    return get_object_or_404(
+        Round.objects.select_related("question_version__question"), pk=round_id, candidate=request.user
+    )
+
+
+def _require_interviewer(request: HttpRequest) -> None:
+    if not is_interviewer(request.user):
+        raise Http404("No such page.")
+
+
+# The console
+
+
+def _live_context(round_: Round) -> dict:
+    """What changes as the candidate works: clock, phase, canvas, sheet, and this phase's follow-ups."""
+    work = round_.work
+    clock = round_clock(round_)
+    reference = {row["name"]: row["display"] for row in reference_values(round_)}
+    sheet = [
+        {
+            **asked_line_view(round_.spec, line),
+            "text": work.numbers.get(line["name"], ""),
+            "reference": reference.get(line["name"], ""),
+        }
+        for line in round_.spec.get("asked", [])
+    ]
+    return {
+        "clock": clock,
+        "polling": round_.status in POLL_STATUSES,
+        "design": work.design or {"nodes": [], "edges": []},
+        "sheet": sheet,
+        "scratch": work.scratch,
+        "revision": work.revision,
+        "follow_ups": follow_ups_for_phase(round_, clock["phase"]),
+        "asked_follow_ups": set(
+            round_.interview_notes.exclude(follow_up_index=None).values_list("follow_up_index", flat=True)
+        ),
+    }
+
+
+def _scoring_context(round_: Round) -> dict:
+    scorecard = Scorecard.objects.filter(round=round_).select_related("interviewer").first()
+    return {
+        "scorecard": scorecard,
+        "compare": scorecard_compare(round_, scorecard),
+        "recommendations": Recommendation.choices,
+    }
+
+
+@login_required
+@require_GET
+def console(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = round_for_interviewer(request.user, round_id)
+    context = {"round": round_, "question": round_.question, "live": _live_context(round_)}
+    if request.htmx:
+        return render(request, f"{CONSOLE}#live", context)
+    spec = round_.spec
+    context.update(
+        {
+            "candidate": round_.candidate,
+            "canvas_palette": palette_for_canvas(spec),
+            "reference_rows": reference_values(round_),
+            "reference_design": spec.get("design", {}),
+            "outline_html": markdown_render(spec.get("outline", "")),
+            "mistakes": spec.get("mistakes", []),
+            "all_follow_ups": [
+                {"number": index + 1, **item} for index, item in enumerate(spec.get("follow_ups", []))
+            ],
+            "notes": notes_of_round(round_),
+            **_scoring_context(round_),
+        }
+    )
+    return render(request, CONSOLE, context)
+
+
+@login_required
+@require_POST
+def note_create(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = round_for_interviewer(request.user, round_id)
+    raw_index = request.POST.get("follow_up", "")
+    error = ""
+    try:
+        follow_up = int(raw_index) - 1 if raw_index else None
+        note_add(
+            round_=round_, author=request.user, text=request.POST.get("text", ""), follow_up_index=follow_up
+        )
+    except ValueError:
+        error = "No such follow-up question."
+    except InterviewError as exc:
+        error = str(exc)
+    if request.htmx:
+        context = {"round": round_, "notes": notes_of_round(round_), "note_error": error}
+        return render(request, f"{CONSOLE}#notes", context, status=400 if error else 200)
+    if error:
+        messages.error(request, error)
+    return redirect(reverse("interview-console", args=[round_.pk]) + "#notes")
+
+
+def _levels_from_post(request: HttpRequest, round_: Round) -> dict:
+    return {
+        item["dimension"]: {
+            "level": request.POST.get(f"level-{item['dimension']}", ""),
+            "note": request.POST.get(f"note-{item['dimension']}", ""),
+        }
+        for item in rubric_of(round_)
+    }
+
+
+@login_required
+@require_POST
+def scorecard_save_view(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = round_for_interviewer(request.user, round_id)
+    error = ""
+    try:
+        scorecard_save(
+            round_=round_,
+            interviewer=request.user,
+            levels=_levels_from_post(request, round_),
+            recommendation=request.POST.get("recommendation", ""),
+        )
+    except InterviewError as exc:
+        error = str(exc)
+    if request.htmx:
+        context = {"round": round_, "rubric_status": error or "Scores saved.", "rubric_error": bool(error)}
+        context.update(_scoring_context(round_))
+        return render(request, f"{CONSOLE}#scoring", context, status=400 if error else 200)
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, "Scores saved.")
+    return redirect(reverse("interview-console", args=[round_.pk]) + "#scoring")
+
+
+@login_required
+@require_POST
+def scorecard_release_view(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = round_for_interviewer(request.user, round_id)
+    try:
+        scorecard_release(round_=round_, interviewer=request.user)
+    except InterviewError as exc:
+        messages.error(request, str(exc))
+        return redirect(reverse("interview-console", args=[round_.pk]) + "#scoring")
+    messages.success(request, "Scorecard released: the candidate can see it now.")
+    return redirect("interview-scorecard", round_id=round_.pk)
+
+
+@login_required
+@require_GET
+def scorecard_page(request: HttpRequest, round_id: int) -> HttpResponse:
+    """The interviewer always; the candidate only once the scorecard is released; 404 for anyone else."""
+    own = Round.objects.filter(pk=round_id, candidate=request.user).select_related(
+        "question_version__question"
+    )
+    round_ = own.first()
+    if round_ is not None:
+        scorecard = scorecard_for_candidate(round_)
+        if scorecard is None:
+            raise Http404("No released scorecard.")
+    else:
+        round_ = round_for_interviewer(request.user, round_id)
+        scorecard = Scorecard.objects.filter(round=round_).select_related("interviewer").first()
+    context = {
+        "round": round_,
+        "question": round_.question,
+        "scorecard": scorecard,
+        "compare": scorecard_compare(round_, scorecard),
+        "replays": replay_summary(round_),
+        "is_candidate": round_.candidate_id == request.user.pk,
+    }
+    return render(request, "interviewer/scorecard.html", context)
+
+
+@login_required
+@require_GET
+def timeline(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = round_for_interviewer(request.user, round_id)
+    if round_.status not in (RoundStatus.SUBMITTED, RoundStatus.ABANDONED):
+        messages.info(request, "The timeline opens when the round is finished.")
+        return redirect("interview-console", round_id=round_.pk)
+    events = [
+        {"t": round(t, 1), "field": field, "value": value}
+        for t, field, value in WorkEvent.objects.filter(round=round_).values_list("t", "field", "value")
+    ]
+    notes = notes_of_round(round_)
+    end_s = round(max([round_.elapsed_s(), *(e["t"] for e in events), *(n.t for n in notes)]), 1)
+    try:
+        at = min(max(float(request.GET.get("t", end_s)), 0.0), end_s)
+    except ValueError:
+        at = end_s
+    context = {
+        "round": round_,
+        "question": round_.question,
+        "events": events,
+        "notes": notes,
+        "notes_data": [{"t": n.t, "phase": n.phase, "text": n.text} for n in notes],
+        "state": state_at(events, at),
+        "at": at,
+        "end_s": end_s,
+        "sheet": [asked_line_view(round_.spec, line) for line in round_.spec.get("asked", [])],
+        "canvas_palette": palette_for_canvas(round_.spec),
+    }
+    return render(request, "interviewer/timeline.html", context)
+
+
+# Interviewers' own pages
+
+
+@login_required
+@require_GET
+def my_interviews(request: HttpRequest) -> HttpResponse:
+    _require_interviewer(request)
+    rounds = (
+        rounds_interviewed_by(request.user)
+        .select_related("question_version__question", "candidate", "scorecard")
+        .order_by("-started_at")[:200]
+    )
+    questions = Question.objects.exclude(current_version=None).order_by("title")
+    context = {"rounds": rounds, "questions": questions, "modes": RoundMode.choices}
+    return render(request, "interviewer/my_interviews.html", context)
+
+
+@login_required
+@require_POST
+def schedule(request: HttpRequest) -> HttpResponse:
+    _require_interviewer(request)
+    question = (
+        Question.objects.exclude(current_version=None).filter(slug=request.POST.get("question", "")).first()
+    )
+    try:
+        if question is None:
+            raise InterviewError("Choose a question.")
+        round_ = round_schedule_for_candidate(
+            interviewer=request.user,
+            question=question,
+            candidate_username=request.POST.get("candidate", ""),
+            mode=request.POST.get("mode", RoundMode.TIMED),
+            variant=request.POST.get("variant") == "1",
+        )
+    except InterviewError as exc:
+        messages.error(request, str(exc))
+        return redirect("my-interviews")
+    messages.success(
+        request, f"Round scheduled for {round_.candidate.username}: it starts when they press Start."
+    )
+    return redirect("interview-console", round_id=round_.pk)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def join(request: HttpRequest, token: str) -> HttpResponse:
+    """A single-use link: GET shows what it is for, POST accepts it. Invalid links answer 404."""
+    if request.method == "GET":
+        _require_interviewer(request)
+        if not invitation_is_open(token):
+            raise Http404("This invitation link is not valid.")
+        return render(request, "interviewer/join.html", {"token": token})
+    try:
+        invitation = invitation_accept(token=token, user=request.user)
+    except InvitationInvalid:
+        raise Http404("This invitation link is not valid.") from None
+    messages.success(request, "Invitation accepted.")
+    return redirect("interview-console", round_id=invitation.round_id)
+
+
+@login_required
+@require_GET
+def calibration(request: HttpRequest, username: str) -> HttpResponse:
+    """Visible to that interviewer and to admins; 404 for anyone else."""
+    interviewer = get_object_or_404(get_user_model(), username=username)
+    if not (request.user.pk == interviewer.pk and is_interviewer(request.user)) and not is_admin(
+        request.user
+    ):
+        raise Http404("No such page.")
+    return render(request, "interviewer/calibration.html", {"calibration": calibration_for(interviewer)})
+
+
+# The candidate's side
+
+
+def _panel_response(request: HttpRequest, round_: Round, **extra) -> HttpResponse:
+    context = {"round": round_, "invitations": invitations_of_round(round_), **extra}
+    return render(
+        request, "interviewer/_invite_panel.html", context, status=400 if extra.get("invite_error") else 200
+    )
+
+
+def _back_to_round(round_: Round) -> HttpResponse:
+    name = "round-report" if round_.status == RoundStatus.SUBMITTED else "round-detail"
+    return redirect(reverse(name, args=[round_.pk]) + "#invite-panel")
+
+
+@login_required
+@require_POST
+def invitation_create(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = _get_own_round(request, round_id)
+    link = ""
+    error = ""
+    try:
+        if request.POST.get("kind") == "link":
+            hours = int(request.POST.get("hours") or 24)
+            _, token = invitation_create_link(
+                round_=round_, created_by=request.user, valid_for=timedelta(hours=hours)
+            )
+            link = request.build_absolute_uri(reverse("interview-join", args=[token]))
+        else:
+            invitation_create_for_username(
+                round_=round_, created_by=request.user, username=request.POST.get("username", "")
+            )
+    except ValueError:
+        error = "Choose how long the link stays valid."
+    except InterviewError as exc:
+        error = str(exc)
+    if request.htmx:
+        return _panel_response(request, round_, new_link=link, invite_error=error)
+    if link:  # the raw token is shown once, on this page, and never stored
+        return render(request, "interviewer/invite_link.html", {"round": round_, "new_link": link})
+    if error:
+        messages.error(request, error)
+    return _back_to_round(round_)
+
+
+@login_required
+@require_POST
+def invitation_revoke_view(request: HttpRequest, round_id: int, invitation_id: int) -> HttpResponse:
+    round_ = _get_own_round(request, round_id)
+    invitation_revoke(invitation=get_object_or_404(Invitation, pk=invitation_id, round=round_))
+    if request.htmx:
+        return _panel_response(request, round_)
+    messages.info(request, "Invitation revoked.")
+    return _back_to_round(round_)
+
+
+@login_required
+@require_POST
+def round_begin(request: HttpRequest, round_id: int) -> HttpResponse:
+    round_ = round_begin_scheduled(round_id=round_id, candidate=request.user)
+    return redirect("round-detail", round_id=round_.pk)
