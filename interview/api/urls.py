@@ -19,5 +19,6 @@ urlpatterns = [
         name="api-version-detail",
     ),
     path("", include("interview.api.community")),
+    path("", include("interview.api.authoring")),
     path("", include("interview.api.interviewer")),
 ]
