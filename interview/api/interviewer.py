@@ -154,7 +154,7 @@ class InvitationListApi(APIView):
                 )
         except InterviewError as error:
             return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        output = InvitationCreatedOutput(invitation).data | {"link": link}
+        output = InvitationOutput(invitation).data | {"link": link}
         return Response(output, status=status.HTTP_201_CREATED)
 
 
