@@ -211,7 +211,7 @@ def _prepared(question: QuestionSpec | Mapping[str, Any]) -> _Prepared:
     if prepared is None:
         slug = question.get("slug")
         spec = parse_question(dict(question), source=slug if isinstance(slug, str) else "")
-        prepared = _DICT_CACHE[key] = _Prepared(spec, _fingerprint(question))
+        prepared = _DICT_CACHE[key] = _Prepared(spec, _fingerprint(spec_to_dict(spec)))
         if len(_DICT_CACHE) > _PREPARED_CACHE_SIZE:
             _DICT_CACHE.popitem(last=False)
     _SEEN_DICTS[id(question)] = (question, prepared)  # the strong reference keeps the id from being reused
@@ -323,6 +323,7 @@ class _Run:
         self.outcomes: dict[str, _Outcome] = {}
         self.implied: dict[str, float | None] = {}
         self.charged: dict[str, str] = {}  # drivers already marked far from the reference -> the line's label
+        self.matched_stated: dict[str, bool] = {}  # derived values they got right: in the stated reading?
 
     def run(self) -> None:
         with np.errstate(all="ignore"):
@@ -427,23 +428,24 @@ class _Run:
         check, tolerance = (line.check, line.tolerance) if line is not None else UNASKED_CHECK
         stated_ok = math.isfinite(implied_stated) and v.within(check, tolerance, value, implied_stated)
         corrected_ok = (
-            not stated_ok
-            and implied_corrected is not implied_stated
+            implied_corrected is not implied_stated
             and math.isfinite(implied_corrected)
             and v.within(check, tolerance, value, implied_corrected)
         )
+        if stated_ok and corrected_ok:  # both readings fit: keep the closer, the corrected one on a tie
+            stated_ok = _distance(value, implied_stated) < _distance(value, implied_corrected)
+            corrected_ok = not stated_ok
         self.stated[name] = value
         self.changed.add(name)
         if stated_ok or corrected_ok:
             self.corrected[name] = value
             self.diverged.discard(name)
             self.status[name] = v.CORRECT
+            self.matched_stated[name] = stated_ok
             if line is not None:
-                self.implied[name] = float(implied_stated if stated_ok else implied_corrected)
-                world, implied = (
-                    (self.stated, implied_stated) if stated_ok else (self.corrected, implied_corrected)
-                )
-                self.outcomes[name] = self._consistent(line, value, world, implied)
+                implied = implied_stated if stated_ok else implied_corrected
+                self.implied[name] = float(implied)
+                self.outcomes[name] = self._consistent(line, value, stated_ok, implied)
             return
         self.corrected[name] = implied_corrected
         self.diverged.add(name)
@@ -541,52 +543,72 @@ class _Run:
             message, self.readings[name].text.strip(), self.p.shown(name, value), factor
         )
 
-    def _consistent(self, line: _Line, value: float, world: Mapping[str, Any], implied: Any) -> _Outcome:
+    def _consistent(self, line: _Line, value: float, stated: bool, implied: Any) -> _Outcome:
+        """A line that matches their own numbers: correct, unless it is far from the reference because of a
+        value no line was marked down for (then far_from_reference, once per such value)."""
         name = line.name
         if v.within(line.check, line.tolerance, value, self.ref[name]):
             return _Outcome(v.CORRECT, self._binary_note(name, v.CORRECT_MESSAGE, value, implied))
-        driver = self._driver(name, world)
-        if driver is None:
+        found = self._driver(name, stated)
+        if found is None:
             return _Outcome(v.CORRECT, v.CORRECT_MESSAGE)
+        driver, used = found
         reading = self.readings[driver]
-        driver_given = (
-            reading.text.strip() if world[driver] == reading.value else self.p.shown(driver, world[driver])
-        )
-        label = self.p.labels[driver].lower()
+        driver_given = reading.text.strip() if used == reading.value else self.p.shown(driver, used)
+        label = _in_sentence(self.p.labels[driver])
         if self.status.get(driver, v.CORRECT) == v.CORRECT:
             where = "is inside its plausible range"
             return _Outcome(v.CORRECT, v.follows_message(label, driver_given, where), driver=driver)
         if driver in self.p.asked:
-            return _Outcome(
-                v.CORRECT, v.follows_message(label, driver_given, "is marked on its own line"), driver=driver
-            )
+            where = "is marked on its own line"
+            return _Outcome(v.CORRECT, v.follows_message(label, driver_given, where), driver=driver)
         if driver in self.charged:
             where = f"is already marked on the {self.charged[driver]} line"
             return _Outcome(v.CORRECT, v.follows_message(label, driver_given, where), driver=driver)
-        self.charged[driver] = line.label.lower()
+        self.charged[driver] = _in_sentence(line.label)
         message = v.far_message(
             self.p.shown(name, value),
             self._reference_shown(name),
             label,
             driver_given,
-            self._reference_shown_any(driver),
+            self._reference_shown(driver),
         )
         return _Outcome(v.FAR_FROM_REFERENCE, message, driver=driver)
 
-    def _reference_shown_any(self, name: str) -> str:
-        return self.p.shown(name, self.ref[name])
-
-    def _driver(self, name: str, world: Mapping[str, Any]) -> str | None:
-        """The given upstream value that moves `name` furthest from the reference on its own."""
-        reference = float(self.ref[name])
-        best: tuple[float, str] | None = None
-        slips_count = world is self.stated  # in the corrected world a slipped value was already put right
-        for origin in sorted(self.p.upstream[name]):
-            if self._value(origin) is None or world[origin] == self.ref[origin]:
+    def _origins(self, name: str, stated: bool) -> dict[str, Any]:
+        """The given values a difference in `name` can start from, with the value each had in the reading
+        that was used: their assumptions, and (in the stated reading) their slips. Walking up from `name`,
+        a derived value they got right is passed through in the reading it matched."""
+        origins: dict[str, Any] = {}
+        stack = [(dep, stated) for dep in self.p.deps[name]]
+        seen: set[tuple[str, bool]] = set()
+        while stack:
+            quantity, reading_stated = stack.pop()
+            if (quantity, reading_stated) in seen:
                 continue
-            if origin not in self.p.ranges and not (slips_count and self.status.get(origin) != v.CORRECT):
-                continue  # a derived value they got right is not where a difference starts
-            moved = float(self._evaluate_with(name, origin, world[origin]))
+            seen.add((quantity, reading_stated))
+            world = self.stated if reading_stated else self.corrected
+            given = self._value(quantity) is not None
+            if quantity in self.p.ranges:
+                if given:
+                    origins[quantity] = world[quantity]
+                continue
+            if given and self.status.get(quantity) == v.CORRECT:
+                reading_stated = self.matched_stated[quantity]
+            elif given and reading_stated:
+                origins[quantity] = world[quantity]  # a slip, used as written
+                continue
+            stack.extend((dep, reading_stated) for dep in self.p.deps[quantity])
+        return origins
+
+    def _driver(self, name: str, stated: bool) -> tuple[str, Any] | None:
+        """The given value (and the value used) that moves `name` furthest from the reference on its own."""
+        reference = float(self.ref[name])
+        best: tuple[float, str, Any] | None = None
+        for origin, value in sorted(self._origins(name, stated).items()):
+            if value == self.ref[origin]:
+                continue
+            moved = float(self._evaluate_with(name, origin, value))
             if reference > 0 and moved > 0:
                 effect = abs(math.log(moved / reference))
             else:
@@ -594,8 +616,8 @@ class _Run:
             if not math.isfinite(effect):
                 effect = math.inf
             if best is None or effect > best[0]:
-                best = (effect, origin)
-        return None if best is None or best[0] == 0 else best[1]
+                best = (effect, origin, value)
+        return None if best is None or best[0] == 0 else (best[1], best[2])
 
     def _evaluate_with(self, target: str, origin: str, value: Any) -> Any:
         env = dict(self.ref)
@@ -611,6 +633,11 @@ class _Run:
             if name == target:
                 break
         return env[target]
+
+
+def _in_sentence(label: str) -> str:
+    """A label inside a sentence: "Free HBM for KV" -> "free HBM for KV"; "KV cache" stays."""
+    return label[0].lower() + label[1:] if label[:2].istitle() else label
 
 
 def _distance(given: float, implied: float) -> float:

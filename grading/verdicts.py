@@ -11,8 +11,8 @@ A line gets one verdict:
 - `missing`, `unparsed`.
 
 Checks: `relative` lines accept |given − expected| ≤ tolerance × |expected|; `count` lines accept the
-neighbouring whole numbers (|given − expected| ≤ 1); `magnitude` lines accept a factor of `tolerance` either
-way.
+neighbouring whole numbers (|given − expected| ≤ 1; a fraction only within 8× of the expected value);
+`magnitude` lines accept a factor of `tolerance` either way.
 """
 
 from __future__ import annotations
@@ -45,13 +45,19 @@ TONES = {
 }
 
 COUNT_SLACK = 1.0
+COUNT_FRACTION_FACTOR = 8.0
 _RELATIVE_EPSILON = 1e-9
 
 
 def within(check: str, tolerance: float | None, given: float, expected: float) -> bool:
     """True when `given` is accepted for `expected` under the line's check and tolerance."""
     if check == "count":
-        return abs(given - expected) <= COUNT_SLACK + _RELATIVE_EPSILON * abs(expected)
+        if abs(given - expected) > COUNT_SLACK + _RELATIVE_EPSILON * abs(expected):
+            return False
+        if given == round(given) or given == 0 or expected == 0:
+            return True  # a whole neighbour: rounded up or down
+        # A fraction within one of a small count is only accepted near it ("0.001" is not "1" rounded).
+        return 1 / COUNT_FRACTION_FACTOR < given / expected < COUNT_FRACTION_FACTOR
     if check == "magnitude":
         factor = tolerance or 3.0
         if expected == 0 or given == 0:
@@ -107,16 +113,18 @@ _BINARY_NOTE_BAND = 0.003
 def unit_factors(dims: Dims, upstream: tuple[Dims, ...] = ()) -> tuple[UnitFactor, ...]:
     """The unit slips that make sense for a quantity of dimensions `dims` computed from quantities of
     dimensions `upstream`: bits and binary prefixes only where bytes are involved (a transfer time slips by 8
-    when a link's bits are read as bytes), minutes only where time is, percent only for a plain number."""
+    when a link's bits are read as bytes), KB versus KiB only for a size itself, minutes only where time is,
+    percent only for a plain number."""
     symbols = frozenset(symbol for each in (dims, *upstream) for symbol, _ in each.exponents)
-    return _unit_factors(symbols, not dims.physical.exponents)
+    own_bytes = any(symbol == "B" for symbol, _ in dims.exponents)
+    return _unit_factors(symbols, own_bytes, dims.is_dimensionless)
 
 
 @functools.lru_cache(maxsize=256)
-def _unit_factors(symbols: frozenset[str], plain: bool) -> tuple[UnitFactor, ...]:
+def _unit_factors(symbols: frozenset[str], own_bytes: bool, plain: bool) -> tuple[UnitFactor, ...]:
     factors = list(_METRIC)
     if "B" in symbols:
-        factors += _BYTES
+        factors += [factor for factor in _BYTES if own_bytes or factor.factor >= _SMALL_FACTOR]
     if "s" in symbols:
         factors += _TIME
     if plain:
