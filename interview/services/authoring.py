@@ -294,6 +294,17 @@ def model_check_text(text: str) -> ModelCheck:
     return model_check(block)
 
 
+def model_block(text: str) -> object:
+    """The `model:` block the author typed, or None when it is too long or not YAML (model_check_text says
+    why)."""
+    if len(text) > MAX_SECTION_CHARS:
+        return None
+    try:
+        return yaml_read_text(text) if text.strip() else None
+    except yaml.YAMLError:
+        return None
+
+
 def model_check(block: object) -> ModelCheck:
     """Check a `model:` block: every problem naming its quantity, each quantity's value at the defaults (for
     the part of the model that works), and the dependency graph (inputs on the left, results to the right)."""
@@ -470,6 +481,14 @@ def sample_results(*, draft: Draft, spec: QuestionSpec | None = None) -> list[Sa
         ]
         results.append(SampleResult(sample, verdicts, changes))
     return results
+
+
+def sample_results_with_model(*, draft: Draft, block: object) -> list[SampleResult]:
+    """The sample answers graded with this model instead of the saved one (live, nothing saved)."""
+    if not draft.samples.exists():
+        return []
+    spec, _ = draft_check({**draft.data, "model": block})
+    return sample_results(draft=draft, spec=spec) if spec is not None else []
 
 
 def sample_accept(*, sample: SampleAnswer, verdicts: dict[str, str]) -> SampleAnswer:

@@ -30,10 +30,12 @@ from interview.services.authoring import (
     draft_read_form,
     draft_save,
     draft_sections,
+    model_block,
     model_check_text,
     publish_grant_set,
     sample_accept,
     sample_results,
+    sample_results_with_model,
     sample_save,
     sheet_grade,
     version_diff,
@@ -153,8 +155,11 @@ def draft_edit(request: HttpRequest, draft_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def model_check(request: HttpRequest, draft_id: int) -> HttpResponse:
-    _get_draft(request, draft_id)
-    context = {"check": model_check_text(request.POST.get("model", ""))}
+    draft = _get_draft(request, draft_id)
+    text = request.POST.get("model", "")
+    check = model_check_text(text)
+    live_samples = sample_results_with_model(draft=draft, block=model_block(text)) if check.ok else []
+    context = {"check": check, "live_samples": live_samples}
     return render(request, "authoring/editor.html#model-check", context)
 
 

@@ -342,3 +342,35 @@ def test_the_author_nav_link_shows_only_for_authors_and_admins(client, author, c
 def test_sample_save_keeps_only_short_text(draft):
     sample = sample_save(draft=draft, name="x" * 500, numbers={"a": "1" * 5000}, expected={"a": "correct"})
     assert len(sample.name) == 120 and len(sample.submission["numbers"]["a"]) == 2000
+
+
+def test_the_live_model_check_regrades_the_sample_answers_before_anything_is_saved(client, author, draft):
+    sample_save(
+        draft=draft, name="a good one", numbers=q.GOOD_SHEET, expected=dict.fromkeys(q.GOOD_SHEET, "correct")
+    )
+    log_in(client, author)
+    url = reverse("authoring-model-check", args=[draft.pk])
+    html = client.post(url, {"model": q.MODEL}).content.decode()
+    assert 'id="live-samples"' in html and "every expected verdict holds" in html
+    html = client.post(url, {"model": q.MODEL_EDITED}).content.decode()
+    assert "<code>gpus_needed</code>: expected correct, now <strong>arithmetic_slip</strong>" in html
+    draft.refresh_from_db()
+    assert draft.data["model"]["quantities"][4]["value"] == 2500  # nothing saved
+
+
+def test_the_publish_page_warns_when_someone_published_after_the_draft_started(
+    client, admin_user, author, draft
+):
+    from interview.services.authoring import draft_publish
+
+    draft_publish(draft=draft, user=admin_user)
+    log_in(client, author)
+    client.post(
+        reverse("authoring-question-edit", args=[q.SLUG])
+    )  # ada's draft is the one published: no warning
+    assert b"stale-draft" not in client.get(reverse("authoring-publish", args=[draft.pk])).content
+    admins = draft_create(owner=admin_user, slug=q.SLUG, title=q.TITLE)
+    draft_publish(
+        draft=draft_save(draft=admins, data=dict(admins.data, title="Admin's edit")), user=admin_user
+    )
+    assert b"stale-draft" in client.get(reverse("authoring-publish", args=[draft.pk])).content
