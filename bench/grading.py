@@ -153,16 +153,18 @@ def bench_submission(question: dict[str, Any]) -> dict[str, Any]:
     return {"numbers": numbers, "design": {"nodes": nodes, "edges": question["design"]["edges"]}}
 
 
-def median_seconds(run: Callable[[], object], repeats: int = REPEATS) -> float:
-    """The median wall time of `repeats` calls of `run`, after a warm-up."""
-    for _ in range(5):
-        run()
-    times = []
+def median_seconds(runs: dict[str, Callable[[], object]], repeats: int = REPEATS) -> dict[str, float]:
+    """The median wall time of each run, interleaved so that a busy machine slows them alike."""
+    for run in runs.values():
+        for _ in range(5):
+            run()
+    times: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeats):
-        started = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+        for name, run in runs.items():
+            started = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - started)
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def main() -> None:
@@ -182,8 +184,8 @@ def main() -> None:
 
     report = grade(question, submission)
     verdicts = [line["verdict"] for line in report["lines"]]
-    grading = median_seconds(grade_only)
-    reading = median_seconds(read_only)
+    medians = median_seconds({"grade": grade_only, "read": read_only})
+    grading, reading = medians["grade"], medians["read"]
     ratio = grading / reading
     print(
         f"grading a {len(texts)}-quantity, {len(submission['design']['nodes'])}-box submission "

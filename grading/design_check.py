@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -410,24 +409,23 @@ def _walk(
     Arrows count either way: a box that pulls its work (a reconciler reading a state store) draws its arrow
     against the request. A box of a later path kind cannot be passed through early; other boxes, and boxes
     of kinds already passed (going back from a lookup), can."""
-    step = {kind: position for position, kind in reversed(list(enumerate(path)))}
-    seen = {(start, 0) for start in starts}
-    queue = deque(sorted(seen))
-    best = 0
-    while queue:
-        node, done = queue.popleft()
-        best = max(best, done)
-        if done == len(path):
+    first = {kind: position for position, kind in reversed(list(enumerate(path)))}
+    frontier = set(starts)
+    for done, wanted in enumerate(path):
+        found: set[str] = set()
+        seen = set(frontier)
+        stack = list(frontier)
+        while stack:
+            for target in linked.get(stack.pop(), ()):
+                if target in seen:
+                    continue
+                seen.add(target)
+                kind = kinds.get(target, "")
+                if kind == wanted:
+                    found.add(target)  # the next step starts here
+                elif first.get(kind, -1) <= done:
+                    stack.append(target)
+        if not found:
             return done
-        for target in sorted(linked.get(node, ())):
-            kind = kinds.get(target, "")
-            if kind == path[done]:
-                state = (target, done + 1)
-            elif kind in step and step[kind] > done:
-                continue
-            else:
-                state = (target, done)
-            if state not in seen:
-                seen.add(state)
-                queue.append(state)
-    return best
+        frontier = found
+    return len(path)
