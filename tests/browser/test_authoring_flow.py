@@ -121,3 +121,29 @@ def test_an_author_writes_publishes_and_edits_a_question_a_candidate_has_answere
     assert round_.question_version.number == 1 and round_.report == report_before
     second_page.reload()
     expect(second_page.locator(".score-line")).to_have_text(score_text)
+
+
+PAYLOAD = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>'
+
+
+def test_user_text_stays_text_in_the_editor_the_canvas_labels_and_the_live_model_check(page, author):
+    from interview.services.authoring import draft_create, draft_save
+
+    draft = draft_create(owner=author, slug=q.SLUG, title=q.TITLE)
+    data = q.question_dict()
+    data["title"] = PAYLOAD
+    data["design"]["nodes"][0]["label"] = PAYLOAD
+    data["design"]["nodes"][0]["job"] = PAYLOAD
+    draft_save(draft=draft, data=data)
+    log_in(page, "ada")
+    page.goto(f"/authoring/drafts/{draft.pk}/")
+    expect(page.locator("h1")).to_contain_text(PAYLOAD)
+    canvas = page.locator(CANVAS)
+    expect(canvas.locator("[data-sbc=boxes] button[data-id=gateway]")).to_contain_text("<img src=x")
+    type_model(page, q.MODEL.replace("label: Daily users", "label: '" + PAYLOAD.replace("'", "") + "'"))
+    expect(page.locator("#model-ok")).to_be_visible()
+    expect(page.locator("#model-graph g.node[data-quantity=daily_users] title")).to_have_text(PAYLOAD)
+    page.get_by_role("link", name="Preview and try it").click()
+    expect(page.locator("#preview h1")).to_have_text(PAYLOAD)
+    assert page.evaluate("window.pwned") is None
+    assert page.locator("main img, #model-check script").count() == 0
