@@ -50,6 +50,7 @@ from grading.units import Dims, Unit, compatible, format_dims
 
 GRADER_VERSION = "1.0.0"
 SENSITIVITY_TOP = 3
+ARITHMETIC_DEPTH = 1  # how many unwritten steps a message opens up
 UNASKED_CHECK = ("relative", 0.05)
 _FAMILY_RANK = {"metric": 0, "binary": 1, "bits": 2}
 _GRADING_FIELDS = ("slug", "model", "asked", "design", "plan")
@@ -373,7 +374,7 @@ class _Run:
                     self.p.shown(name, corrected),
                     factor,
                     too_large,
-                    format_number(factor.factor),
+                    v.format_factor(factor.factor),
                     bounds.low_text,
                     bounds.high_text,
                 )
@@ -492,9 +493,23 @@ class _Run:
         return self.p.shown(name, self.ref[name])
 
     def _arithmetic(self, name: str, world: Mapping[str, Any], result: float) -> str:
-        template = self.p.templates[name]
-        text = template.render(lambda dep: self.p.shown(dep, world[dep]))
-        return f"{text} = {self.p.shown(name, result)}"
+        """The formula with their numbers, "2 × 80 × 8 × 128 × 2 B = 320 KiB/tok"; a step they did not write
+        down is opened up one level, so a headroom factor inside it still shows."""
+        return f"{self._render(name, world, ARITHMETIC_DEPTH)} = {self.p.shown(name, result)}"
+
+    def _render(self, name: str, world: Mapping[str, Any], depth: int) -> str:
+        parts = self.p.templates[name].parts
+        pieces = []
+        for index, part in enumerate(parts):
+            if index % 2 == 0:
+                pieces.append(part)
+            elif depth > 0 and part in self.p.templates and self._value(part) is None:
+                inner = self._render(part, world, depth - 1)
+                alone = parts[index - 1].endswith("(") and parts[index + 1].startswith(")")
+                pieces.append(inner if alone or " " not in inner.strip() else f"({inner})")
+            else:
+                pieces.append(self.p.shown(part, world[part]))
+        return "".join(pieces)
 
     def _wrong(self, name: str, value: float, implied_stated: Any, implied_corrected: Any) -> _Outcome:
         line = self.p.asked[name]
@@ -514,7 +529,7 @@ class _Run:
                 factor, too_large = match
                 arithmetic = self._arithmetic(name, world, float(implied))
                 message = v.unit_factor_message(
-                    arithmetic, given, factor, too_large, format_number(factor.factor)
+                    arithmetic, given, factor, too_large, v.format_factor(factor.factor)
                 )
                 return _Outcome(v.UNIT_ERROR, message, float(implied), factor=factor.factor)
         worlds = [

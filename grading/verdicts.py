@@ -180,6 +180,11 @@ def accepted_factor(check: str, tolerance: float | None) -> float:
     return 1 + (0.05 if tolerance is None else tolerance)
 
 
+def format_factor(factor: float) -> str:
+    """A unit factor as people know it: "8", "1,000", "1.024", "1.074"."""
+    return format_number(factor) if factor >= 10 or factor == int(factor) else f"{factor:.4g}"
+
+
 def power_of_ten(ratio: float) -> int:
     """k when `ratio` is within 10% of 10**k (k ≠ 0), else 0: a slipped decimal point."""
     if not ratio > 0 or not math.isfinite(ratio):
