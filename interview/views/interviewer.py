@@ -4,6 +4,7 @@ and the candidate's side of pairing (invite by username or link, revoke, start a
 Every interviewer page starts with `round_for_interviewer`: 404 unless the requester holds an accepted,
 unrevoked invitation to the round. Candidate actions start with `_get_own_round`: 404 unless it is theirs."""
 
+import json
 from datetime import timedelta
 
 from django.contrib import messages
@@ -82,10 +83,12 @@ def _live_context(round_: Round) -> dict:
         }
         for line in round_.spec.get("asked", [])
     ]
+    design = work.design or {"nodes": [], "edges": []}
     return {
         "clock": clock,
         "polling": round_.status in POLL_STATUSES,
-        "design": work.design or {"nodes": [], "edges": []},
+        "design": design,
+        "design_json": json.dumps(design),  # an attribute: htmx drops <script> elements from swapped content
         "sheet": sheet,
         "scratch": work.scratch,
         "revision": work.revision,

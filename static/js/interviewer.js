@@ -5,9 +5,10 @@
 
   let lastDesign = null;
 
+  // The polled #live block carries the design in data-design (htmx drops <script> from swapped content).
   function readLiveDesign() {
-    const node = document.getElementById("live-design");
-    return node ? node.textContent : null;
+    const node = document.getElementById("live");
+    return node ? node.dataset.design || null : null;
   }
 
   function syncCanvas() {
@@ -15,7 +16,7 @@
     if (text === null || text === lastDesign) return;
     const element = document.getElementById("live-canvas");
     const canvas = element && window.SevenboxCanvas ? window.SevenboxCanvas.get(element) : null;
-    if (!canvas) return; // not mounted yet: autoMount reads #live-design itself
+    if (!canvas) return; // not mounted yet: autoMount reads the page's #live-design itself
     try {
       canvas.setDesign(JSON.parse(text));
       lastDesign = text;
@@ -28,10 +29,8 @@
     lastDesign = readLiveDesign();
   });
 
-  document.addEventListener("htmx:afterSettle", (event) => {
-    const target = event.detail && event.detail.elt;
-    if (target && target.id === "live") syncCanvas();
-  });
+  // After any swap: cheap, since an unchanged design (same JSON text) is left alone.
+  document.addEventListener("htmx:afterSettle", syncCanvas);
 
   document.addEventListener("htmx:afterRequest", (event) => {
     const form = event.detail && event.detail.elt;

@@ -58,7 +58,7 @@ def test_the_live_partial_carries_the_latest_canvas_and_sheet(client, bob, invit
     response = client.get(f"/interviews/{invited_round.pk}/", **HTMX)
     partial = response.content.decode()
     assert partial.lstrip().startswith('<section id="live"') and "<html" not in partial
-    assert "9.8 GB" in partial and '"id": "gateway"' in partial
+    assert "9.8 GB" in partial and "&quot;id&quot;: &quot;gateway&quot;" in partial
     assert 'hx-trigger="every 2s"' in partial
 
 
