@@ -392,7 +392,14 @@ def invitation_revoke_view(request: HttpRequest, round_id: int, invitation_id: i
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def round_begin(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = round_begin_scheduled(round_id=round_id, candidate=request.user)
+    """A round an interviewer scheduled: GET shows it (the link the candidate gets), POST starts it."""
+    round_ = _get_own_round(request, round_id)
+    if request.method == "GET" and round_.status == RoundStatus.SCHEDULED:
+        interviewers = [i.interviewer for i in invitations_of_round(round_) if i.grants_access()]
+        context = {"round": round_, "question": round_.question, "interviewers": interviewers}
+        return render(request, "interviewer/begin.html", context)
+    if request.method == "POST":
+        round_begin_scheduled(round_id=round_.pk, candidate=request.user)
     return redirect("round-detail", round_id=round_.pk)

@@ -239,7 +239,8 @@ def test_an_interviewer_schedules_a_round_and_the_candidate_starts_it(client, al
     round_ = Round.objects.get(candidate=alice)
     assert round_.status == RoundStatus.SCHEDULED
     assert response["Location"] == f"/interviews/{round_.pk}/"
-    assert "Not started" in client.get(response["Location"]).content.decode()
+    console = client.get(response["Location"]).content.decode()
+    assert "Not started" in console and f"/rounds/{round_.pk}/begin/" in console
     assert (
         KV_QUESTION in client.get("/interviews/").content.decode()
         or "KV" in client.get("/interviews/").content.decode()
@@ -248,10 +249,13 @@ def test_an_interviewer_schedules_a_round_and_the_candidate_starts_it(client, al
     client.force_login(alice)
     page = client.get(f"/rounds/{round_.pk}/").content.decode()
     assert "Start the round" in page
+    begin = client.get(f"/rounds/{round_.pk}/begin/").content.decode()
+    assert "bob" in begin and "scheduled this timed round for you" in begin
     started = client.post(f"/rounds/{round_.pk}/begin/")
     assert started["Location"] == f"/rounds/{round_.pk}/"
     round_.refresh_from_db()
     assert round_.status == RoundStatus.ACTIVE and round_.deadline is not None
+    assert client.get(f"/rounds/{round_.pk}/begin/")["Location"] == f"/rounds/{round_.pk}/"
 
 
 def test_calibration_is_visible_to_that_interviewer_and_admins_only(
