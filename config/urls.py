@@ -20,7 +20,9 @@ urlpatterns = [
         csp_override(API_DOCS_CSP)(SpectacularSwaggerSplitView.as_view(url_name="api-schema")),
         name="api-docs",
     ),
+    path("api/", include("grading.api_urls")),
     path("api/", include("interview.api.urls")),
     path("", include("grading.urls_replays")),
+    path("", include("grading.urls")),
     path("", include("interview.urls")),
 ]

@@ -39,6 +39,7 @@ _NON_WORD = re.compile(r"[^0-9a-z]+")
 PRESENT = "present"
 INCOMPLETE = "incomplete"
 MISSING = "missing"
+TONES = {PRESENT: "correct", INCOMPLETE: "warn", MISSING: "bad"}  # CSS: verdict-correct, -warn, -bad
 
 
 def _singular(word: str) -> str:
@@ -344,6 +345,7 @@ def _component(
         "kind": ref.kind,
         "name": name,
         "verdict": verdict,
+        "tone": TONES[verdict],
         "matched_ids": sorted(box.id for box in matched),
         "message": message,
         "credit": credit,

@@ -744,6 +744,7 @@ def _line_report(prepared: _Prepared, reference: _Reference, run: _Run, line: _L
     return {
         **reference.lines[name],
         "verdict": outcome.verdict,
+        "verdict_label": v.LABELS[outcome.verdict],
         "tone": v.TONES[outcome.verdict],
         "credit": scoring.LINE_CREDIT[outcome.verdict],
         "message": outcome.message,

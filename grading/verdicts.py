@@ -44,6 +44,16 @@ TONES = {
     UNPARSED: "bad",
 }
 
+LABELS = {
+    CORRECT: "Correct",
+    ARITHMETIC_SLIP: "Arithmetic slip",
+    UNIT_ERROR: "Unit error",
+    OUT_OF_RANGE: "Out of range",
+    FAR_FROM_REFERENCE: "Far from the reference",
+    MISSING: "Missing",
+    UNPARSED: "Not readable",
+}
+
 COUNT_SLACK = 1.0
 COUNT_FRACTION_FACTOR = 8.0
 _RELATIVE_EPSILON = 1e-9

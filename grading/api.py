@@ -1,0 +1,190 @@
+"""Grading over the API: `POST /api/questions/<slug>/grade` checks a submission outside a round."""
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from grading.services import published_question_version, question_version_grade
+from grading.submission import SubmissionError
+from interview.models import QuestionVersion
+
+
+def _get_published_version(slug: str) -> QuestionVersion:
+    """The question's current published version, or 404."""
+    version = published_question_version(slug)
+    if version is None:
+        raise Http404("No such published question.")
+    return version
+
+
+# Request: documented here; checked by grading.submission.read_submission, the same check as the CLI's.
+
+
+class NodeSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    kind = serializers.CharField(required=False, allow_blank=True, help_text="A palette kind, or empty")
+    label = serializers.CharField(required=False, allow_blank=True)
+    job = serializers.CharField(required=False, allow_blank=True)
+    failure = serializers.CharField(required=False, allow_blank=True)
+
+
+class EdgeSerializer(serializers.Serializer):
+    source = serializers.CharField(help_text="A node id, or `client`")
+    target = serializers.CharField()
+    label = serializers.CharField(required=False, allow_blank=True)
+
+
+class DesignSerializer(serializers.Serializer):
+    nodes = NodeSerializer(many=True)
+    edges = EdgeSerializer(many=True)
+
+
+class EventSerializer(serializers.Serializer):
+    t = serializers.FloatField(help_text="Seconds since the start")
+    phase = serializers.CharField()
+    field = serializers.CharField(help_text="`numbers.NAME`, `design` or `scratch`")
+
+
+class SubmissionSerializer(serializers.Serializer):
+    numbers = serializers.DictField(
+        child=serializers.CharField(allow_blank=True, allow_null=True),
+        required=False,
+        help_text="Quantity name -> the text as typed: '320 KiB', '1.7M tok/s', '~10 GB'",
+    )
+    design = DesignSerializer(required=False, help_text="Leave out to skip the shape score")
+    events = EventSerializer(many=True, required=False, help_text="Edits with times, for pacing")
+
+
+# Response: the grading report (grading.grader.grade).
+
+
+class LineSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    phase = serializers.CharField()
+    weight = serializers.FloatField()
+    check = serializers.ChoiceField(choices=["relative", "count", "magnitude"])
+    tolerance = serializers.FloatField(allow_null=True)
+    unit = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["input", "derived"])
+    verdict = serializers.ChoiceField(
+        choices=[
+            "correct",
+            "arithmetic_slip",
+            "unit_error",
+            "out_of_range",
+            "far_from_reference",
+            "missing",
+            "unparsed",
+        ]
+    )
+    verdict_label = serializers.CharField()
+    tone = serializers.ChoiceField(choices=["correct", "warn", "bad"])
+    credit = serializers.FloatField()
+    message = serializers.CharField()
+    note = serializers.CharField()
+    given_text = serializers.CharField()
+    given = serializers.FloatField(allow_null=True, help_text="In the line's unit")
+    implied = serializers.FloatField(
+        allow_null=True, help_text="What their own inputs imply, in the line's unit"
+    )
+    implied_shown = serializers.CharField()
+    reference = serializers.FloatField()
+    reference_shown = serializers.CharField()
+    range = serializers.ListField(child=serializers.FloatField(), allow_null=True)
+    source = serializers.CharField()
+    factor = serializers.FloatField(allow_null=True, help_text="The unit factor of a unit error")
+    driver = serializers.CharField(allow_null=True, help_text="The assumption that moves the line")
+
+
+class ComponentSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    name = serializers.CharField()
+    verdict = serializers.ChoiceField(choices=["present", "incomplete", "missing"])
+    tone = serializers.CharField()
+    matched_ids = serializers.ListField(child=serializers.CharField())
+    message = serializers.CharField()
+    credit = serializers.FloatField()
+
+
+class ExtraBoxSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    label = serializers.CharField()
+    kind = serializers.CharField()
+    message = serializers.CharField()
+
+
+class DesignReportSerializer(serializers.Serializer):
+    components = ComponentSerializer(many=True)
+    extra = ExtraBoxSerializer(many=True)
+    path = serializers.ListField(child=serializers.CharField())
+    path_ok = serializers.BooleanField(allow_null=True)
+    path_message = serializers.CharField()
+    problems = serializers.ListField(child=serializers.CharField())
+    coverage = serializers.FloatField()
+
+
+class SensitivitySerializer(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    elasticity = serializers.FloatField()
+
+
+class ScoresSerializer(serializers.Serializer):
+    numbers = serializers.FloatField(allow_null=True)
+    arithmetic = serializers.FloatField(allow_null=True)
+    shape = serializers.FloatField(allow_null=True)
+    overall = serializers.FloatField(allow_null=True)
+
+
+class PacingSerializer(serializers.Serializer):
+    phase = serializers.CharField()
+    planned_s = serializers.FloatField()
+    spent_s = serializers.FloatField()
+    edits = serializers.IntegerField()
+    first_s = serializers.FloatField(allow_null=True)
+    last_s = serializers.FloatField(allow_null=True)
+
+
+class QuestionRefSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    version = serializers.IntegerField(allow_null=True)
+    fingerprint = serializers.CharField()
+
+
+class ReportSerializer(serializers.Serializer):
+    grader_version = serializers.CharField()
+    question = QuestionRefSerializer()
+    variant = serializers.DictField(child=serializers.FloatField(), allow_null=True)
+    lines = LineSerializer(many=True)
+    unknown_numbers = serializers.ListField(child=serializers.CharField())
+    design = DesignReportSerializer(allow_null=True)
+    sensitivity = SensitivitySerializer(many=True)
+    scores = ScoresSerializer()
+    score_weights = serializers.DictField(child=serializers.FloatField())
+    pacing = PacingSerializer(many=True, allow_null=True)
+
+
+class QuestionGradeApi(APIView):
+    @extend_schema(
+        request=SubmissionSerializer,
+        responses={
+            200: ReportSerializer,
+            400: OpenApiResponse(description="Malformed submission: {field: [message]}, e.g. numbers.NAME"),
+            404: OpenApiResponse(description="No such published question"),
+        },
+        summary="Grade a submission against a question (a practice check outside a round)",
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        version = _get_published_version(slug)
+        try:
+            report = question_version_grade(version=version, submission=request.data)
+        except SubmissionError as error:
+            problems: dict[str, list[str]] = {}
+            for field, message in error.problems:
+                problems.setdefault(field, []).append(message)
+            return Response(problems, status=status.HTTP_400_BAD_REQUEST)
+        return Response(report)

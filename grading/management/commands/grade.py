@@ -1,0 +1,67 @@
+"""`python manage.py grade SLUG SUBMISSION.json [--json]`: grade a submission against the question's current
+published version and print the report. A malformed submission stops with a message naming the field."""
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from grading.services import published_question_version, question_version_grade
+from grading.submission import SubmissionError
+
+
+def _read_json(source: str) -> Any:
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+        return json.loads(text)
+    except (OSError, ValueError) as error:
+        raise CommandError(f"Cannot read the submission {source}: {error}") from None
+
+
+class Command(BaseCommand):
+    help = "Grade a submission ({numbers, design, events}) against a question's published version."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("slug", help="the question's slug")
+        parser.add_argument(
+            "submission", help='a JSON file {"numbers": {...}, "design": {...}} ("-" reads stdin)'
+        )
+        parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        version = published_question_version(options["slug"])
+        if version is None:
+            raise CommandError(
+                f"No published question {options['slug']!r}; run `manage.py load_questions` first."
+            )
+        submission = _read_json(options["submission"])
+        try:
+            report = question_version_grade(version=version, submission=submission)
+        except SubmissionError as error:
+            raise CommandError("The submission is malformed: " + str(error)) from None
+        if options["json"]:
+            self.stdout.write(json.dumps(report, sort_keys=True, indent=2, ensure_ascii=False))
+        else:
+            self.stdout.write(summary(report))
+
+
+def summary(report: dict[str, Any]) -> str:
+    """The report as a few lines of text: each line's verdict and message, the design, the scores."""
+    question = report["question"]
+    out = [f"{question['slug']} version {question['version']} (grader {report['grader_version']})", ""]
+    for line in report["lines"]:
+        out.append(f"{line['verdict_label']:<22} {line['label']}: {line['message']}")
+    design = report["design"]
+    if design is not None:
+        out.append("")
+        for component in design["components"]:
+            out.append(f"{component['verdict']:<22} {component['name']}: {component['message']}")
+        out.append(design["path_message"])
+    if report["sensitivity"]:
+        moves = ", ".join(f"{item['label']} ({item['elasticity']:+.2f})" for item in report["sensitivity"])
+        out += ["", f"What moves the answer most: {moves}"]
+    scores = {phase: score for phase, score in report["scores"].items() if score is not None}
+    out += ["", "Scores: " + ", ".join(f"{phase} {score:g}" for phase, score in scores.items())]
+    return "\n".join(out)

@@ -1,0 +1,64 @@
+"""The practice check: type your numbers for a question and see them graded, outside a round."""
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_http_methods
+
+from grading.services import published_question_version, question_version_grade
+from grading.submission import SubmissionError, read_submission
+from interview.models import QuestionVersion
+from interview.questions import asked_line_view
+
+MAX_TEXT_CHARS = 200
+
+
+def _get_published_version(slug: str) -> QuestionVersion:
+    """The question's current published version, or 404."""
+    version = published_question_version(slug)
+    if version is None:
+        raise Http404("No such published question.")
+    return version
+
+
+class PracticeCheckForm(forms.Form):
+    """One text box per asked quantity, labelled with its label and unit (never its value)."""
+
+    def __init__(self, lines: list[dict[str, Any]], *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.lines = lines
+        for line in lines:
+            self.fields[line["name"]] = forms.CharField(
+                label=line["label"], required=False, max_length=MAX_TEXT_CHARS, strip=False
+            )
+
+    def rows(self) -> list[tuple[dict[str, Any], forms.BoundField]]:
+        return [(line, self[line["name"]]) for line in self.lines]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        try:
+            read_submission(self.submission())
+        except SubmissionError as error:
+            for field, message in error.problems:
+                self.add_error(None, f"{field}: {message}")
+        return cleaned
+
+    def submission(self) -> dict[str, Any]:
+        return {"numbers": {line["name"]: self.cleaned_data.get(line["name"]) or "" for line in self.lines}}
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def practice_check(request: HttpRequest, slug: str) -> HttpResponse:
+    version = _get_published_version(slug)
+    lines = [asked_line_view(version.spec, line) for line in version.spec.get("asked", [])]
+    form = PracticeCheckForm(lines, request.POST or None)
+    report = None
+    if request.method == "POST" and form.is_valid():
+        report = question_version_grade(version=version, submission=form.submission())
+    context = {"question": version.question, "version": version, "form": form, "report": report}
+    return render(request, "grading/practice_check.html", context)

@@ -1,0 +1,83 @@
+"""`manage.py grade SLUG SUBMISSION.json [--json]`: a submission's report against the published version."""
+
+import io
+import json
+import shutil
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from interview.services.questions import CORE_PACK, question_bank_load
+
+pytestmark = pytest.mark.django_db
+SLUG = "kv-cache-tiering"
+
+
+@pytest.fixture
+def published(tmp_path):
+    folder = tmp_path / "pack"
+    folder.mkdir()
+    shutil.copy(CORE_PACK / f"{SLUG}.yaml", folder)
+    report = question_bank_load(folder=folder)
+    assert not report.errors, report.errors
+
+
+def write(tmp_path, data) -> str:
+    path = tmp_path / "submission.json"
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data)
+    return str(path)
+
+
+def grade_command(*args: str) -> str:
+    out = io.StringIO()
+    call_command("grade", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_it_prints_the_report_as_json(published, tmp_path):
+    submission = write(tmp_path, {"numbers": {"kv_bytes_per_token": "320 KiB", "kv_conv": "98 GB"}})
+    report = json.loads(grade_command(SLUG, submission, "--json"))
+    lines = {line["name"]: line for line in report["lines"]}
+    assert lines["kv_bytes_per_token"]["verdict"] == "correct"
+    assert lines["kv_conv"]["verdict"] == "arithmetic_slip"
+    assert "check the power of ten" in lines["kv_conv"]["message"]
+    assert report["question"] == {
+        "slug": SLUG,
+        "version": 1,
+        "fingerprint": report["question"]["fingerprint"],
+    }
+
+
+def test_the_json_report_is_byte_identical_on_a_second_run(published, tmp_path):
+    submission = write(tmp_path, {"numbers": {"kv_conv": "~10 GB"}, "design": {"nodes": [], "edges": []}})
+    assert grade_command(SLUG, submission, "--json") == grade_command(SLUG, submission, "--json")
+
+
+def test_without_json_it_prints_a_summary_a_person_can_read(published, tmp_path):
+    submission = write(tmp_path, {"numbers": {"kv_conv": "98 GB"}})
+    text = grade_command(SLUG, submission)
+    assert f"{SLUG} version 1" in text
+    assert "Arithmetic slip" in text and "check the power of ten" in text
+    assert "Scores:" in text and "What moves the answer most" in text
+
+
+def test_a_malformed_submission_exits_with_the_field_named(published, tmp_path):
+    submission = write(tmp_path, {"numbers": {"kv_conv": 9.8}})
+    with pytest.raises(CommandError, match=r"numbers\.kv_conv: expected text"):
+        grade_command(SLUG, submission, "--json")
+
+
+def test_a_design_problem_names_the_node(published, tmp_path):
+    submission = write(tmp_path, {"design": {"nodes": [{"label": "no id"}], "edges": []}})
+    with pytest.raises(CommandError, match=r"design\.nodes\[0\]\.id: is required"):
+        grade_command(SLUG, submission)
+
+
+def test_a_file_that_is_not_json_is_refused(published, tmp_path):
+    with pytest.raises(CommandError, match="Cannot read the submission"):
+        grade_command(SLUG, write(tmp_path, "{not json"))
+
+
+def test_an_unknown_question_is_refused(tmp_path):
+    with pytest.raises(CommandError, match="No published question 'nope'"):
+        grade_command("nope", write(tmp_path, {"numbers": {}}))
