@@ -23,7 +23,7 @@ from grading.spec import PHASES, QuestionSpec, SpecError, parse_question, spec_t
 from grading.submission import SubmissionError
 from interview.models import Question, QuestionVersion
 from interview.models.authoring import Draft, SampleAnswer
-from interview.roles import Role, has_role
+from interview.roles import Role, has_role, roles_of
 from interview.services.packs import yaml_dump, yaml_error_message, yaml_read_text
 from interview.services.palette import palette_components
 from interview.services.questions import question_version_publish
@@ -64,7 +64,10 @@ class AuthoringError(Exception):
 
 
 def can_author(user: AbstractBaseUser | AnonymousUser) -> bool:
-    return user.is_authenticated and user.has_perm("interview.author_questions")
+    """Authors and admins (by role), or anyone given `interview.author_questions`."""
+    if not user.is_authenticated:
+        return False
+    return bool(roles_of(user) & {Role.AUTHOR, Role.ADMIN}) or user.has_perm("interview.author_questions")
 
 
 def can_publish(user: AbstractBaseUser | AnonymousUser) -> bool:

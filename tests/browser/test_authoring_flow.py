@@ -126,7 +126,9 @@ def test_an_author_writes_publishes_and_edits_a_question_a_candidate_has_answere
 PAYLOAD = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>'
 
 
-def test_user_text_stays_text_in_the_editor_the_canvas_labels_and_the_live_model_check(page, author):
+def test_user_text_stays_text_in_the_editor_the_canvas_labels_and_the_live_model_check(
+    page, transactional_db, author
+):
     from interview.services.authoring import draft_create, draft_save
 
     draft = draft_create(owner=author, slug=q.SLUG, title=q.TITLE)
