@@ -6,44 +6,83 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('interview', '0004_discussion_bookmarks'),
+        ("interview", "0004_discussion_bookmarks"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Draft',
+            name="Draft",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(max_length=80)),
-                ('data', models.JSONField(default=dict, help_text='The question file as a dict (may not validate yet)')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('based_on', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='interview.questionversion')),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='drafts', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.SlugField(max_length=80)),
+                (
+                    "data",
+                    models.JSONField(
+                        default=dict, help_text="The question file as a dict (may not validate yet)"
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "based_on",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="interview.questionversion",
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="drafts",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-updated_at'],
+                "ordering": ["-updated_at"],
             },
         ),
         migrations.CreateModel(
-            name='SampleAnswer',
+            name="SampleAnswer",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=120)),
-                ('submission', models.JSONField(help_text='{"numbers": {NAME: text}, "design": {...}}')),
-                ('expected', models.JSONField(default=dict, help_text='Asked line name -> expected verdict')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('draft', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='samples', to='interview.draft')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=120)),
+                ("submission", models.JSONField(help_text='{"numbers": {NAME: text}, "design": {...}}')),
+                ("expected", models.JSONField(default=dict, help_text="Asked line name -> expected verdict")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "draft",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="samples",
+                        to="interview.draft",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'pk'],
+                "ordering": ["created_at", "pk"],
             },
         ),
         migrations.AddConstraint(
-            model_name='draft',
-            constraint=models.UniqueConstraint(fields=('owner', 'slug'), name='one_draft_per_author_and_slug'),
+            model_name="draft",
+            constraint=models.UniqueConstraint(
+                fields=("owner", "slug"), name="one_draft_per_author_and_slug"
+            ),
         ),
     ]
