@@ -2,7 +2,7 @@
 
 from enum import StrEnum
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group, Permission
 
 
 class Role(StrEnum):
@@ -42,5 +42,12 @@ def has_role(user: AbstractBaseUser | AnonymousUser, role: Role) -> bool:
 
 
 def group_for(role: Role) -> Group:
-    group, _ = Group.objects.get_or_create(name=role.value)
+    """The role's group; (re)created with its permissions when missing, e.g. after a database flush."""
+    group, created = Group.objects.get_or_create(name=role.value)
+    if created:
+        group.permissions.set(
+            Permission.objects.filter(
+                content_type__app_label="interview", codename__in=ROLE_PERMISSIONS[role]
+            )
+        )
     return group
