@@ -74,6 +74,9 @@ def _live_context(round_: Round) -> dict:
     """What changes as the candidate works: clock, phase, canvas, sheet, and this phase's follow-ups."""
     work = round_.work
     clock = round_clock(round_)
+    plan = round_.spec.get("plan", [])
+    if round_.status == RoundStatus.SCHEDULED and plan:  # the clock has not started: the first phase is next
+        clock.update(phase=plan[0]["phase"], phase_expect=plan[0].get("expect", ""), elapsed_s=0.0)
     reference = {row["name"]: row["display"] for row in reference_values(round_)}
     sheet = [
         {

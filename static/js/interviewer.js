@@ -32,6 +32,17 @@
   // After any swap: cheap, since an unchanged design (same JSON text) is left alone.
   document.addEventListener("htmx:afterSettle", syncCanvas);
 
+  // Access revoked mid-round: say so, and stop polling (htmx stops polling an element no longer in the page).
+  document.addEventListener("htmx:responseError", (event) => {
+    const live = event.detail && event.detail.elt;
+    if (!live || live.id !== "live" || event.detail.xhr.status !== 404) return;
+    const quiet = live.cloneNode(true);
+    quiet.removeAttribute("hx-get");
+    quiet.removeAttribute("hx-trigger");
+    live.replaceWith(quiet);
+    document.getElementById("console-lost").hidden = false;
+  });
+
   document.addEventListener("htmx:afterRequest", (event) => {
     const form = event.detail && event.detail.elt;
     if (form && form.id === "note-form" && event.detail.successful) form.reset();

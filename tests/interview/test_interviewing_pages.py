@@ -239,8 +239,10 @@ def test_an_interviewer_schedules_a_round_and_the_candidate_starts_it(client, al
     round_ = Round.objects.get(candidate=alice)
     assert round_.status == RoundStatus.SCHEDULED
     assert response["Location"] == f"/interviews/{round_.pk}/"
+    Round.objects.filter(pk=round_.pk).update(started_at=timezone.now() - timedelta(minutes=30))
     console = client.get(response["Location"]).content.decode()
     assert "Not started" in console and f"/rounds/{round_.pk}/begin/" in console
+    assert '<div class="phase" id="live-phase">Intro</div>' in console  # the clock waits for the candidate
     assert (
         KV_QUESTION in client.get("/interviews/").content.decode()
         or "KV" in client.get("/interviews/").content.decode()
