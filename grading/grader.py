@@ -702,6 +702,9 @@ def grade(
     `overrides`: input name -> base-unit value for a variant round; the reference follows the variant.
     `palette`: a PaletteIndex, a palette dict (kind -> component) or a palette file (default: the bank's).
     `version`: the question version number, recorded in the report.
+
+    What grading needs of a question is compiled once and cached: by identity for a QuestionSpec or a dict
+    seen before (so do not change a question dict in place after grading it), by content for a new dict.
     """
     checked = submission if isinstance(submission, Submission) else read_submission(submission)
     prepared = _prepared(question)

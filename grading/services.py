@@ -1,9 +1,16 @@
-"""Grading a published question version: the one service the API, the practice page and the CLI share."""
+"""Grading a published question version: the one service the API, the practice page and the CLI share
+(rounds can call it too)."""
 
+from collections import OrderedDict
 from typing import Any
 
 from grading.grader import grade
+from grading.spec import QuestionSpec, parse_question
 from interview.models import Question, QuestionVersion
+
+_SPECS_KEPT = 256
+# Versions are immutable, so each one is parsed once per process; grade() keeps its compiled form by identity.
+_specs: OrderedDict[str, QuestionSpec] = OrderedDict()
 
 
 def published_question_version(slug: str) -> QuestionVersion | None:
@@ -12,8 +19,20 @@ def published_question_version(slug: str) -> QuestionVersion | None:
     return None if question is None else question.current_version
 
 
+def question_version_spec(version: QuestionVersion) -> QuestionSpec:
+    """The parsed question of a stored version, cached by its content hash."""
+    key = version.content_hash or f"{version.pk}"
+    spec = _specs.get(key)
+    if spec is None:
+        spec = parse_question(version.spec, source=version.spec.get("slug", ""))
+        _specs[key] = spec
+        if len(_specs) > _SPECS_KEPT:
+            _specs.popitem(last=False)
+    return spec
+
+
 def question_version_grade(
     *, version: QuestionVersion, submission: dict[str, Any], overrides: dict[str, float] | None = None
 ) -> dict[str, Any]:
     """The grading report of `submission` against `version` (raises grading.submission.SubmissionError)."""
-    return grade(version.spec, submission, overrides=overrides, version=version.number)
+    return grade(question_version_spec(version), submission, overrides=overrides, version=version.number)
