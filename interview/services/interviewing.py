@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from grading.model import ModelError, ReferenceModel
 from grading.replays import replay_failure_score, replays_current
+from grading.report_text import format_number
 from interview.models import (
     InterviewNote,
     Invitation,
@@ -542,7 +543,7 @@ def reference_values(round_: Round) -> list[dict[str, Any]]:
             {
                 "name": name,
                 "label": quantity.get("label", name),
-                "display": f"{shown:,.4g}" + (f" {unit}" if unit else ""),
+                "display": format_number(shown) + (f" {unit}" if unit else ""),
                 "formula": quantity.get("formula", ""),
                 "asked_phase": asked.get(name, ""),
                 "varied": name in (round_.variant_values or {}),
