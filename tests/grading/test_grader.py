@@ -296,11 +296,9 @@ def test_off_by_a_thousand_is_a_unit_error_that_says_which():
 
 
 def test_bytes_written_where_bits_were_meant_is_a_unit_error_for_bits():
-    line = lines_of({**RIGHT, "move_time": "1.6 s"})["move_time"]  # read 400 Gb/s as 400 GB/s, then inverted
-    assert line["verdict"] in {"unit_error", "arithmetic_slip"}
-    eight = lines_of({**RIGHT, "conversation_kv": "78.6 GB"})["conversation_kv"]
-    assert eight["verdict"] == "unit_error"
-    assert "bits versus bytes" in eight["message"]
+    line = lines_of({**RIGHT, "conversation_kv": "78.6 GB"})["conversation_kv"]  # 78.6 Gb is 9.83 GB
+    assert line["verdict"] == "unit_error"
+    assert "8× too large: bits versus bytes" in line["message"]
 
 
 def test_a_transfer_time_off_by_eight_is_bits_versus_bytes():
@@ -429,3 +427,74 @@ def test_pacing_compares_time_per_phase_with_the_plan():
     assert rows["shape"]["spent_s"] == 300.0
     assert rows["arithmetic"]["spent_s"] == 800.0
     assert grade(question(), {"numbers": RIGHT})["pacing"] is None
+
+
+UNITS_QUESTION = {
+    **{
+        key: QUESTION[key]
+        for key in ("title", "track", "difficulty", "summary", "prompt", "plan", "rubric", "design")
+    },
+    "slug": "units",
+    "outline": "-",
+    "model": {
+        "headline": "total",
+        "quantities": [
+            {
+                "name": name,
+                "label": name,
+                "value": value,
+                "unit": unit,
+                "range": [value / 10, value * 10],
+                "source": "test",
+            }
+            for name, value, unit in (
+                ("kv", 327_680, "B/tok"),
+                ("hbm_bw", 3.35, "TB/s"),
+                ("rate", 1.7e6, "tok/s"),
+                ("power", 14, "MW"),
+                ("users", 2000, "user"),
+                ("cold", 70, "s"),
+                ("window", 1.5, "h"),
+                ("conversation", 10, "GB"),
+                ("link", 400, "Gb/s"),
+            )
+        ]
+        + [{"name": "total", "label": "total", "formula": "kv * rate", "unit": "B/s"}],
+    },
+    "asked": [
+        {"name": name, "phase": "numbers"}
+        for name in ("kv", "hbm_bw", "rate", "power", "users", "cold", "window", "conversation", "link")
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("kv", "320 KiB"),
+        ("kv", "320KiB"),
+        ("kv", "327.68 KB"),
+        ("hbm_bw", "3.35 TB/s"),
+        ("rate", "1.7M tok/s"),
+        ("rate", "1.7e6 tokens/s"),
+        ("power", "14 MW"),
+        ("users", "2,000"),
+        ("cold", "70 s"),
+        ("window", "1.5 h"),
+        ("window", "90 min"),
+        ("conversation", "~10 GB"),
+        ("link", "400 Gb/s"),
+        ("link", "50 GB/s"),
+    ],
+)
+def test_the_forms_people_write_are_read(name, text):
+    report = grade(copy.deepcopy(UNITS_QUESTION), {"numbers": {name: text}})
+    line = next(line for line in report["lines"] if line["name"] == name)
+    assert line["verdict"] == "correct", line["message"]
+    assert line["given"] == pytest.approx(line["reference"], rel=1e-3)
+
+
+def test_ten_pods_may_stay_unparsed_with_a_message():
+    report = grade(copy.deepcopy(UNITS_QUESTION), {"numbers": {"users": "ten pods"}})
+    line = next(line for line in report["lines"] if line["name"] == "users")
+    assert line["verdict"] == "unparsed" and line["message"]
