@@ -1,6 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+from interview.forms_login import LockoutAuthenticationForm
 from interview.views import accounts, questions, rounds
 
 urlpatterns = [
@@ -16,7 +17,11 @@ urlpatterns = [
     path("rounds/<int:round_id>/abandon/", rounds.abandon, name="round-abandon"),
     path("rounds/<int:round_id>/report/", rounds.report, name="round-report"),
     path("accounts/sign-up/", accounts.sign_up, name="sign-up"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(authentication_form=LockoutAuthenticationForm),
+        name="login",
+    ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/password/change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path(
