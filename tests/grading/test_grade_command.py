@@ -7,14 +7,16 @@ import shutil
 import pytest
 from django.core.management import CommandError, call_command
 
-from interview.services.questions import CORE_PACK, question_bank_load
-
-pytestmark = pytest.mark.django_db
+pytestmark = pytest.mark.usefixtures(
+    "db"
+)  # a mark-free form: the pure run (-p no:django) still collects this
 SLUG = "kv-cache-tiering"
 
 
 @pytest.fixture
 def published(tmp_path):
+    from interview.services.questions import CORE_PACK, question_bank_load  # Django is set up by now
+
     folder = tmp_path / "pack"
     folder.mkdir()
     shutil.copy(CORE_PACK / f"{SLUG}.yaml", folder)
