@@ -69,7 +69,7 @@ def test_a_malformed_submission_exits_with_the_field_named(published, tmp_path):
         grade_command(SLUG, submission, "--json")
 
 
-def test_a_design_problem_names_the_node(published, tmp_path):
+def test_a_box_without_an_id_is_named_by_its_position(published, tmp_path):
     submission = write(tmp_path, {"design": {"nodes": [{"label": "no id"}], "edges": []}})
     with pytest.raises(CommandError, match=r"design\.nodes\[0\]\.id: is required"):
         grade_command(SLUG, submission)
