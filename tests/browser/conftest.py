@@ -48,10 +48,16 @@ class PageProblems:
     def __init__(self) -> None:
         self.outside_requests: list[str] = []
         self.console_errors: list[str] = []
+        self.expected_errors: list[str] = []
+
+    def expect_console_error(self, fragment: str) -> None:
+        """A test that provokes an error answer (a refused save) declares the console line it expects."""
+        self.expected_errors.append(fragment)
 
     def assert_none(self) -> None:
+        unexpected = [e for e in self.console_errors if not any(f in e for f in self.expected_errors)]
         assert not self.outside_requests, f"requests left the test server: {self.outside_requests}"
-        assert not self.console_errors, f"console errors: {self.console_errors}"
+        assert not unexpected, f"console errors: {unexpected}"
 
 
 def open_page(browser: Browser, base_url: str) -> tuple[Page, PageProblems]:

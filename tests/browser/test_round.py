@@ -75,6 +75,7 @@ def test_a_candidate_draws_types_reloads_and_submits_a_timed_round(page, second_
     second_page.locator("#scratch").fill("edited on the other device")
     second_page.locator("#scratch").blur()
     wait_saved(second_page)
+    page.problems.expect_console_error("status of 409")
     page.locator("#scratch").fill("edited in the stale tab")
     page.locator("#scratch").blur()
     expect(page.locator("#stale-banner")).to_be_visible(timeout=15_000)
@@ -85,7 +86,7 @@ def test_a_candidate_draws_types_reloads_and_submits_a_timed_round(page, second_
     second_page.get_by_role("button", name="Submit for grading").click()
     second_page.wait_for_url(f"**/rounds/{round_id}/report/")
     expect(second_page.locator("body")).to_contain_text("Overall")
-    expect(second_page.locator("body")).to_contain_text("kv_bytes_per_token")
+    expect(second_page.locator("body")).to_contain_text("KV cache per token")
     assert Round.objects.get(pk=round_id).status == RoundStatus.SUBMITTED
 
 
@@ -100,6 +101,7 @@ def test_the_round_locks_at_the_deadline_and_the_server_refuses_a_late_write(pag
         started_at=timezone.now() - timedelta(minutes=45) + timedelta(seconds=2),
         deadline=timezone.now() + timedelta(seconds=2),
     )
+    page.problems.expect_console_error("status of 423")
     page.reload()
     expect(page.locator("#locked-banner")).to_be_visible(timeout=10_000)
     expect(page.locator("#clock")).to_have_text("Time is up")
