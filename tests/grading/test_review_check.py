@@ -148,3 +148,38 @@ def test_a_design_question_is_graded_as_before():
     spec = load_question(BANK / "kv-cache-tiering.yaml")
     report = grade_review(spec, {"numbers": {}, "fixes": []})
     assert "review" not in report
+
+
+# The bank's review questions: each flaw's scenario shows the failure on the given design and passes once the
+# design's numbers carry the fixes.
+FIXED_NUMBERS = {
+    "training-cluster-review": {
+        "ckpt_interval": "1 h",
+        "spare_nodes": "4",
+        "restart_time": "10 min",
+        "storage_bw": "20 GB/s",
+    },
+    "gateway-fallback-review": {
+        "max_batch": "96 req",
+        "queue_limit": "300 req",
+        "queue_wait_limit": "2 s",
+        "fallback_rate": "45 req/s",
+    },
+}
+
+
+@pytest.mark.parametrize("slug", sorted(FIXED_NUMBERS))
+def test_each_flaws_scenario_fails_on_the_given_design_and_passes_on_the_fixed_numbers(slug):
+    from grading.review_check import review_replays
+    from grading.spec import load_palette
+
+    spec = load_question(BANK / f"{slug}.yaml", palette=load_palette(BANK.parent / "palette.yaml"))
+    assert spec.kind == "review" and len(spec.review.flaws) >= 4
+    replays = review_replays(spec_to_dict(spec), FIXED_NUMBERS[slug])
+    by_name = {row["scenario"]: row for row in replays["scenarios"]}
+    for flaw in spec.review.flaws:
+        row = by_name[flaw.scenario]
+        assert row["given"]["passed"] is False, (flaw.id, row["given"])
+        assert row["fixed"]["passed"] is True, (flaw.id, row["fixed"])
+    assert replays["fixed_meets"]
+    assert {flaw.fix_category for flaw in spec.review.flaws} >= {"correctness", "infrastructure"}
