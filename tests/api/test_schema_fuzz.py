@@ -8,6 +8,8 @@ valid ones a response whose content type and body conform to the schema.
 
 import pytest
 import schemathesis
+from django.core import signals
+from django.db import close_old_connections
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
@@ -40,7 +42,18 @@ BOUNDED = settings(
 
 
 @pytest.fixture
-def api(tmp_path, alice, bob, settings):
+def keep_test_connection():
+    """Requests go through the bare WSGI app, which closes the database connection after each one; Django's
+    test client unhooks that so the test's transaction survives, and so does this fixture."""
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    yield
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def api(tmp_path, alice, bob, settings, keep_test_connection):
     settings.ALLOWED_HOSTS = ["*"]  # the WSGI test client sends Host: localhost
     question = load_questions(tmp_path, KV_QUESTION)[KV_QUESTION]
     round_ = round_start(candidate=alice, question=question, mode="timed")
