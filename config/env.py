@@ -55,10 +55,23 @@ def env_origins(name: str, default: list[str]) -> list[str]:
     return origins
 
 
+# The embedded database serves a web server and a worker at once: WAL lets readers run beside a writer, and
+# IMMEDIATE transactions take the write lock up front instead of failing when a reader tries to upgrade.
+SQLITE_OPTIONS = {
+    "timeout": 20,
+    "transaction_mode": "IMMEDIATE",
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+}
+
+
 def database_config(name: str, sqlite_default_path: str) -> dict:
     raw = os.environ.get(name, "").strip()
     if not raw:
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": sqlite_default_path}
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": sqlite_default_path,
+            "OPTIONS": SQLITE_OPTIONS,
+        }
     if not raw.startswith(("postgres://", "postgresql://", "sqlite://")):
         raise SettingError(f"{name}: expected postgres://user@host:port/db or sqlite:///path, got {raw!r}")
     try:
