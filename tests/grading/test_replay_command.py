@@ -8,6 +8,8 @@ from django.core.management import CommandError, call_command
 
 from tests.grading.replay_fixtures import QUESTION_SLUG, load_question
 
+pytestmark = pytest.mark.usefixtures("db")  # not a django_db mark: the pure run (-p no:django) collects this
+
 
 def replay(*args: str) -> str:
     out = io.StringIO()
@@ -22,7 +24,6 @@ def submission(tmp_path):
     return str(path)
 
 
-@pytest.mark.django_db
 def test_it_replays_one_scenario_on_both_sides_and_prints_json(tmp_path, submission):
     load_question(tmp_path)
     report = json.loads(replay(QUESTION_SLUG, submission, "--scenario", "lose-two-replicas", "--json"))
@@ -39,7 +40,6 @@ def test_it_replays_one_scenario_on_both_sides_and_prints_json(tmp_path, submiss
     assert 0 <= report["failure_score"] <= 100
 
 
-@pytest.mark.django_db
 def test_the_same_seed_gives_the_same_results_and_the_seed_can_be_chosen(submission):
     first = json.loads(replay(QUESTION_SLUG, submission, "--seed", "7", "--side", "candidate", "--json"))
     second = json.loads(replay(QUESTION_SLUG, submission, "--seed", "7", "--side", "candidate", "--json"))
@@ -48,14 +48,12 @@ def test_the_same_seed_gives_the_same_results_and_the_seed_can_be_chosen(submiss
     assert first["source"] == f"bank file {QUESTION_SLUG}.yaml"  # not loaded into the database: the bank file
 
 
-@pytest.mark.django_db
 def test_without_json_it_prints_each_verdict_and_the_narrative(submission):
     text = replay(QUESTION_SLUG, submission, "--scenario", "lose-two-replicas", "--side", "reference")
     assert "lose-two-replicas [reference, seed" in text
     assert "At t=120 s 2 replicas died" in text
 
 
-@pytest.mark.django_db
 def test_it_refuses_an_unknown_question_scenario_or_submission(tmp_path, submission):
     with pytest.raises(CommandError, match="No question 'no-such-question'"):
         replay("no-such-question", submission)
