@@ -4,12 +4,14 @@ from django.db import models
 
 
 class Work(models.Model):
-    """The round's canvas (`design`), numbers sheet (`numbers`: name -> text as typed) and scratch notes."""
+    """The round's canvas (`design`), numbers sheet (`numbers`: name -> text as typed) and scratch notes; in a
+    design-review round also the ranked fixes (`fixes`: [{text, category}], first fix first)."""
 
     round = models.OneToOneField("interview.Round", on_delete=models.CASCADE, related_name="work")
     design = models.JSONField(default=dict)
     numbers = models.JSONField(default=dict)
     scratch = models.TextField(blank=True, default="")
+    fixes = models.JSONField(default=list, blank=True)
     revision = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -17,7 +19,11 @@ class Work(models.Model):
         return f"Work for round {self.round_id} at revision {self.revision}"
 
     def as_submission(self) -> dict:
-        return {"numbers": dict(self.numbers), "design": dict(self.design) or {"nodes": [], "edges": []}}
+        return {
+            "numbers": dict(self.numbers),
+            "design": dict(self.design) or {"nodes": [], "edges": []},
+            "fixes": list(self.fixes or []),
+        }
 
 
 class WorkEvent(models.Model):

@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from designs.models import Work
+from grading.spec import FIX_CATEGORIES
 from interview.models import Question, Round, RoundMode, RoundStatus
 from interview.services.rounds import (
     RoundError,
@@ -38,6 +39,7 @@ class RoundSerializer(serializers.ModelSerializer):
     design = serializers.JSONField(source="work.design")
     numbers = serializers.DictField(child=serializers.CharField(), source="work.numbers")
     scratch = serializers.CharField(source="work.scratch")
+    fixes = serializers.JSONField(source="work.fixes")
     time_left_s = serializers.SerializerMethodField()
 
     class Meta:
@@ -57,6 +59,7 @@ class RoundSerializer(serializers.ModelSerializer):
             "design",
             "numbers",
             "scratch",
+            "fixes",
             "time_left_s",
         ]
 
@@ -77,6 +80,18 @@ class RoundSaveInput(serializers.Serializer):
         child=serializers.CharField(allow_blank=True, max_length=200), required=False
     )
     scratch = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
+    fixes = serializers.ListField(
+        child=inline_serializer(
+            "RoundFix",
+            {
+                "text": serializers.CharField(allow_blank=True, max_length=300),
+                "category": serializers.ChoiceField(choices=FIX_CATEGORIES),
+            },
+        ),
+        required=False,
+        max_length=20,
+        help_text="A review round's fixes, first fix first, each tagged with its category.",
+    )
 
 
 class RoundSaveOutput(serializers.Serializer):
@@ -133,6 +148,7 @@ class RoundSaveApi(APIView):
                 design=data.validated_data.get("design"),
                 numbers=data.validated_data.get("numbers"),
                 scratch=data.validated_data.get("scratch"),
+                fixes=data.validated_data.get("fixes"),
             )
         except Work.DoesNotExist:
             raise Http404("No such round.") from None

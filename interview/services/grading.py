@@ -13,8 +13,14 @@ def round_submission(round_: Round) -> dict:
 
 
 def round_grade(round_: Round) -> dict:
+    """The engine's report; a review question's also checks the marks, the ranked fixes and both replays."""
     from grading.grader import grade
+    from grading.review_check import grade_review
 
-    return grade(
-        round_.question_version.spec, round_submission(round_), overrides=round_.variant_values or None
-    )
+    spec = round_.question_version.spec
+    submission = round_submission(round_)
+    overrides = round_.variant_values or None
+    if spec.get("kind") == "review":
+        return grade_review(spec, submission, overrides, seed_key=round_.pk)
+    submission.pop("fixes", None)
+    return grade(spec, submission, overrides=overrides)

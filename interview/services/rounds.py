@@ -1,5 +1,6 @@
 """Round workflows: start, save (with revision), submit, abandon, and locking at the deadline."""
 
+import logging
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -8,6 +9,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from designs.models import Work, WorkEvent
+from grading.model import ReferenceModel
+from grading.report_text import format_unit
+from grading.spec import FIX_CATEGORIES
 from interview.models import Question, Round, RoundMode, RoundStatus
 from interview.services.grading import round_grade
 from interview.services.variants import variant_draw
@@ -18,6 +22,11 @@ MAX_SCRATCH = 20_000
 MAX_DESIGN_NODES = 80
 MAX_DESIGN_EDGES = 200
 MAX_FIELD_TEXT = 300
+MAX_FIXES = 20
+MAX_FIX_TEXT = 300
+MAX_MARKS = 100
+
+log = logging.getLogger(__name__)
 
 
 class RoundError(Exception):
@@ -75,8 +84,37 @@ def round_start(
             variant_values=variant_values,
             variant_text=variant_text,
         )
-        Work.objects.create(round=round_, design={"nodes": [], "edges": []}, numbers={})
+        if version.spec.get("kind") == "review":
+            design, numbers = _review_start(version.spec, variant_values)
+        else:
+            design, numbers = {"nodes": [], "edges": []}, {}
+        Work.objects.create(round=round_, design=design, numbers=numbers)
     return round_
+
+
+def _review_start(spec: dict, variant_values: dict[str, float]) -> tuple[dict, dict[str, str]]:
+    """A review round opens on the given design (its boxes' failure texts left for the candidate to find) and
+    with the design's own numbers (the asked inputs, at their given or variant values) on the sheet."""
+    given = spec.get("design") or {}
+    nodes = [
+        {key: str(node.get(key, "") or "") for key in ("id", "kind", "label", "job")} | {"failure": ""}
+        for node in given.get("nodes", [])
+    ]
+    edges = [
+        {key: str(edge.get(key, "") or "") for key in ("source", "target", "label")}
+        for edge in given.get("edges", [])
+    ]
+    model = ReferenceModel.from_dict(spec["model"])
+    values = model.evaluate(dict(variant_values or {}))
+    numbers = {}
+    for line in spec.get("asked", []):
+        name = line["name"]
+        if name in model.input_names:
+            value = float(values[name]) / model.units[name].factor
+            shown = str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.6g}"
+            unit = model.quantities[name].unit
+            numbers[name] = f"{shown} {format_unit(unit)}" if unit else shown
+    return {"nodes": nodes, "edges": edges, "marks": []}, numbers
 
 
 def _clean_design(design: Any) -> dict:
@@ -96,6 +134,15 @@ def _clean_design(design: Any) -> dict:
     for index, edge in enumerate(edges):
         if not isinstance(edge, dict) or not all(isinstance(edge.get(k), str) for k in ("source", "target")):
             raise RoundError(f"design.edges[{index}]: each arrow needs a source and a target id.")
+    marks = design.get("marks", [])
+    if not isinstance(marks, list) or len(marks) > MAX_MARKS:
+        raise RoundError(f"design.marks: a list of at most {MAX_MARKS} failure marks.")
+    for index, mark in enumerate(marks):
+        if not isinstance(mark, dict) or not all(
+            isinstance(mark.get(key, ""), str) and len(mark.get(key, "")) <= MAX_FIELD_TEXT
+            for key in ("target", "what", "how")
+        ):
+            raise RoundError(f"design.marks[{index}]: a target, what fails and how, as short text.")
     return design
 
 
@@ -112,6 +159,21 @@ def _clean_numbers(numbers: Any, allowed: set[str]) -> dict[str, str]:
     return cleaned
 
 
+def _clean_fixes(fixes: Any) -> list[dict[str, str]]:
+    if not isinstance(fixes, list) or len(fixes) > MAX_FIXES:
+        raise RoundError(f"fixes: a list of at most {MAX_FIXES} fixes.")
+    cleaned = []
+    for index, fix in enumerate(fixes):
+        if not isinstance(fix, dict) or not isinstance(fix.get("text"), str):
+            raise RoundError(f"fixes[{index}]: each fix needs its text and a category.")
+        if len(fix["text"]) > MAX_FIX_TEXT:
+            raise RoundError(f"fixes[{index}].text: text of at most {MAX_FIX_TEXT} characters.")
+        if fix.get("category") not in FIX_CATEGORIES:
+            raise RoundError(f"fixes[{index}].category: one of {', '.join(FIX_CATEGORIES)}.")
+        cleaned.append({"text": fix["text"], "category": fix["category"]})
+    return cleaned
+
+
 def round_save(
     *,
     round_id: int,
@@ -120,6 +182,7 @@ def round_save(
     design: Any = None,
     numbers: Any = None,
     scratch: Any = None,
+    fixes: Any = None,
 ) -> SaveResult:
     """Apply a save based on `base_revision`; a stale base or a locked round changes nothing.
 
@@ -158,10 +221,15 @@ def round_save(
             if scratch != work.scratch:
                 work.scratch = scratch
                 changes.append(("scratch", scratch))
+        if fixes is not None:
+            fixes = _clean_fixes(fixes)
+            if fixes != work.fixes:
+                work.fixes = fixes
+                changes.append(("fixes", fixes))
         if not changes:
             return SaveResult(revision=work.revision, saved_fields=[])
         work.revision += 1
-        work.save(update_fields=["design", "numbers", "scratch", "revision", "updated_at"])
+        work.save(update_fields=["design", "numbers", "scratch", "fixes", "revision", "updated_at"])
         t = round_.elapsed_s(now)
         phase = (round_.current_phase(now, plan=outline.plan) or {}).get("phase", "")
         WorkEvent.objects.bulk_create(
@@ -187,7 +255,19 @@ def round_submit(*, round_id: int) -> Round:
         round_.report = round_grade(round_)
         round_.score = round_.report["scores"]["overall"]
         round_.save()
+        transaction.on_commit(lambda: _replays_enqueue(round_))
     return round_
+
+
+def _replays_enqueue(round_: Round) -> None:
+    """Queue the round's failure replays once it is submitted (idempotent: existing runs are kept). The
+    submission stands whatever happens here: the replays page can queue them again on demand."""
+    from grading.replays import replays_enqueue_for_round
+
+    try:
+        replays_enqueue_for_round(round_=round_)
+    except Exception:
+        log.exception("round %s: the failure replays could not be queued", round_.pk)
 
 
 def round_abandon(*, round_id: int) -> Round:

@@ -8,6 +8,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from designs.models import Work
+from grading.replays import replays_current
 from interview.models import Question, Round, RoundStatus
 from interview.models.questions import Track
 from interview.questions import public_view
@@ -130,6 +131,7 @@ def save(request: HttpRequest, round_id: int) -> JsonResponse:
             design=body.get("design"),
             numbers=body.get("numbers"),
             scratch=body.get("scratch"),
+            fixes=body.get("fixes"),
         )
     except Work.DoesNotExist:
         raise Http404("No such round.") from None
@@ -196,6 +198,9 @@ def report(request: HttpRequest, round_id: int) -> HttpResponse:
     if round_.status != RoundStatus.SUBMITTED:
         return redirect("round-detail", round_id=round_.pk)
     context = {"round": round_, "question": round_.question, "report": round_.report}
+    if (round_.report or {}).get("review"):
+        context["runs"] = replays_current(round_=round_)  # both replays side by side in the review section
+        context["side_labels"] = {"reference": "Given design", "candidate": "Your fixed design"}
     return render(request, "rounds/report.html", context)
 
 

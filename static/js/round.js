@@ -14,9 +14,10 @@
   const sheet = document.getElementById("sheet");
   const designInput = document.getElementById("design-input");
   const scratch = document.getElementById("scratch");
+  const fixesInput = document.getElementById("fixes-input"); // review rounds only
 
   let revision = Number(root.dataset.revision);
-  let pending = { design: null, numbers: {}, scratch: null };
+  let pending = { design: null, numbers: {}, scratch: null, fixes: null };
   let dirty = false;
   let saving = false;
   let stopped = false; // stale or locked: no more saves from this tab
@@ -48,6 +49,9 @@
     for (const field of sheet.querySelectorAll("input, textarea")) field.readOnly = true;
     const canvasEl = document.getElementById("canvas");
     if (canvasEl) canvasEl.classList.add("locked");
+    for (const field of document.querySelectorAll("#review-panel input, #review-panel select, #review-panel button")) {
+      field.disabled = true;
+    }
   }
 
   function takePending() {
@@ -55,8 +59,9 @@
     if (pending.design !== null) body.design = pending.design;
     if (Object.keys(pending.numbers).length) body.numbers = pending.numbers;
     if (pending.scratch !== null) body.scratch = pending.scratch;
+    if (pending.fixes !== null) body.fixes = pending.fixes;
     const taken = pending;
-    pending = { design: null, numbers: {}, scratch: null };
+    pending = { design: null, numbers: {}, scratch: null, fixes: null };
     dirty = false;
     return { body, taken };
   }
@@ -66,6 +71,7 @@
     if (pending.design === null) pending.design = taken.design;
     pending.numbers = Object.assign({}, taken.numbers, pending.numbers);
     if (pending.scratch === null) pending.scratch = taken.scratch;
+    if (pending.fixes === null) pending.fixes = taken.fixes;
     dirty = true;
   }
 
@@ -132,6 +138,17 @@
       setStatus("The drawing could not be read; it was not saved.");
     }
   });
+
+  if (fixesInput) {
+    fixesInput.addEventListener("input", () => {
+      try {
+        pending.fixes = JSON.parse(fixesInput.value);
+        markDirty();
+      } catch (error) {
+        setStatus("The fixes could not be read; they were not saved.");
+      }
+    });
+  }
 
   document.getElementById("submit-form").addEventListener("submit", async (event) => {
     if (event.defaultPrevented || !dirty || stopped) return;

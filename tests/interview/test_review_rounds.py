@@ -1,0 +1,165 @@
+"""Review rounds: the given design and its numbers on the page, ranked fixes saved, the review reported."""
+
+import json
+
+import pytest
+
+from designs.models import WorkEvent
+from grading import replays
+from grading.models import ReplayRun
+from interview.services.rounds import RoundError, round_save, round_start, round_submit
+from tests.interview.bank_fixtures import KV_QUESTION, load_questions
+
+pytestmark = pytest.mark.django_db
+
+REVIEW_QUESTION = "gateway-fallback-review"
+FIXES = [
+    {"text": "Count fallback answers as degraded and alert on them", "category": "correctness"},
+    {"text": "Bound the queue and reject after 2 s", "category": "admission"},
+    {"text": "Buy fallback quota for the whole load", "category": "infrastructure"},
+]
+
+
+@pytest.fixture
+def questions(tmp_path):
+    return load_questions(tmp_path, REVIEW_QUESTION, KV_QUESTION)
+
+
+@pytest.fixture
+def review_round(alice, questions):
+    return round_start(candidate=alice, question=questions[REVIEW_QUESTION], mode="practice")
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """Replay messages recorded instead of sent to a broker."""
+    published: list[int] = []
+    monkeypatch.setattr(replays, "_publish", published.append)
+    return published
+
+
+def save(client, round_, **body):
+    return client.post(f"/rounds/{round_.pk}/save/", json.dumps(body), content_type="application/json")
+
+
+def test_a_review_round_opens_on_the_given_design_with_its_numbers(review_round):
+    spec = review_round.question_version.spec
+    work = review_round.work
+    assert [node["id"] for node in work.design["nodes"]] == [node["id"] for node in spec["design"]["nodes"]]
+    assert len(work.design["edges"]) == len(spec["design"]["edges"]) and work.design["marks"] == []
+    assert all(
+        node["failure"] == "" for node in work.design["nodes"]
+    )  # the flaws are the candidate's to find
+    assert work.numbers == {
+        "max_batch": "256 req",
+        "queue_limit": "1000000 req",
+        "queue_wait_limit": "0 s",
+        "fallback_rate": "6 req/s",
+    }
+    assert work.fixes == []
+
+
+def test_a_design_round_still_opens_on_an_empty_canvas(alice, questions):
+    round_ = round_start(candidate=alice, question=questions[KV_QUESTION], mode="practice")
+    assert round_.work.design == {"nodes": [], "edges": []} and round_.work.numbers == {}
+
+
+def test_the_review_page_mounts_a_markable_canvas_and_the_fixes_panel(client, alice, review_round, questions):
+    client.force_login(alice)
+    page = client.get(f"/rounds/{review_round.pk}/").content.decode()
+    assert "data-markable" in page and 'id="review-panel"' in page and 'id="fixes-input"' in page
+    assert 'value="256 req"' in page
+    design_round = round_start(candidate=alice, question=questions[KV_QUESTION], mode="practice")
+    other = client.get(f"/rounds/{design_round.pk}/").content.decode()
+    assert "data-markable" not in other and "review-panel" not in other
+
+
+def test_fixes_are_saved_in_order_and_logged(client, alice, review_round):
+    client.force_login(alice)
+    response = save(client, review_round, revision=0, fixes=FIXES)
+    assert response.status_code == 200, response.content
+    assert response.json()["saved"] == ["fixes"]
+    review_round.work.refresh_from_db()
+    assert review_round.work.fixes == FIXES
+    assert WorkEvent.objects.filter(round=review_round, field="fixes").count() == 1
+    assert save(client, review_round, revision=1, fixes=FIXES).json()["saved"] == []
+
+
+@pytest.mark.parametrize(
+    "fixes",
+    [
+        [{"text": "x", "category": "magic"}],
+        [{"text": "x" * 301, "category": "admission"}],
+        [{"text": "x", "category": "admission"}] * 21,
+        "not a list",
+        [{"category": "admission"}],
+    ],
+)
+def test_malformed_fixes_are_refused(review_round, fixes):
+    with pytest.raises(RoundError):
+        round_save(round_id=review_round.pk, base_revision=0, fixes=fixes)
+    review_round.work.refresh_from_db()
+    assert review_round.work.fixes == [] and review_round.work.revision == 0
+
+
+def test_malformed_marks_are_refused(client, alice, review_round):
+    client.force_login(alice)
+    design = dict(review_round.work.design, marks=[{"target": "q", "what": 3}])
+    assert save(client, review_round, revision=0, design=design).status_code == 400
+
+
+def test_the_api_saves_and_returns_fixes(client, alice, review_round):
+    client.force_login(alice)
+    url = f"/api/rounds/{review_round.pk}/save"
+    saved = client.post(url, {"revision": 0, "fixes": FIXES}, content_type="application/json")
+    assert saved.status_code == 200 and saved.json()["saved"] == ["fixes"]
+    assert client.get(f"/api/rounds/{review_round.pk}/").json()["fixes"] == FIXES
+    bad = client.post(
+        url, {"revision": 1, "fixes": [{"text": "x", "category": "magic"}]}, content_type="application/json"
+    )
+    assert bad.status_code == 400
+
+
+def test_submitting_a_review_grades_it_and_queues_both_replays(
+    client, alice, review_round, sent, django_capture_on_commit_callbacks
+):
+    client.force_login(alice)
+    design = dict(review_round.work.design)
+    design["marks"] = [
+        {"target": "q", "what": "The queue has no limit", "how": "it grows without bound at peak"},
+        {"target": "gw->obs", "what": "Fallback answers count as success", "how": "the outage is masked"},
+        {"target": "eng", "what": "The GPUs are too slow", "how": "need more of them"},
+    ]
+    numbers = {"max_batch": "96 req", "queue_limit": "300 req"}
+    assert (
+        save(client, review_round, revision=0, design=design, numbers=numbers, fixes=FIXES).status_code == 200
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        round_ = round_submit(round_id=review_round.pk)
+    review = round_.report["review"]
+    assert set(review["found"]) == {"queue-without-limit", "fallback-reported-as-success"}
+    assert review["false_alarms"] == 1
+    assert review["ranking"]["ok"] is True
+    assert round_.score == round_.report["scores"]["overall"]
+    runs = ReplayRun.objects.filter(round=round_)
+    assert {(run.scenario, run.side) for run in runs} == {
+        (scenario, side) for scenario in ("peak-hour", "pool-outage") for side in ("candidate", "reference")
+    }
+    assert len(sent) == 4
+
+    page = client.get(f"/rounds/{round_.pk}/report/").content.decode()
+    assert 'id="review-report"' in page
+    assert "Found" in page and "Missed" in page and "false alarm" in page
+    assert "Given design" in page and "Your fixed design" in page
+    assert 'id="review-flaw-batch-larger-than-kv"' in page
+
+
+def test_submitting_a_design_round_queues_its_replays_too(
+    alice, questions, sent, django_capture_on_commit_callbacks
+):
+    round_ = round_start(candidate=alice, question=questions[KV_QUESTION], mode="practice")
+    with django_capture_on_commit_callbacks(execute=True):
+        round_submit(round_id=round_.pk)
+    scenarios = round_.question_version.spec.get("scenarios") or []
+    assert ReplayRun.objects.filter(round=round_).count() == 2 * len(scenarios)
+    assert "review" not in round_.question_version.spec and len(sent) == 2 * len(scenarios)
