@@ -61,6 +61,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.db_errors.DatabaseUnavailableMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
 
