@@ -44,6 +44,7 @@ YAML_SECTIONS = (
     "concepts",
     "related",
     "figures",
+    "review",
 )
 REQUIRED_SECTIONS = ("plan", "model", "asked", "rubric")
 MAX_SECTION_CHARS = 100_000

@@ -163,3 +163,52 @@ def test_submitting_a_design_round_queues_its_replays_too(
     scenarios = round_.question_version.spec.get("scenarios") or []
     assert ReplayRun.objects.filter(round=round_).count() == 2 * len(scenarios)
     assert "review" not in round_.question_version.spec and len(sent) == 2 * len(scenarios)
+
+
+def test_an_author_edits_a_review_questions_flaws_in_the_editor_and_they_round_trip(
+    client, admin_user, questions
+):
+    from django.urls import reverse
+
+    from interview.models.authoring import Draft
+    from interview.services.authoring import draft_check
+    from interview.services.packs import yaml_dump, yaml_read_text
+
+    client.force_login(admin_user)
+    client.post(reverse("authoring-question-edit", args=[REVIEW_QUESTION]))
+    draft = Draft.objects.get(owner=admin_user, slug=REVIEW_QUESTION)
+    page = client.get(reverse("authoring-draft", args=[draft.pk]))
+    assert 'id="f-review"' in page.content.decode()
+    texts = page.context["texts"]
+    assert yaml_read_text(texts["review"]) == draft.data["review"]
+    form = {
+        **{key: draft.data.get(key, "") for key in ("title", "track", "difficulty", "kind", "summary")},
+        **{key: draft.data.get(key, "") for key in ("prompt", "outline")},
+        **texts,
+        "design": page.context["canvas_design_json"],
+        "design_path": " ".join(draft.data["design"]["path"]),
+    }
+    before = dict(draft.data)
+    client.post(reverse("authoring-draft", args=[draft.pk]), form)
+    draft.refresh_from_db()
+    assert draft.data["review"] == before["review"]
+    # A new planted flaw typed in the review box is saved and checked with the rest of the question.
+    extra = {
+        "id": "extra",
+        "component": "gateway",
+        "kind": "retry_storm",
+        "description": "Retries multiply the load.",
+        "scenario": "peak-hour",
+        "fix_category": "admission",
+    }
+    flaws = yaml_dump({"flaws": [*before["review"]["flaws"], extra]})
+    client.post(reverse("authoring-draft", args=[draft.pk]), {**form, "review": flaws})
+    draft.refresh_from_db()
+    assert [flaw["id"] for flaw in draft.data["review"]["flaws"]][-1] == "extra"
+    assert draft_check(draft.data)[1] == []
+    client.post(
+        reverse("authoring-draft", args=[draft.pk]), {**form, "review": flaws.replace("peak-hour", "x")}
+    )
+    draft.refresh_from_db()
+    problems = draft_check(draft.data)[1]
+    assert any(where.startswith("review.flaws") for where, _ in problems)
