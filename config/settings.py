@@ -144,6 +144,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "store_processed": False,
     }
 )
+if not REDIS_URL:
+    # The filesystem transport and result backend need their folders before any producer or worker starts.
+    for folder in ("queue", "processed", "control", "results"):
+        (VAR_DIR / "celery" / folder).mkdir(parents=True, exist_ok=True)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
