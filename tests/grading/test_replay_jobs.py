@@ -222,7 +222,7 @@ def test_a_queued_run_goes_through_the_broker_to_a_real_worker_with_progress_and
     assert progresses == sorted(progresses) and any(0 < p < 1 for p in progresses)
     beats = sorted({beat for _, _, beat in running})
     gaps = [(b - a).total_seconds() for a, b in zip(beats, beats[1:], strict=False)]
-    assert gaps and max(gaps) <= 1.5, gaps  # progress and heartbeat at least once a second
+    assert gaps and max(gaps) <= 2.0, gaps  # written every 0.5 s; slack for a loaded machine
 
 
 @pytest.mark.celery_worker
