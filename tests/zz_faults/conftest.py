@@ -1,7 +1,8 @@
 """Fault tests: they restart PostgreSQL and stop Redis, so they need both (CI has them) and run last.
 
-The folder is named so pytest collects it after every other test folder; a hook cannot move other folders'
-tests. A Celery worker SIGKILLed mid-replay is covered in tests/grading/test_replay_jobs.py
+The folder is named so pytest collects it after every other test folder, and the hook below, running after
+pytest-django has grouped tests by database use, moves these tests to the very end. A Celery worker SIGKILLed
+mid-replay is covered in tests/grading/test_replay_jobs.py
 (test_a_worker_killed_mid_run_loses_the_run_to_the_sweep_and_it_finishes_once), not repeated here.
 """
 
@@ -10,7 +11,15 @@ import pytest
 from tests.conftest import USES_POSTGRES, USES_REDIS
 
 
+def is_fault_test(item: pytest.Item) -> bool:
+    return "tests/zz_faults/" in str(item.path)
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items[:] = [item for item in items if not is_fault_test(item)] + [
+        item for item in items if is_fault_test(item)
+    ]
     needs = []
     if not USES_POSTGRES:
         needs.append("DATABASE_URL=postgres://...")
@@ -20,5 +29,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     skip = pytest.mark.skip(reason=f"fault tests need real services: set {' and '.join(needs)}")
     for item in items:
-        if "tests/zz_faults/" in str(item.path):
+        if is_fault_test(item):
             item.add_marker(skip)
