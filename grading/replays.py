@@ -167,20 +167,23 @@ def _send_on_commit(run_ids: list[int]) -> None:
 
 
 def replays_send(run_ids: list[int]) -> int:
-    """Publish one message per run; a broker that cannot be reached leaves the run queued with a note.
+    """Publish one message per run; a broker that cannot be reached leaves the runs queued with a note.
 
-    Returns how many messages went out.
+    After the first failure the rest are not tried (each try can wait for a connection timeout). Returns how
+    many messages went out.
     """
     sent = 0
-    for run_id in run_ids:
+    for index, run_id in enumerate(run_ids):
         try:
             _publish(run_id)
-        except Exception:  # the broker is down or refused: the row stays queued and the sweep re-sends
-            log.warning("replay run %s: could not reach the broker; it stays queued", run_id, exc_info=True)
-            ReplayRun.objects.filter(pk=run_id, status=ReplayStatus.QUEUED).update(
+        except Exception:  # the broker is down or refused: the rows stay queued and the sweep re-sends
+            log.warning(
+                "replay runs %s: could not reach the broker; they stay queued", run_ids[index:], exc_info=True
+            )
+            ReplayRun.objects.filter(pk__in=run_ids[index:], status=ReplayStatus.QUEUED).update(
                 sent_at=None, note=BROKER_DOWN_NOTE
             )
-            continue
+            break
         sent += 1
         ReplayRun.objects.filter(pk=run_id).update(sent_at=timezone.now())
         ReplayRun.objects.filter(pk=run_id, note=BROKER_DOWN_NOTE).update(note="")

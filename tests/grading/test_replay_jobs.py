@@ -170,6 +170,29 @@ def test_the_sweep_resends_a_queued_run_the_broker_never_got_and_leaves_fresh_on
     assert ReplayRun.objects.get(pk=fresh.pk).sent_at is None
 
 
+def test_with_the_broker_down_one_send_fails_and_every_run_stays_queued_with_a_note(
+    replay_round, monkeypatch
+):
+    tries = []
+
+    def refuse(run_id):
+        tries.append(run_id)
+        raise ConnectionRefusedError("broker down")
+
+    monkeypatch.setattr(replays, "_publish", refuse)
+    runs = [slow_run(replay_round, scenario=name) for name in ("a", "b", "c")]
+    assert replays_send([run.pk for run in runs]) == 0
+    assert tries == [runs[0].pk]  # no connection timeout paid per run
+    for run in runs:
+        run.refresh_from_db()
+        assert (
+            run.status == ReplayStatus.QUEUED and run.sent_at is None and run.note == replays.BROKER_DOWN_NOTE
+        )
+    monkeypatch.setattr(replays, "_publish", tries.append)
+    assert replays_send([run.pk for run in runs]) == 3
+    assert all(ReplayRun.objects.get(pk=run.pk).note == "" for run in runs)
+
+
 def test_the_failure_score_waits_for_every_run_then_scores_against_the_reference(replay_round):
     runs = replays_enqueue_for_round(round_=replay_round)
     if any(run.status != ReplayStatus.DONE for run in runs):  # with a broker, run them here
