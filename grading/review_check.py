@@ -35,8 +35,10 @@ Score (0–100) of the review, with these weights:
 | ranking   | 0.15   | 1 when no infrastructure fix comes before another kind; 0 otherwise or with no fixes |
 | replays   | 0.25   | scenarios whose SLO the fixed design meets / scenarios               |
 
-The round's overall score is `REVIEW_SHARE` (0.6) × the review score + 0.4 × the engine's overall score
-(numbers and shape), or the review score alone when the engine scored nothing.
+The engine grades the numbers only (the given design is its own reference design, so the design check would
+grade nothing but the failure texts the candidate is meant to leave to the marks). The round's overall score
+is `REVIEW_SHARE` (0.6) × the review score + 0.4 × the engine's overall score, or the review score alone when
+the engine scored nothing.
 """
 
 from __future__ import annotations
@@ -525,10 +527,14 @@ def grade_review(
 
     spec, spec_dict = _spec_and_dict(question)
     graded = {key: value for key, value in submission.items() if key != "fixes"}
-    report = grade(question, graded, overrides=overrides, palette=palette)
     if spec.review is None:
-        return report
+        return grade(question, graded, overrides=overrides, palette=palette)
     checked = read_submission(graded)
+    # The given design is the reference design, so the design check would only count the failure texts left
+    # blank on purpose: in a review the marks are the shape of the answer, and the engine grades the numbers.
+    report = grade(
+        question, {key: value for key, value in graded.items() if key != "design"}, overrides=overrides
+    )
     index = palette if isinstance(palette, PaletteIndex) else load_index(palette or DEFAULT_PALETTE_PATH)
     marks = check_marks(spec, read_marks(submission.get("design")), checked.boxes or (), index)
     ranking = check_ranking(read_fixes(submission.get("fixes")))

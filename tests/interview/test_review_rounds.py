@@ -45,7 +45,8 @@ def save(client, round_, **body):
 def test_a_review_round_opens_on_the_given_design_with_its_numbers(review_round):
     spec = review_round.question_version.spec
     work = review_round.work
-    assert [node["id"] for node in work.design["nodes"]] == [node["id"] for node in spec["design"]["nodes"]]
+    given_ids = [node["id"] for node in spec["design"]["nodes"]]
+    assert [node["id"] for node in work.design["nodes"]] == ["client", *given_ids]  # the arrows start there
     assert len(work.design["edges"]) == len(spec["design"]["edges"]) and work.design["marks"] == []
     assert all(
         node["failure"] == "" for node in work.design["nodes"]

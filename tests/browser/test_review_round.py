@@ -1,0 +1,114 @@
+"""A design-review round in real Chromium: mark failure paths on the given design, rank fixes, edit the design's
+numbers, submit, and read which planted flaws were found and missed beside the two replays."""
+
+import json
+
+import pytest
+from playwright.sync_api import expect
+
+from grading.models import ReplayRun, ReplayStatus
+from grading.replays import replay_execute
+from interview.models import Round, RoundStatus
+from tests.browser.canvas_helpers import arrow_item, box_item, canvas_root, read_design, wait_for_saved
+from tests.browser.conftest import log_in
+from tests.interview.bank_fixtures import load_questions
+
+REVIEW_QUESTION = "gateway-fallback-review"
+
+
+@pytest.fixture
+def review_question(tmp_path, transactional_db):
+    return load_questions(tmp_path, REVIEW_QUESTION)[REVIEW_QUESTION]
+
+
+def mark(page, item, what: str, how: str) -> None:
+    """Select a box or an arrow in the canvas's lists, press M, and add the mark with the form."""
+    item.focus()
+    page.keyboard.press("m")
+    root = canvas_root(page)
+    form = root.locator("[data-sbc=mark-form]")
+    expect(form).to_be_visible()
+    form.locator("[data-sbc-field=mark-what]").fill(what)
+    form.locator("[data-sbc-field=mark-how]").fill(how)
+    form.locator("[data-action=mark-save]").click()
+    expect(form).to_be_hidden()
+
+
+def add_fix(page, text: str, category: str) -> None:
+    page.get_by_label("New fix").fill(text)
+    page.get_by_label("Category", exact=True).select_option(category)
+    page.get_by_role("button", name="Add fix").click()
+
+
+def test_a_candidate_marks_ranks_edits_and_submits_a_review_round(page, alice, review_question):
+    log_in(page, "alice")
+    page.goto(f"/questions/{REVIEW_QUESTION}/")
+    page.get_by_role("button", name="Start a timed round").click()
+    page.wait_for_url("**/rounds/*/")
+    round_id = int(page.url.rstrip("/").split("/")[-1])
+
+    # The canvas opens with the given design and its numbers.
+    design = read_design(page)
+    assert {node["id"] for node in design["nodes"]} == {"client", "gw", "q", "sch", "eng", "fb", "obs"}
+    assert len(design["edges"]) == 6
+    expect(page.get_by_label("Batch size per replica")).to_have_value("256 req")
+    expect(page.get_by_label("Queue limit")).to_have_value("1000000 req")
+
+    # Two failure paths: a box and an arrow.
+    mark(page, box_item(page, "q"), "The queue has no limit", "It grows without bound at peak; answers come late")
+    mark(page, arrow_item(page, "gw", "obs"), "Fallback answers are counted as successes", "The outage is masked")
+    saved = wait_for_saved(page, "#design-input")
+    assert [m["target"] for m in saved["marks"]] == ["q", "gw->obs"]
+
+    # Three fixes, ranked: the infrastructure one is added first, then moved to the end.
+    add_fix(page, "Buy a fallback quota sized for the load", "infrastructure")
+    add_fix(page, "Report fallback answers as degraded and alert on them", "correctness")
+    add_fix(page, "Bound the queue at 300 and cap the batch at 96", "admission")
+    page.get_by_role("button", name="Move fix 1 down").click()
+    page.get_by_role("button", name="Move fix 2 down").click()
+    expect(page.locator("#fixes-list li")).to_have_count(3)
+    expect(page.get_by_label("Fix 3", exact=True)).to_have_value("Buy a fallback quota sized for the load")
+
+    # Apply the admission fix to the design's numbers.
+    page.get_by_label("Batch size per replica").fill("96 req")
+    page.get_by_label("Queue limit").fill("300 req")
+    page.get_by_label("Queue limit").blur()
+    expect(page.locator("#save-status")).to_contain_text("All changes saved", timeout=15_000)
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Submit for grading").click()
+    page.wait_for_url(f"**/rounds/{round_id}/report/")
+    round_ = Round.objects.get(pk=round_id)
+    assert round_.status == RoundStatus.SUBMITTED
+    assert round_.work.numbers["max_batch"] == "96 req" and round_.work.numbers["queue_limit"] == "300 req"
+    assert [fix["category"] for fix in round_.work.fixes] == ["correctness", "admission", "infrastructure"]
+
+    # With a broker (CI), no worker runs here: finish the queued replays in this process, then look again.
+    for run in ReplayRun.objects.filter(round=round_, status=ReplayStatus.QUEUED):
+        replay_execute(run_id=run.pk)
+    page.reload()
+
+    review = page.locator("#review-report")
+    expect(review).to_contain_text("2 of 5 planted flaws found")
+    expect(review).to_contain_text("0 false alarms")
+    found = page.locator("#review-flaw-queue-without-limit")
+    expect(found).to_contain_text("Found")
+    expect(page.locator("#review-flaw-fallback-reported-as-success")).to_contain_text("Found")
+    missed = page.locator("#review-flaw-batch-larger-than-kv")
+    expect(missed).to_contain_text("Missed")
+    expect(missed).to_contain_text("cap the batch near 96")  # the planted flaw's description, now shown
+    expect(page.locator("#review-ranking")).to_contain_text("before any new infrastructure")
+
+    # Both replays of each scenario, side by side: the given design and the fixed one.
+    for scenario in ("peak-hour", "pool-outage"):
+        sides = page.locator(f"#replay-scenario-{scenario} .replay-sides")
+        expect(sides.locator(".replay-run")).to_have_count(2)
+        expect(sides).to_contain_text("Given design")
+        expect(sides).to_contain_text("Your fixed design")
+        expect(sides.locator(".replay-done")).to_have_count(2)
+        boxes = [sides.locator(f".replay-side-{side}").bounding_box() for side in ("candidate", "reference")]
+        assert abs(boxes[0]["y"] - boxes[1]["y"]) < 5 and boxes[0]["x"] != boxes[1]["x"]  # beside each other
+    given = page.locator("#replay-scenario-peak-hour .replay-side-reference")
+    expect(given).to_contain_text("Missed its SLO")
+    report = json.loads(json.dumps(Round.objects.get(pk=round_id).report))
+    assert set(report["review"]["found"]) == {"queue-without-limit", "fallback-reported-as-success"}
