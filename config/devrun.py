@@ -18,7 +18,7 @@ def start(command: list[str]) -> subprocess.Popen:
 def stop(processes: list[subprocess.Popen]) -> None:
     for process in processes:
         if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
+            process.terminate()  # the main process only: Celery then shuts its own pool down warmly
     deadline = time.monotonic() + 10
     for process in processes:
         try:
