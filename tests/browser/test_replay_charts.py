@@ -1,39 +1,12 @@
 """The replay page in Chromium: charts drawn under the CSP, and a run's poller updating until it is done."""
 
-import os
-from collections.abc import Iterator
+from playwright.sync_api import expect
 
-import pytest
-from django.apps import apps
-from playwright.sync_api import Browser, Page, expect, sync_playwright
-
-if apps.ready:  # the pure grading run (-p no:django) still collects this module
-    from grading import replays
-    from grading.models import ReplayRun
-    from grading.replays import replay_execute, replays_enqueue_for_round
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, log_in, open_page
+from grading import replays
+from grading.models import ReplayRun
+from grading.replays import replay_execute, replays_enqueue_for_round
+from tests.browser.conftest import log_in
 from tests.grading.replay_fixtures import load_question, submitted_round
-
-pytestmark = pytest.mark.browser
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (make browsers)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(chromium, live_server) -> Iterator[Page]:
-    page, problems = open_page(chromium, live_server.url)
-    yield page
-    page.context.close()
-    problems.assert_none()
 
 
 def test_finished_runs_draw_their_charts_and_a_queued_run_polls_until_it_is_done(
