@@ -48,6 +48,27 @@ CONCEPT_TITLES = {
 }
 
 
+# What each phase asks of a candidate, in general terms. A question's own `expect` lines carry the reference's
+# numbers, so candidates see them only through the interviewer (and authors in the editor).
+PHASE_GUIDANCE = {
+    "intro": "Restate the question and agree what matters most.",
+    "numbers": "State the assumptions and targets you will size from, each with a unit.",
+    "shape": "Draw the boxes from the request to the hardware; give each its job and its way to fail.",
+    "arithmetic": "Carry the numbers through the sizing chain, one line per step, with units.",
+    "depth": "Go deep on one or two parts the interviewer picks, with numbers.",
+    "failures": "Name what breaks, when, what it looks like, and what the design does about it.",
+    "close": "Summarise the design, its key numbers and what you would measure first.",
+}
+
+
+def public_plan(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The plan as candidates see it: phases and minutes, with general guidance instead of the reference's."""
+    return [
+        {"phase": p["phase"], "minutes": p["minutes"], "expect": PHASE_GUIDANCE.get(p["phase"], "")}
+        for p in spec.get("plan", [])
+    ]
+
+
 def can_see_reference(user: AbstractBaseUser | AnonymousUser) -> bool:
     """Authors and admins see the whole question file; everyone else only its public fields."""
     return bool(roles_of(user) & {Role.AUTHOR, Role.ADMIN})
@@ -55,6 +76,7 @@ def can_see_reference(user: AbstractBaseUser | AnonymousUser) -> bool:
 
 def public_view(spec: dict[str, Any]) -> dict[str, Any]:
     view = {key: spec[key] for key in PUBLIC_FIELDS if key in spec}
+    view["plan"] = public_plan(spec)
     view["asked"] = [asked_line_view(spec, line) for line in spec.get("asked", [])]
     return view
 

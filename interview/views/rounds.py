@@ -11,7 +11,7 @@ from designs.models import Work
 from grading.replays import replays_current
 from interview.models import Question, Round, RoundStatus
 from interview.models.questions import Track
-from interview.questions import public_view
+from interview.questions import PHASE_GUIDANCE, public_plan, public_view
 from interview.services.number_reading import describe_reading
 from interview.services.palette import palette_for_canvas
 from interview.services.rounds import (
@@ -47,12 +47,9 @@ def round_clock(round_: Round) -> dict:
         "time_left_s": round_.time_left_s(now),
         "elapsed_s": round_.elapsed_s(now),
         "phase": phase.get("phase", ""),
-        "phase_expect": phase.get("expect", ""),
+        "phase_expect": PHASE_GUIDANCE.get(phase.get("phase", ""), ""),
         "phase_ends_s": phase.get("ends_s"),
-        "plan": [
-            {"phase": p["phase"], "minutes": p["minutes"], "expect": p.get("expect", "")}
-            for p in round_.spec.get("plan", [])
-        ],
+        "plan": public_plan(round_.spec),
     }
 
 

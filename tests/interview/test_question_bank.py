@@ -172,3 +172,16 @@ def test_the_api_gives_authors_the_whole_question(client, author, tmp_path):
 def test_the_api_needs_a_login(client, tmp_path):
     load_questions(tmp_path, KV_QUESTION)
     assert client.get("/api/questions/").status_code == 403
+
+
+def test_a_candidate_sees_general_phase_guidance_not_the_reference_expectations(client, alice, tmp_path):
+    question = load_questions(tmp_path, KV_QUESTION)[KV_QUESTION]
+    client.force_login(alice)
+    page = client.get(f"/questions/{KV_QUESTION}/").content.decode()
+    for phase in question.current_version.spec["plan"]:
+        assert phase["expect"] not in page
+    assert "Carry the numbers through the sizing chain" in page
+    api = client.get(f"/api/questions/{KV_QUESTION}/").json()
+    assert all(
+        p["expect"] != q["expect"] for p, q in zip(api["spec"]["plan"], question.current_version.spec["plan"])
+    )

@@ -180,3 +180,12 @@ def test_the_api_starts_saves_and_reads_a_round(client, alice, questions):
     assert stale.status_code == 409
     assert client.get(f"/api/rounds/{round_id}/").json()["scratch"] == "notes"
     assert client.get(f"/api/rounds/{round_id}/report").status_code == 409
+
+
+def test_the_round_page_and_clock_never_show_the_reference_expectations(client, alice, timed_round):
+    client.force_login(alice)
+    page = client.get(f"/rounds/{timed_round.pk}/").content.decode()
+    clock = client.get(f"/rounds/{timed_round.pk}/clock/").content.decode()
+    for phase in timed_round.spec["plan"]:
+        assert phase["expect"] not in page
+        assert json.dumps(phase["expect"])[1:-1] not in clock
