@@ -183,5 +183,6 @@ def test_a_candidate_sees_general_phase_guidance_not_the_reference_expectations(
     assert "Carry the numbers through the sizing chain" in page
     api = client.get(f"/api/questions/{KV_QUESTION}/").json()
     assert all(
-        p["expect"] != q["expect"] for p, q in zip(api["spec"]["plan"], question.current_version.spec["plan"])
+        p["expect"] != q["expect"]
+        for p, q in zip(api["spec"]["plan"], question.current_version.spec["plan"], strict=True)
     )
