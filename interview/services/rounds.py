@@ -29,6 +29,23 @@ MAX_MARKS = 100
 log = logging.getLogger(__name__)
 
 
+# The columns a save reads: never the question version's text, which an autosave does not need.
+WORK_FIELDS = ("id", "round_id", "design", "numbers", "scratch", "fixes", "revision", "updated_at")
+ROUND_FIELDS = tuple(
+    f"round__{name}"
+    for name in (
+        "id",
+        "candidate_id",
+        "question_version_id",
+        "status",
+        "started_at",
+        "deadline",
+        "submitted_at",
+        "mode",
+    )
+)
+
+
 class RoundError(Exception):
     """A request the round cannot accept; the message is shown to the person."""
 
@@ -104,7 +121,9 @@ def _review_start(spec: dict, variant_values: dict[str, float]) -> tuple[dict, d
         {key: str(edge.get(key, "") or "") for key in ("source", "target", "label")}
         for edge in given.get("edges", [])
     ]
-    if any("client" in (edge["source"], edge["target"]) for edge in edges):  # the canvas draws only real boxes
+    if any(
+        "client" in (edge["source"], edge["target"]) for edge in edges
+    ):  # the canvas draws only real boxes
         nodes.insert(0, {"id": "client", "kind": "client", "label": "Client", "job": "", "failure": ""})
     model = ReferenceModel.from_dict(spec["model"])
     values = model.evaluate(dict(variant_values or {}))
@@ -192,9 +211,14 @@ def round_save(
     The question version's text is not loaded: versions are immutable, so their outline is cached."""
     owner = {"round__candidate_id": candidate_id} if candidate_id is not None else {}
     with transaction.atomic():
-        work = Work.objects.select_for_update().select_related("round").get(round_id=round_id, **owner)
+        work = (
+            Work.objects.select_for_update()
+            .select_related("round__question_version")
+            .only(*WORK_FIELDS, *ROUND_FIELDS, "round__question_version__content_hash")
+            .get(round_id=round_id, **owner)
+        )
         round_ = work.round
-        outline = version_outline(round_.question_version_id)
+        outline = version_outline(round_.question_version_id, round_.question_version.content_hash)
         now = timezone.now()
         if round_.status != RoundStatus.ACTIVE:
             raise RoundLocked(

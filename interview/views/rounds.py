@@ -8,7 +8,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from designs.models import Work
-from grading.replays import replays_current
+from grading.replays import replay_failure_score, replays_current
 from interview.models import Question, Round, RoundStatus
 from interview.models.questions import Track
 from interview.questions import PHASE_GUIDANCE, public_plan, public_view
@@ -194,10 +194,19 @@ def report(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = _get_own_round(request, round_id)
     if round_.status != RoundStatus.SUBMITTED:
         return redirect("round-detail", round_id=round_.pk)
-    context = {"round": round_, "question": round_.question, "report": round_.report}
+    runs = replays_current(round_=round_)
+    context = {
+        "round": round_,
+        "question": round_.question,
+        "report": round_.report,
+        "runs": runs,
+        "failure_score": replay_failure_score(round_),
+        "runs_pending": any(run.status in ("queued", "running") for run in runs),
+    }
     if (round_.report or {}).get("review"):
-        context["runs"] = replays_current(round_=round_)  # both replays side by side in the review section
         context["side_labels"] = {"reference": "Given design", "candidate": "Your fixed design"}
+    else:
+        context["side_labels"] = {"reference": "Reference numbers", "candidate": "Your numbers"}
     return render(request, "rounds/report.html", context)
 
 
