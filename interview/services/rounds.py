@@ -121,9 +121,8 @@ def _review_start(spec: dict, variant_values: dict[str, float]) -> tuple[dict, d
         {key: str(edge.get(key, "") or "") for key in ("source", "target", "label")}
         for edge in given.get("edges", [])
     ]
-    if any(
-        "client" in (edge["source"], edge["target"]) for edge in edges
-    ):  # the canvas draws only real boxes
+    # The canvas draws only real boxes: the client the given arrows start from becomes one.
+    if any("client" in (edge["source"], edge["target"]) for edge in edges):
         nodes.insert(0, {"id": "client", "kind": "client", "label": "Client", "job": "", "failure": ""})
     model = ReferenceModel.from_dict(spec["model"])
     values = model.evaluate(dict(variant_values or {}))
