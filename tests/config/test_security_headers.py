@@ -133,7 +133,9 @@ print(json.dumps({
 
 
 def production_env() -> dict[str, str]:
-    keep = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECURE_SSL_REDIRECT"}}
+    # The browser tests set DJANGO_ALLOW_ASYNC_UNSAFE in this process; a deployment never has it.
+    dropped = {"DEBUG", "SECURE_SSL_REDIRECT", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    keep = {k: v for k, v in os.environ.items() if k not in dropped}
     keep.update(
         DEBUG="0",
         SECRET_KEY="check-deploy-only-0123456789abcdefghijklmnopqrstuv",
