@@ -1,5 +1,6 @@
 """Discussion workflows: post, edit, delete, vote, report, moderate; rate limits and the spoiler guard."""
 
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -19,6 +20,8 @@ REPORT_REASON_MAX_LENGTH = 500
 EDIT_WINDOW = timedelta(minutes=15)
 POSTS_PER_MINUTE = 5
 POSTS_PER_DAY = 50
+
+logger = logging.getLogger(__name__)
 
 
 class DiscussionError(Exception):
@@ -104,15 +107,24 @@ def _rate_limit_check(*, user) -> None:
     now = time.time()
     for length, limit in ((60, POSTS_PER_MINUTE), (86400, POSTS_PER_DAY)):
         bucket = int(now // length)
-        key = f"discussion:posts:{user.pk}:{length}:{bucket}"
-        cache.add(key, 0, timeout=length + 5)
-        try:
-            count = cache.incr(key)
-        except ValueError:  # expired between add and incr
-            cache.set(key, 1, timeout=length + 5)
-            count = 1
+        count = _count_post(f"discussion:posts:{user.pk}:{length}:{bucket}", timeout=length + 5)
         if count > limit:
             raise RateLimited(max(1, math.ceil((bucket + 1) * length - now)))
+
+
+def _count_post(key: str, *, timeout: int) -> int:
+    """This post's number in its window; 0 when the cache is unreachable (posting then goes unlimited and is
+    logged, rather than failing for everyone while Redis restarts)."""
+    try:
+        cache.add(key, 0, timeout=timeout)
+        try:
+            return cache.incr(key)
+        except ValueError:  # expired between add and incr
+            cache.set(key, 1, timeout=timeout)
+            return 1
+    except Exception:  # noqa: BLE001 - any cache failure: fail open
+        logger.warning("discussion rate limit: cache unavailable, post not counted", exc_info=True)
+        return 0
 
 
 def _clean_body(body: str) -> str:
