@@ -1,4 +1,4 @@
-"""A design-review round in real Chromium: mark failure paths on the given design, rank fixes, edit the design's
+"""A design-review round in real Chromium: mark failure paths on the given design, rank fixes, edit its
 numbers, submit, and read which planted flaws were found and missed beside the two replays."""
 
 import json
@@ -55,8 +55,8 @@ def test_a_candidate_marks_ranks_edits_and_submits_a_review_round(page, alice, r
     expect(page.get_by_label("Queue limit")).to_have_value("1000000 req")
 
     # Two failure paths: a box and an arrow.
-    mark(page, box_item(page, "q"), "The queue has no limit", "It grows without bound at peak; answers come late")
-    mark(page, arrow_item(page, "gw", "obs"), "Fallback answers are counted as successes", "The outage is masked")
+    mark(page, box_item(page, "q"), "The queue has no limit", "It grows without bound at peak")
+    mark(page, arrow_item(page, "gw", "obs"), "Fallback answers count as successes", "The outage is masked")
     saved = wait_for_saved(page, "#design-input")
     assert [m["target"] for m in saved["marks"]] == ["q", "gw->obs"]
 
