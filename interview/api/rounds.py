@@ -2,6 +2,7 @@
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -21,6 +22,9 @@ from interview.services.rounds import (
 )
 
 ERROR = inline_serializer("RoundError", {"error": serializers.CharField()})
+NOT_FOUND = inline_serializer("RoundNotFound", {"detail": serializers.CharField()})
+# A refusal by the round ({"error": ...}) or a malformed body (DRF's {"field": ["message"]}).
+BAD_REQUEST = OpenApiTypes.OBJECT
 
 
 def _get_own_round(request: Request, round_id: int) -> Round:
@@ -107,7 +111,9 @@ class RoundListApi(APIView):
         )
         return Response(RoundSerializer(rounds[:200], many=True).data)
 
-    @extend_schema(request=RoundStartInput, responses={201: RoundSerializer, 400: ERROR, 404: ERROR})
+    @extend_schema(
+        request=RoundStartInput, responses={201: RoundSerializer, 400: BAD_REQUEST, 404: NOT_FOUND}
+    )
     def post(self, request: Request) -> Response:
         data = RoundStartInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -127,7 +133,7 @@ class RoundListApi(APIView):
 
 
 class RoundDetailApi(APIView):
-    @extend_schema(responses={200: RoundSerializer, 404: ERROR})
+    @extend_schema(responses={200: RoundSerializer, 404: NOT_FOUND})
     def get(self, request: Request, round_id: int) -> Response:
         return Response(RoundSerializer(_get_own_round(request, round_id)).data)
 
@@ -135,7 +141,7 @@ class RoundDetailApi(APIView):
 class RoundSaveApi(APIView):
     @extend_schema(
         request=RoundSaveInput,
-        responses={200: RoundSaveOutput, 400: ERROR, 404: ERROR, 409: ERROR, 423: ERROR},
+        responses={200: RoundSaveOutput, 400: BAD_REQUEST, 404: NOT_FOUND, 409: ERROR, 423: ERROR},
     )
     def post(self, request: Request, round_id: int) -> Response:
         data = RoundSaveInput(data=request.data)
@@ -162,7 +168,7 @@ class RoundSaveApi(APIView):
 
 
 class RoundSubmitApi(APIView):
-    @extend_schema(request=None, responses={200: RoundSerializer, 404: ERROR, 423: ERROR})
+    @extend_schema(request=None, responses={200: RoundSerializer, 404: NOT_FOUND, 423: ERROR})
     def post(self, request: Request, round_id: int) -> Response:
         round_ = _get_own_round(request, round_id)
         try:
@@ -176,7 +182,7 @@ class RoundReportApi(APIView):
     @extend_schema(
         responses={
             200: inline_serializer("RoundReport", {"report": serializers.JSONField()}),
-            404: ERROR,
+            404: NOT_FOUND,
             409: ERROR,
         }
     )
