@@ -72,9 +72,7 @@ def test_a_complete_review_finds_every_flaw_with_no_false_alarm_and_a_good_ranki
     assert all(row["description"] for row in review["flaws"])
     assert report["scores"]["review"] == review["scores"]["review"]
     # The given design misses its deadline in the replays; both sides are reported per scenario.
-    steady = next(
-        row for row in review["replays"]["scenarios"] if row["scenario"] == "steady-load-given-design"
-    )
+    steady = next(row for row in review["replays"]["scenarios"] if row["scenario"] == "steady-load")
     assert steady["given"]["passed"] is False and "fixed" in steady
 
 
@@ -153,6 +151,12 @@ def test_a_design_question_is_graded_as_before():
 # The bank's review questions: each flaw's scenario shows the failure on the given design and passes once the
 # design's numbers carry the fixes.
 FIXED_NUMBERS = {
+    "eight-gpu-design-review": {
+        "tp_gpus": "4",
+        "max_batch_cfg": "67 req",
+        "queue_limit": "90 req",
+        "queue_wait_limit": "6 s",
+    },
     "training-cluster-review": {
         "ckpt_interval": "1 h",
         "spare_nodes": "4",
