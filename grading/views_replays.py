@@ -17,13 +17,11 @@ from grading.replays import (
     replays_enqueue_for_round,
 )
 from interview.models import Round, RoundStatus
+from interview.selectors import round_of_candidate
 
 
 def _get_own_round(request: HttpRequest, round_id: int) -> Round:
-    """The round if it belongs to the requester; 404 for everyone else, whether it exists or not."""
-    return get_object_or_404(
-        Round.objects.filter(pk=round_id, candidate=request.user).select_related("question_version__question")
-    )
+    return round_of_candidate(user=request.user, round_id=round_id)
 
 
 def _get_own_run(request: HttpRequest, round_id: int, run_id: int) -> ReplayRun:

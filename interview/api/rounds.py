@@ -12,10 +12,10 @@ from rest_framework.views import APIView
 from designs.models import Work
 from grading.spec import FIX_CATEGORIES
 from interview.models import Question, Round, RoundMode, RoundStatus
+from interview.selectors import round_of_candidate
 from interview.services.rounds import (
     RoundError,
     StaleRevision,
-    round_close_if_expired,
     round_save,
     round_start,
     round_submit,
@@ -28,12 +28,7 @@ BAD_REQUEST = OpenApiTypes.OBJECT
 
 
 def _get_own_round(request: Request, round_id: int) -> Round:
-    round_ = get_object_or_404(
-        Round.objects.select_related("question_version__question", "work"),
-        pk=round_id,
-        candidate=request.user,
-    )
-    return round_close_if_expired(round_=round_)
+    return round_of_candidate(user=request.user, round_id=round_id)
 
 
 class RoundSerializer(serializers.ModelSerializer):

@@ -12,13 +12,13 @@ from grading.replays import replay_failure_score, replays_current
 from interview.models import Question, Round, RoundStatus
 from interview.models.questions import Track
 from interview.questions import PHASE_GUIDANCE, public_plan, public_view
+from interview.selectors import round_of_candidate
 from interview.services.number_reading import describe_reading
 from interview.services.palette import palette_for_canvas
 from interview.services.rounds import (
     RoundError,
     StaleRevision,
     round_abandon,
-    round_close_if_expired,
     round_save,
     round_start,
     round_submit,
@@ -26,13 +26,7 @@ from interview.services.rounds import (
 
 
 def _get_own_round(request: HttpRequest, round_id: int) -> Round:
-    """The round if it belongs to the requester; 404 for everyone else, whether it exists or not."""
-    round_ = get_object_or_404(
-        Round.objects.select_related("question_version__question", "work"),
-        pk=round_id,
-        candidate=request.user,
-    )
-    return round_close_if_expired(round_=round_)
+    return round_of_candidate(user=request.user, round_id=round_id)
 
 
 def round_clock(round_: Round) -> dict:
