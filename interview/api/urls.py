@@ -1,8 +1,9 @@
 from django.urls import include, path
 
-from interview.api import questions, rounds
+from interview.api import accounts, questions, rounds
 
 urlpatterns = [
+    path("token/", accounts.TokenApi.as_view(), name="api-token"),
     path("rounds/", rounds.RoundListApi.as_view(), name="api-round-list"),
     path("rounds/<int:round_id>/", rounds.RoundDetailApi.as_view(), name="api-round-detail"),
     path("rounds/<int:round_id>/save", rounds.RoundSaveApi.as_view(), name="api-round-save"),
