@@ -86,7 +86,7 @@ def test_an_anchored_comment_a_reply_and_the_filter_work_in_place(page, alice, b
     expect(page.locator(".comment-item").first).to_contain_text("on kv_bytes_per_token")
 
     # Let htmx finish settling the swapped thread before using its filter (a person cannot be this quick).
-    page.wait_for_function("!document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping')")
+    expect(page.locator(".htmx-request, .htmx-settling, .htmx-swapping")).to_have_count(0)
     page.get_by_label("Show comments on").select_option("phase:numbers")
     expect(page.locator(".comment-body")).to_have_count(1)
     expect(page.locator(".comment-body").first).to_contain_text("About the plan")
