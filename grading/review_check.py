@@ -517,6 +517,7 @@ def grade_review(
     *,
     palette: PaletteIndex | str | Path | None = None,
     seed_key: str | int | None = None,
+    version: int | None = None,
 ) -> dict[str, Any]:
     """Grade a review round: `grading.grader.grade`'s report plus a `review` section, and the overall score
     combined from both (see the module docstring). `submission` is the ordinary one plus `fixes` and the
@@ -528,12 +529,15 @@ def grade_review(
     spec, spec_dict = _spec_and_dict(question)
     graded = {key: value for key, value in submission.items() if key != "fixes"}
     if spec.review is None:
-        return grade(question, graded, overrides=overrides, palette=palette)
+        return grade(question, graded, overrides=overrides, palette=palette, version=version)
     checked = read_submission(graded)
     # The given design is the reference design, so the design check would only count the failure texts left
     # blank on purpose: in a review the marks are the shape of the answer, and the engine grades the numbers.
     report = grade(
-        question, {key: value for key, value in graded.items() if key != "design"}, overrides=overrides
+        question,
+        {key: value for key, value in graded.items() if key != "design"},
+        overrides=overrides,
+        version=version,
     )
     index = palette if isinstance(palette, PaletteIndex) else load_index(palette or DEFAULT_PALETTE_PATH)
     marks = check_marks(spec, read_marks(submission.get("design")), checked.boxes or (), index)

@@ -1,5 +1,7 @@
 """Grading a round: the grading engine applied to what the round saved, its events and its variant."""
 
+from grading.review_check import grade_review
+from grading.services import question_version_grade, question_version_spec
 from interview.models import Round
 
 
@@ -13,14 +15,13 @@ def round_submission(round_: Round) -> dict:
 
 
 def round_grade(round_: Round) -> dict:
-    """The engine's report; a review question's also checks the marks, the ranked fixes and both replays."""
-    from grading.grader import grade
-    from grading.review_check import grade_review
-
-    spec = round_.question_version.spec
+    """The engine's report (recording the question version); a review question's also checks the marks, the
+    ranked fixes and both replays."""
+    version = round_.question_version
+    spec = question_version_spec(version)
     submission = round_submission(round_)
     overrides = round_.variant_values or None
-    if spec.get("kind") == "review":
-        return grade_review(spec, submission, overrides, seed_key=round_.pk)
+    if spec.kind == "review":
+        return grade_review(spec, submission, overrides, seed_key=round_.pk, version=version.number)
     submission.pop("fixes", None)
-    return grade(spec, submission, overrides=overrides)
+    return question_version_grade(version=version, submission=submission, overrides=overrides)
