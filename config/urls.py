@@ -35,3 +35,5 @@ urlpatterns = [
     path("", include("grading.urls")),
     path("", include("interview.urls")),
 ]
+
+handler404 = "config.errors.not_found"

@@ -8,6 +8,7 @@ from datetime import timedelta
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -34,7 +35,12 @@ from interview.services.interviewing import (
     scorecard_save,
 )
 
-ERROR = inline_serializer("InterviewError", {"error": serializers.CharField()})
+# A refusal by the service ({"error": ...}) or DRF's own answer ({"detail": ...}, or field errors on a 400).
+ERROR = inline_serializer(
+    "InterviewError",
+    {"error": serializers.CharField(required=False), "detail": serializers.CharField(required=False)},
+)
+BAD_REQUEST = OpenApiTypes.OBJECT
 
 
 def _get_own_round(request: Request, round_id: int) -> Round:
@@ -133,7 +139,7 @@ class InvitationListApi(APIView):
         return Response(InvitationOutput(invitations_of_round(round_), many=True).data)
 
     @extend_schema(
-        request=InvitationCreateInput, responses={201: InvitationCreatedOutput, 400: ERROR, 404: ERROR}
+        request=InvitationCreateInput, responses={201: InvitationCreatedOutput, 400: BAD_REQUEST, 404: ERROR}
     )
     def post(self, request: Request, round_id: int) -> Response:
         round_ = _get_own_round(request, round_id)
@@ -188,7 +194,7 @@ class NoteListApi(APIView):
         round_ = round_for_interviewer(request.user, round_id)
         return Response(NoteSerializer(notes_of_round(round_), many=True).data)
 
-    @extend_schema(request=NoteSerializer, responses={201: NoteSerializer, 400: ERROR, 404: ERROR})
+    @extend_schema(request=NoteSerializer, responses={201: NoteSerializer, 400: BAD_REQUEST, 404: ERROR})
     def post(self, request: Request, round_id: int) -> Response:
         round_ = round_for_interviewer(request.user, round_id)
         data = NoteSerializer(data=request.data)
@@ -219,7 +225,7 @@ class ScorecardApi(APIView):
             raise Http404("No scorecard.")
         return Response(ScorecardOutput(scorecard).data)
 
-    @extend_schema(request=ScorecardInput, responses={200: ScorecardOutput, 400: ERROR, 404: ERROR})
+    @extend_schema(request=ScorecardInput, responses={200: ScorecardOutput, 400: BAD_REQUEST, 404: ERROR})
     def put(self, request: Request, round_id: int) -> Response:
         round_ = round_for_interviewer(request.user, round_id)
         data = ScorecardInput(data=request.data)
@@ -237,7 +243,7 @@ class ScorecardApi(APIView):
 
 
 class ScorecardReleaseApi(APIView):
-    @extend_schema(request=None, responses={200: ScorecardOutput, 400: ERROR, 404: ERROR})
+    @extend_schema(request=None, responses={200: ScorecardOutput, 400: BAD_REQUEST, 404: ERROR})
     def post(self, request: Request, round_id: int) -> Response:
         round_ = round_for_interviewer(request.user, round_id)
         try:

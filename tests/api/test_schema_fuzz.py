@@ -77,14 +77,9 @@ def short(error: BaseException) -> str:
     return " | ".join(line.strip() for line in keep[1:4]) + f"\n    {curl}"
 
 
-# Schema breaks found by this test in code outside it, reported and tolerated (never a 5xx) until fixed:
-# the API documents its 400/404 answers as {"error": "..."}, but DRF answers Http404/get_object_or_404 with
-# {"detail": "..."} and serializer errors with {"field": [...]}; and a negative id in a path does not match
-# Django's <int:...> converter, so the answer is the HTML 404 page rather than the API's JSON.
-KNOWN_BREAKS = {
-    "error-body": (("400", "404"), '"error" is a required property'),
-    "html-404": (("404",), "Undocumented Content-Type"),
-}
+# Schema breaks this test once found and tolerated are fixed (error bodies documented as they are, JSON 404s
+# under /api/); any break now fails the test.
+KNOWN_BREAKS: dict[str, tuple[tuple[str, ...], str]] = {}
 
 
 def known_break(status: int, failure: BaseException) -> str | None:

@@ -55,3 +55,11 @@ def test_health_is_200_when_database_broker_and_worker_are_up(client, celery_wor
     assert response.status_code == 200, body
     assert body["status"] == "ok"
     assert body["broker"]["kind"] == ("redis" if USES_REDIS else "embedded")
+
+
+@pytest.mark.django_db
+def test_an_unknown_api_address_answers_json_and_a_page_answers_html(client):
+    api = client.get("/api/no-such-thing/")
+    assert api.status_code == 404 and api.json() == {"detail": "Not found."}
+    page = client.get("/no-such-page/")
+    assert page.status_code == 404 and page["Content-Type"].startswith("text/html")
