@@ -474,7 +474,11 @@ def simulate_fleet(
                     push(t + cfg.cold_start_s, _WARM_REFILL, (warm,))
                 if cold:
                     push(t + cfg.cold_start_s, _READY, (r, cold, epoch[r], "cold"))
-                last_up[r] = last_act[r] = t
+                # The cooldown guards against piling cold replicas on top of pending ones; replicas taken
+                # from the warm pool are live within warm_start_s, so after a warm-only scale-up the
+                # autoscaler may act again as soon as they serve.
+                last_up[r] = t if cold else t - cfg.cooldown_s + cfg.warm_start_s
+                last_act[r] = t
                 log.append(
                     (
                         t,
