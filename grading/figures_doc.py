@@ -7,18 +7,13 @@ python -m grading.figures_doc --check    # exit 1 if the page is out of date
 import sys
 from pathlib import Path
 
+from grading.report_text import format_number
 from grading.spec import QuestionSpec, load_pack
 from grading.units import from_base, parse_unit
 
 REPO = Path(__file__).resolve().parent.parent
 PACK = REPO / "interview" / "bank" / "core"
 PAGE = REPO / "docs" / "seed-figures.md"
-
-
-def _number(value: float) -> str:
-    if value != 0 and (abs(value) >= 1e7 or abs(value) < 1e-3):
-        return f"{value:.4g}"
-    return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
 
 
 def _question_section(spec: QuestionSpec) -> list[str]:
@@ -32,9 +27,9 @@ def _question_section(spec: QuestionSpec) -> list[str]:
         if figure.seed != previous_seed:
             lines += [f"> {figure.seed}", ""]
             previous_seed = figure.seed
-        stated = f"{_number(figure.value)} {figure.unit}"
+        stated = f"{format_number(figure.value)} {figure.unit}"
         lines.append(
-            f"- figure: **{stated}** ({kind}); `{figure.quantity}` gives {_number(got)} {figure.unit}"
+            f"- figure: **{stated}** ({kind}); `{figure.quantity}` gives {format_number(got)} {figure.unit}"
         )
         quantity = model.quantities[figure.quantity]
         if quantity.formula:
@@ -45,7 +40,7 @@ def _question_section(spec: QuestionSpec) -> list[str]:
             for name in inputs:
                 item = model.quantities[name]
                 unit = f" {item.unit}" if item.unit else ""
-                lines.append(f"  - `{name}` = {_number(item.value)}{unit} — {item.source}")
+                lines.append(f"  - `{name}` = {format_number(item.value)}{unit} — {item.source}")
         lines.append("")
     return lines
 

@@ -5,6 +5,7 @@ from collections import OrderedDict
 from typing import Any
 
 from grading.grader import grade
+from grading.model import ReferenceModel
 from grading.spec import QuestionSpec, parse_question
 from interview.models import Question, QuestionVersion
 
@@ -29,6 +30,11 @@ def question_version_spec(version: QuestionVersion) -> QuestionSpec:
         if len(_specs) > _SPECS_KEPT:
             _specs.popitem(last=False)
     return spec
+
+
+def question_version_model(version: QuestionVersion) -> ReferenceModel:
+    """The compiled reference model of a stored version (compiled once, with its parsed spec)."""
+    return question_version_spec(version).model.reference
 
 
 def question_version_grade(

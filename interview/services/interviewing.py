@@ -20,9 +20,10 @@ from django.db.models import QuerySet
 from django.http import Http404
 from django.utils import timezone
 
-from grading.model import ModelError, ReferenceModel
+from grading.model import ModelError
 from grading.replays import replay_failure_score, replays_current
 from grading.report_text import format_number
+from grading.services import question_version_model
 from interview.models import (
     InterviewNote,
     Invitation,
@@ -530,7 +531,7 @@ def reference_values(round_: Round) -> list[dict[str, Any]]:
     spec = round_.spec
     asked = {line["name"]: line["phase"] for line in spec.get("asked", [])}
     try:
-        model = ReferenceModel.from_dict(spec["model"])
+        model = question_version_model(round_.question_version)
         values = model.evaluate(round_.variant_values or None)
     except (ModelError, KeyError):
         return []

@@ -9,10 +9,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from designs.models import Work, WorkEvent
-from grading.model import ReferenceModel
 from grading.report_text import format_unit
+from grading.services import question_version_model
 from grading.spec import FIX_CATEGORIES
-from interview.models import Question, Round, RoundMode, RoundStatus
+from interview.models import Question, QuestionVersion, Round, RoundMode, RoundStatus
 from interview.services.grading import round_grade
 from interview.services.variants import variant_draw
 from interview.services.version_outline import version_outline
@@ -89,7 +89,7 @@ def round_start(
     variant_seed = None
     if variant:
         variant_seed = seed if seed is not None else random.SystemRandom().randrange(1, 2**31)
-        variant_values, variant_text = variant_draw(version.spec, seed=variant_seed)
+        variant_values, variant_text = variant_draw(version, seed=variant_seed)
     with transaction.atomic():
         round_ = Round.objects.create(
             candidate=candidate,
@@ -102,16 +102,17 @@ def round_start(
             variant_text=variant_text,
         )
         if version.spec.get("kind") == "review":
-            design, numbers = _review_start(version.spec, variant_values)
+            design, numbers = _review_start(version, variant_values)
         else:
             design, numbers = {"nodes": [], "edges": []}, {}
         Work.objects.create(round=round_, design=design, numbers=numbers)
     return round_
 
 
-def _review_start(spec: dict, variant_values: dict[str, float]) -> tuple[dict, dict[str, str]]:
+def _review_start(version: QuestionVersion, variant_values: dict[str, float]) -> tuple[dict, dict[str, str]]:
     """A review round opens on the given design (its boxes' failure texts left for the candidate to find) and
     with the design's own numbers (the asked inputs, at their given or variant values) on the sheet."""
+    spec = version.spec
     given = spec.get("design") or {}
     nodes = [
         {key: str(node.get(key, "") or "") for key in ("id", "kind", "label", "job")} | {"failure": ""}
@@ -124,7 +125,7 @@ def _review_start(spec: dict, variant_values: dict[str, float]) -> tuple[dict, d
     # The canvas draws only real boxes: the client the given arrows start from becomes one.
     if any("client" in (edge["source"], edge["target"]) for edge in edges):
         nodes.insert(0, {"id": "client", "kind": "client", "label": "Client", "job": "", "failure": ""})
-    model = ReferenceModel.from_dict(spec["model"])
+    model = question_version_model(version)
     values = model.evaluate(dict(variant_values or {}))
     numbers = {}
     for line in spec.get("asked", []):

@@ -1,22 +1,12 @@
 """Variant rounds: seeded new values for a question's variable assumptions, inside their plausible ranges."""
 
-import json
 import math
-from functools import lru_cache
 
 import numpy as np
 
-from grading.model import ReferenceModel
-
-
-@lru_cache(maxsize=256)
-def _compiled(model_json: str) -> ReferenceModel:
-    return ReferenceModel.from_dict(json.loads(model_json))
-
-
-def reference_model(spec: dict) -> ReferenceModel:
-    """The compiled reference model of a stored question version (compiled once per distinct model)."""
-    return _compiled(json.dumps(spec["model"], sort_keys=True))
+from grading.report_text import format_quantity
+from grading.services import question_version_model, question_version_spec
+from interview.models import QuestionVersion
 
 
 def _nice(value: float, *, whole: bool) -> float:
@@ -28,28 +18,20 @@ def _nice(value: float, *, whole: bool) -> float:
     return float(round(rounded)) if whole and abs(rounded) >= 1 else float(rounded)
 
 
-def _format(value: float) -> str:
-    if value == int(value) and abs(value) < 1e15:
-        return f"{int(value):,}"
-    return f"{value:,.3g}"
-
-
-def variant_draw(spec: dict, *, seed: int) -> tuple[dict[str, float], str]:
+def variant_draw(version: QuestionVersion, *, seed: int) -> tuple[dict[str, float], str]:
     """Draw the variable inputs (base units) from the seed; return them and a sentence for the prompt."""
-    model = reference_model(spec)
-    quantities = [q for q in spec["model"]["quantities"] if q.get("variable") and "formula" not in q]
+    model = question_version_model(version)
+    quantities = [q for q in question_version_spec(version).model.quantities if q.variable and q.is_input]
     if not quantities:
         return {}, ""
     rng = np.random.default_rng(seed)
-    samples = model.sample_inputs(1, rng, [q["name"] for q in quantities])
+    samples = model.sample_inputs(1, rng, [q.name for q in quantities])
     values: dict[str, float] = {}
     parts: list[str] = []
     for quantity in quantities:
-        name = quantity["name"]
-        shown = float(model.display_value(name, float(samples[name][0])))
-        low, high = quantity["range"]
+        shown = float(model.display_value(quantity.name, float(samples[quantity.name][0])))
+        low, high = quantity.range
         shown = min(max(_nice(shown, whole=float(low).is_integer() and float(high).is_integer()), low), high)
-        values[name] = float(model.base_value(name, shown))
-        unit = f" {quantity['unit']}" if quantity.get("unit") else ""
-        parts.append(f"{quantity.get('label', name)}: {_format(shown)}{unit}")
+        values[quantity.name] = float(model.base_value(quantity.name, shown))
+        parts.append(f"{quantity.label or quantity.name}: {format_quantity(shown, quantity.unit)}")
     return values, "; ".join(parts)

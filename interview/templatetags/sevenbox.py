@@ -27,15 +27,15 @@ def duration(seconds: Any) -> str:
 
 
 @register.simple_tag
-def reference_rows(spec: dict) -> list[dict]:
+def reference_rows(version) -> list[dict]:
     """Every quantity of a question version's model at its defaults, for authors and admins."""
-    from grading.model import describe_model, read_model
+    from grading.model import describe_model
+    from grading.report_text import format_quantity
+    from grading.services import question_version_spec
 
-    rows = describe_model(read_model(spec["model"]))
+    spec = question_version_spec(version)
+    rows = describe_model(spec)
     for row in rows:
-        unit = f" {row['unit']}" if row["unit"] else ""
-        row["display"] = f"{row['value']:,.4g}{unit}"
-        row["source"] = next(
-            (q.get("source", "") for q in spec["model"]["quantities"] if q["name"] == row["name"]), ""
-        )
+        row["display"] = format_quantity(row["value"], row["unit"])
+        row["source"] = spec.model.quantity(row["name"]).source
     return rows

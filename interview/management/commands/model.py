@@ -4,7 +4,8 @@ import json as jsonlib
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from grading.model import ModelError, describe_model, read_model
+from grading.model import ModelError, describe_model
+from grading.services import question_version_spec
 from interview.models import Question
 
 
@@ -55,7 +56,7 @@ class Command(BaseCommand):
         if not question:
             raise CommandError(f"{slug}: no such question (see --list)")
         try:
-            rows = describe_model(read_model(question[0].current_version.spec["model"]), overrides)
+            rows = describe_model(question_version_spec(question[0].current_version), overrides)
         except ModelError as error:
             raise CommandError("; ".join(f"{name}: {message}" for name, message in error.problems)) from None
         for row in rows:
