@@ -2,7 +2,9 @@
 
 import logging
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
@@ -167,7 +169,7 @@ def _clean_design(design: Any) -> dict:
     return design
 
 
-def _clean_numbers(numbers: Any, allowed: set[str]) -> dict[str, str]:
+def _clean_numbers(numbers: Any, allowed: frozenset[str]) -> dict[str, str]:
     if not isinstance(numbers, dict):
         raise RoundError("numbers: expected an object of name -> text.")
     cleaned = {}
@@ -208,7 +210,9 @@ def round_save(
     """Apply a save based on `base_revision`; a stale base or a locked round changes nothing.
 
     With `candidate_id`, a round of someone else's raises Work.DoesNotExist (the caller answers 404).
-    The question version's text is not loaded: versions are immutable, so their outline is cached."""
+    The question version's text is not loaded: versions are immutable, so their outline is cached.
+    On PostgreSQL the page's autosave first tries `interview.services.autosave_fast`, which shares the checks
+    below and falls back here for anything but a plain, current save."""
     owner = {"round__candidate_id": candidate_id} if candidate_id is not None else {}
     with transaction.atomic():
         work = (
@@ -220,44 +224,15 @@ def round_save(
         round_ = work.round
         outline = version_outline(round_.question_version_id, round_.question_version.content_hash)
         now = timezone.now()
-        if round_.status != RoundStatus.ACTIVE:
-            raise RoundLocked(
-                f"This round is {round_.get_status_display().lower()}; it no longer accepts changes."
-            )
-        if round_.is_past_deadline(now):
-            raise RoundLocked(
-                "Time is up: the round locked at its deadline and was graded on what was saved."
-            )
-        if base_revision != work.revision:
-            raise StaleRevision(work.revision)
-        changes: list[tuple[str, Any]] = []
-        if design is not None:
-            design = _clean_design(design)
-            if design != work.design:
-                work.design = design
-                changes.append(("design", design))
-        if numbers is not None:
-            for name, text in _clean_numbers(numbers, outline.asked_names).items():
-                if work.numbers.get(name, "") != text:
-                    work.numbers[name] = text
-                    changes.append((f"numbers.{name}", text))
-        if scratch is not None:
-            if not isinstance(scratch, str) or len(scratch) > MAX_SCRATCH:
-                raise RoundError(f"scratch: text of at most {MAX_SCRATCH} characters.")
-            if scratch != work.scratch:
-                work.scratch = scratch
-                changes.append(("scratch", scratch))
-        if fixes is not None:
-            fixes = _clean_fixes(fixes)
-            if fixes != work.fixes:
-                work.fixes = fixes
-                changes.append(("fixes", fixes))
+        round_check_writable(round_, work, base_revision=base_revision, now=now)
+        changes = work_apply_changes(
+            work, design=design, numbers=numbers, scratch=scratch, fixes=fixes, asked=outline.asked_names
+        )
         if not changes:
             return SaveResult(revision=work.revision, saved_fields=[])
         work.revision += 1
         work.save(update_fields=["design", "numbers", "scratch", "fixes", "revision", "updated_at"])
-        t = round_.elapsed_s(now)
-        phase = (round_.current_phase(now, plan=outline.plan) or {}).get("phase", "")
+        t, phase = save_position(round_, now=now, plan=outline.plan)
         WorkEvent.objects.bulk_create(
             [
                 WorkEvent(round=round_, revision=work.revision, t=t, phase=phase, field=f, value=v)
@@ -265,6 +240,53 @@ def round_save(
             ]
         )
         return SaveResult(revision=work.revision, saved_fields=[f for f, _ in changes])
+
+
+def round_check_writable(round_: Round, work: Work, *, base_revision: int, now: datetime) -> None:
+    """RoundLocked for a round that no longer takes changes, StaleRevision for a save from an old page."""
+    if round_.status != RoundStatus.ACTIVE:
+        raise RoundLocked(
+            f"This round is {round_.get_status_display().lower()}; it no longer accepts changes."
+        )
+    if round_.is_past_deadline(now):
+        raise RoundLocked("Time is up: the round locked at its deadline and was graded on what was saved.")
+    if base_revision != work.revision:
+        raise StaleRevision(work.revision)
+
+
+def work_apply_changes(
+    work: Work, *, design: Any, numbers: Any, scratch: Any, fixes: Any, asked: frozenset[str]
+) -> list[tuple[str, Any]]:
+    """Validate a save's fields (None: not sent) and set on `work` those that differ; returns (field, value)
+    for each change, the event log's entries. Nothing is written to the database here."""
+    changes: list[tuple[str, Any]] = []
+    if design is not None:
+        design = _clean_design(design)
+        if design != work.design:
+            work.design = design
+            changes.append(("design", design))
+    if numbers is not None:
+        for name, text in _clean_numbers(numbers, asked).items():
+            if work.numbers.get(name, "") != text:
+                work.numbers[name] = text
+                changes.append((f"numbers.{name}", text))
+    if scratch is not None:
+        if not isinstance(scratch, str) or len(scratch) > MAX_SCRATCH:
+            raise RoundError(f"scratch: text of at most {MAX_SCRATCH} characters.")
+        if scratch != work.scratch:
+            work.scratch = scratch
+            changes.append(("scratch", scratch))
+    if fixes is not None:
+        fixes = _clean_fixes(fixes)
+        if fixes != work.fixes:
+            work.fixes = fixes
+            changes.append(("fixes", fixes))
+    return changes
+
+
+def save_position(round_: Round, *, now: datetime, plan: Sequence[dict]) -> tuple[float, str]:
+    """Where a save lands on the round's clock: seconds since the start and the plan phase."""
+    return round_.elapsed_s(now), (round_.current_phase(now, plan=plan) or {}).get("phase", "")
 
 
 def round_submit(*, round_id: int) -> Round:

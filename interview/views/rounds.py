@@ -1,5 +1,6 @@
 import json
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -13,10 +14,12 @@ from interview.models import Question, Round, RoundStatus
 from interview.models.questions import Track
 from interview.questions import PHASE_GUIDANCE, public_plan, public_view
 from interview.selectors import round_of_candidate
+from interview.services.autosave_fast import autosave_fast
 from interview.services.number_reading import describe_reading
 from interview.services.palette import palette_for_canvas
 from interview.services.rounds import (
     RoundError,
+    SaveResult,
     StaleRevision,
     round_abandon,
     round_save,
@@ -107,18 +110,44 @@ def _json_body(request: HttpRequest) -> dict:
     return body
 
 
-@login_required
+def _base_revision(body: dict) -> int:
+    revision = body.get("revision")
+    if not isinstance(revision, int) or isinstance(revision, bool):
+        raise RoundError("revision: the save must say which revision it was based on.")
+    return revision
+
+
+def _saved(result: SaveResult) -> JsonResponse:
+    return JsonResponse(
+        {"revision": result.revision, "saved": result.saved_fields, "saved_at": timezone.now().isoformat()}
+    )
+
+
 @require_POST
-def save(request: HttpRequest, round_id: int) -> JsonResponse:
+def save(request: HttpRequest, round_id: int) -> HttpResponse:
+    """The autosave: a plain, current save by the round's owner takes the two-statement path on PostgreSQL;
+    everything else (and every refusal) goes through the full checks below."""
     try:
         body = _json_body(request)
-        revision = body.get("revision")
-        if not isinstance(revision, int) or isinstance(revision, bool):
-            raise RoundError("revision: the save must say which revision it was based on.")
+        result = autosave_fast(
+            session_key=request.COOKIES.get(settings.SESSION_COOKIE_NAME, ""),
+            round_id=round_id,
+            base_revision=_base_revision(body),
+            body=body,
+        )
+    except RoundError:
+        result = None
+    return _saved(result) if result is not None else _save_checked(request, round_id)
+
+
+@login_required
+def _save_checked(request: HttpRequest, round_id: int) -> JsonResponse:
+    try:
+        body = _json_body(request)
         result = round_save(
             round_id=round_id,
             candidate_id=request.user.pk,
-            base_revision=revision,
+            base_revision=_base_revision(body),
             design=body.get("design"),
             numbers=body.get("numbers"),
             scratch=body.get("scratch"),
@@ -134,9 +163,7 @@ def save(request: HttpRequest, round_id: int) -> JsonResponse:
         return JsonResponse(
             {"error": str(error), "locked": error.status_code == 423}, status=error.status_code
         )
-    return JsonResponse(
-        {"revision": result.revision, "saved": result.saved_fields, "saved_at": timezone.now().isoformat()}
-    )
+    return _saved(result)
 
 
 @login_required

@@ -3,15 +3,18 @@ graded) or is refused; none is acknowledged and then left out of the grade. Real
 
 import threading
 import time
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.test import Client
 from django.utils import timezone
 
 from designs.models import WorkEvent
 from interview.models import Round, RoundStatus
-from interview.services.rounds import RoundLocked, round_close_if_expired, round_save, round_start
+from interview.services.autosave_fast import autosave_fast
+from interview.services.rounds import RoundLocked, SaveResult, round_close_if_expired, round_save, round_start
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -20,7 +23,25 @@ FIELD = "kv_bytes_per_token"
 RACES = 4
 
 
-def race_the_deadline(round_id: int, deadline) -> tuple[dict[int, str], list[str]]:
+def save_through_the_service(round_id: int, base_revision: int, **fields) -> SaveResult:
+    return round_save(round_id=round_id, base_revision=base_revision, **fields)
+
+
+def save_like_the_page(session_key: str):
+    """The autosave view's order: the one-statement PostgreSQL path, else the full path."""
+
+    def save(round_id: int, base_revision: int, **fields) -> SaveResult:
+        answer = autosave_fast(
+            session_key=session_key, round_id=round_id, base_revision=base_revision, body=fields
+        )
+        return answer or round_save(round_id=round_id, base_revision=base_revision, **fields)
+
+    return save
+
+
+def race_the_deadline(
+    round_id: int, deadline, save: Callable[..., SaveResult]
+) -> tuple[dict[int, str], list[str]]:
     """A saver hammering saves and a visitor closing the round from the deadline on, in two threads."""
     acknowledged: dict[int, str] = {}
     problems: list[str] = []
@@ -33,9 +54,7 @@ def race_the_deadline(round_id: int, deadline) -> tuple[dict[int, str], list[str
                 counter += 1
                 text = f"{counter} KiB/tok"
                 try:
-                    result = round_save(
-                        round_id=round_id, base_revision=revision, numbers={FIELD: text}, scratch=str(counter)
-                    )
+                    result = save(round_id, revision, numbers={FIELD: text}, scratch=str(counter))
                 except RoundLocked:
                     if closed.wait(timeout=10):  # refused: only because the round closed or time is up
                         return
@@ -72,14 +91,21 @@ def race_the_deadline(round_id: int, deadline) -> tuple[dict[int, str], list[str
     return acknowledged, problems
 
 
-def test_a_save_racing_the_deadline_is_graded_or_refused_never_acknowledged_and_lost(tmp_path, alice):
+@pytest.mark.parametrize("path", ["service", "page"])
+def test_a_save_racing_the_deadline_is_graded_or_refused_never_acknowledged_and_lost(tmp_path, alice, path):
     question = load_questions(tmp_path, KV_QUESTION)[KV_QUESTION]
+    if path == "page":
+        client = Client()
+        client.force_login(alice)
+        save = save_like_the_page(client.cookies["sessionid"].value)
+    else:
+        save = save_through_the_service
     for _ in range(RACES):
         round_ = round_start(candidate=alice, question=question, mode="timed")
         deadline = timezone.now() + timedelta(milliseconds=600)
         Round.objects.filter(pk=round_.pk).update(deadline=deadline)
 
-        acknowledged, problems = race_the_deadline(round_.pk, deadline)
+        acknowledged, problems = race_the_deadline(round_.pk, deadline, save)
 
         assert not problems, problems
         assert acknowledged, "no save landed before the deadline"
