@@ -4,9 +4,9 @@
 
 Starts gunicorn on 127.0.0.1 with the project's settings against a scratch PostgreSQL database, creates
 candidates with timed rounds, then:
-1. after a short warm-up, closed loop, the same client threads: requests/s of `GET /ping` (a trivial view) and of
-   `POST /rounds/N/save/`, in alternating windows (ping, save, ping, save, ...) so that drift in the shared
-   machine's speed falls on both; prints the medians and their ratio (target >= 0.5);
+1. after a short warm-up, closed loop, the same client threads: requests/s of `GET /ping` (a trivial view)
+   and of `POST /rounds/N/save/`, in alternating windows (ping, save, ping, save, ...) so that drift in the
+   shared machine's speed falls on both; prints the medians and their ratio (target >= 0.5);
 2. open loop at 200 requests/s of saves: p50/p95/p99 latency (target p95 <= 50 ms);
 3. checks every round's revision equals its acknowledged saves, with one event per save (no save lost or
    duplicated).
