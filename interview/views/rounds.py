@@ -123,24 +123,26 @@ def _saved(result: SaveResult) -> JsonResponse:
     )
 
 
-@require_POST
 def save(request: HttpRequest, round_id: int) -> HttpResponse:
-    """The autosave: a plain, current save by the round's owner takes the two-statement path on PostgreSQL;
+    """The autosave: a plain, current save by the round's owner takes the one-statement path on PostgreSQL;
     everything else (and every refusal) goes through the full checks below."""
-    try:
-        body = _json_body(request)
-        result = autosave_fast(
-            session_key=request.COOKIES.get(settings.SESSION_COOKIE_NAME, ""),
-            round_id=round_id,
-            base_revision=_base_revision(body),
-            body=body,
-        )
-    except RoundError:
-        result = None
+    result = None
+    if request.method == "POST":
+        try:
+            body = _json_body(request)
+            result = autosave_fast(
+                session_key=request.COOKIES.get(settings.SESSION_COOKIE_NAME, ""),
+                round_id=round_id,
+                base_revision=_base_revision(body),
+                body=body,
+            )
+        except RoundError:
+            pass
     return _saved(result) if result is not None else _save_checked(request, round_id)
 
 
 @login_required
+@require_POST
 def _save_checked(request: HttpRequest, round_id: int) -> JsonResponse:
     try:
         body = _json_body(request)
