@@ -2,7 +2,8 @@
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sevenbox_bench .venv/bin/python bench/autosave.py
 
-Starts gunicorn on 127.0.0.1 with the project's settings against a scratch PostgreSQL database, creates
+Starts gunicorn on 127.0.0.1 with the project's settings against a scratch PostgreSQL database (dropped and
+recreated), creates
 candidates with timed rounds, then:
 1. after a short warm-up, closed loop, the same client threads: requests/s of `GET /ping` (a trivial view)
    and of `POST /rounds/N/save/`, in alternating windows (ping, save, ping, save, ...) so that drift in the
@@ -24,6 +25,8 @@ import threading
 import time
 from pathlib import Path
 
+from scratch_site import candidate_session, fresh_database, wait_until_serving
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 PORT = int(os.environ.get("BENCH_PORT", "8765"))
@@ -43,12 +46,11 @@ def prepare_database() -> list[tuple[str, int]]:
         DATABASE_URL=DATABASE_URL, DEBUG="0", SECRET_KEY="bench-" + "x" * 40, ALLOWED_HOSTS="127.0.0.1"
     )
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    fresh_database(DATABASE_URL)
     import django
 
     django.setup()
     from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
     from django.core.management import call_command
 
     from interview.models import Question
@@ -56,9 +58,6 @@ def prepare_database() -> list[tuple[str, int]]:
     from interview.services.questions import question_bank_load
     from interview.services.rounds import round_start
 
-    _ensure_database()
-    if _has_tables():
-        call_command("flush", "--noinput", verbosity=0)
     call_command("migrate", "--noinput", verbosity=0)
     question_bank_load()
     question = Question.objects.get(slug="kv-cache-tiering")
@@ -68,32 +67,9 @@ def prepare_database() -> list[tuple[str, int]]:
             username=f"bench{index}", email=f"bench{index}@example.com", password="bench-pass-123456"
         )
         round_ = round_start(candidate=user, question=question, mode="timed")
-        session = SessionStore()
-        session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        session.create()
-        sessions.append((session.session_key, round_.pk))
+        sessions.append((candidate_session(user), round_.pk))
     assert settings.DATABASES["default"]["ENGINE"].endswith("postgresql"), "the benchmark needs PostgreSQL"
     return sessions
-
-
-def _ensure_database() -> None:
-    """Create the scratch database on first use (CREATE DATABASE has no IF NOT EXISTS)."""
-    import psycopg
-    from django.conf import settings
-
-    target = settings.DATABASES["default"]
-    server = {"host": target["HOST"], "port": target["PORT"] or 5432, "user": target["USER"]}
-    with psycopg.connect(dbname="postgres", autocommit=True, **server) as admin:
-        if admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [target["NAME"]]).fetchone() is None:
-            admin.execute(f'CREATE DATABASE "{target["NAME"]}"')
-
-
-def _has_tables() -> bool:
-    from django.db import connection
-
-    return "interview_round" in connection.introspection.table_names()
 
 
 def start_gunicorn() -> subprocess.Popen:
@@ -118,17 +94,12 @@ def start_gunicorn() -> subprocess.Popen:
         cwd=REPO,
         env=env,
     )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            connection = Connection("127.0.0.1", PORT, timeout=2)
-            connection.request("GET", "/ping")
-            if connection.getresponse().status == 200:
-                return server
-        except OSError:
-            time.sleep(0.3)
-    server.kill()
-    raise SystemExit("gunicorn did not start")
+    try:
+        wait_until_serving(PORT, timeout_s=30)
+    except SystemExit:
+        server.kill()
+        raise
+    return server
 
 
 class Connection(http.client.HTTPConnection):

@@ -117,23 +117,20 @@ if __name__ != "__main__":
         Path(os.environ[RESULTS_DIR], "acknowledged.json").write_text(json.dumps(_acknowledged))
 
 
-# The driver.
+# The driver (bench/ is on the path only when this file runs as a script, not as locust's locustfile).
 
 
 def prepare_database(database_url: str, users: int) -> list[str]:
     """A fresh scratch database with the bank loaded and one logged-in session per candidate."""
-    name = database_url.rsplit("/", 1)[1]
-    admin_url = database_url.rsplit("/", 1)[0] + "/postgres"
-    subprocess.run(["psql", admin_url, "-qc", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], check=True)
-    subprocess.run(["psql", admin_url, "-qc", f"CREATE DATABASE {name}"], check=True)
+    from scratch_site import candidate_session, fresh_database
+
+    fresh_database(database_url)
     sys.path.insert(0, str(REPO))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
     django.setup()
     from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
     from django.core.management import call_command
 
     from interview.services.accounts import user_sign_up
@@ -148,32 +145,12 @@ def prepare_database(database_url: str, users: int) -> list[str]:
         user = user_sign_up(
             username=f"load{index}", email=f"load{index}@example.com", password="load-pass-123456"
         )
-        session = SessionStore()
-        session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        session.create()
-        keys.append(session.session_key)
+        keys.append(candidate_session(user))
     return keys
 
 
 def start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
     return subprocess.Popen(command, cwd=REPO, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
-
-
-def wait_until_serving(port: int, timeout_s: float = 60) -> None:
-    import http.client
-
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            connection.request("GET", "/ping", headers={"Host": "127.0.0.1"})
-            if connection.getresponse().status == 200:
-                return
-        except OSError:
-            time.sleep(0.3)
-    raise SystemExit("gunicorn did not start")
 
 
 def lost_saves(acknowledged: dict[str, dict]) -> tuple[int, int]:
@@ -256,6 +233,8 @@ def main() -> int:
     server = start(gunicorn, env, work / "gunicorn.log")
     celery = start(worker, env, work / "celery.log")
     try:
+        from scratch_site import wait_until_serving
+
         wait_until_serving(args.port)
         started = time.monotonic()
         subprocess.run(

@@ -22,6 +22,7 @@ precise answer.
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from copy import copy
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cache
@@ -64,13 +65,7 @@ class Snapshot:
     is_active: bool
     round: Round  # the clock only: started_at, deadline; never written
     outline: VersionOutline
-    work_id: int
-    revision: int
-    updated_at: datetime
-    design: Any
-    numbers: dict[str, str]
-    scratch: str
-    fixes: Any
+    work: Work  # as read or last written here; copied, never changed in place
 
 
 class ConnectionLost(Exception):
@@ -155,19 +150,13 @@ def _save(*, session_key: str, round_id: int, base_revision: int, body: dict[str
     now = timezone.now()
     key = (session_key, round_id)
     snapshot = _snapshots.get(key)
-    remembered = snapshot is not None and snapshot.revision == base_revision
+    remembered = snapshot is not None and snapshot.work.revision == base_revision
     if not remembered:
         snapshot = _read_snapshot(session_key=session_key, round_id=round_id, now=now)
     if snapshot is None:
         return None
-    work = Work(
-        pk=snapshot.work_id,
-        revision=snapshot.revision,
-        design=snapshot.design,
-        numbers=dict(snapshot.numbers),  # work_apply_changes edits the sheet in place
-        scratch=snapshot.scratch,
-        fixes=snapshot.fixes,
-    )
+    work = copy(snapshot.work)
+    work.numbers = dict(work.numbers)  # work_apply_changes edits the sheet in place
     try:
         round_check_writable(snapshot.round, work, base_revision=base_revision, now=now)
         changes = work_apply_changes(
@@ -182,25 +171,13 @@ def _save(*, session_key: str, round_id: int, base_revision: int, body: dict[str
         return None
     if not changes:
         # Only a fresh read proves the session still holds; the page sends no empty saves anyway.
-        return None if remembered else SaveResult(revision=snapshot.revision, saved_fields=[])
-    revision = _write(
-        snapshot, session_key=session_key, round_id=round_id, work=work, changes=changes, at=now
-    )
+        return None if remembered else SaveResult(revision=work.revision, saved_fields=[])
+    revision = _write(snapshot, session_key=session_key, round_id=round_id, changes=changes, at=now)
     if revision is None:  # logged out, submitted, past the deadline or saved elsewhere since the snapshot
         _snapshots.pop(key, None)
         return None
-    _remember(
-        key,
-        replace(
-            snapshot,
-            revision=revision,
-            updated_at=now,
-            design=work.design,
-            numbers=work.numbers,
-            scratch=work.scratch,
-            fixes=work.fixes,
-        ),
-    )
+    work.revision, work.updated_at = revision, now
+    _remember(key, replace(snapshot, work=work))
     return SaveResult(revision=revision, saved_fields=[field for field, _ in changes])
 
 
@@ -225,13 +202,16 @@ def _read_snapshot(*, session_key: str, round_id: int, now: datetime) -> Snapsho
             pk=round_id, status=status, started_at=started_at, deadline=deadline, submitted_at=submitted_at
         ),
         outline=version_outline(version_id, content_hash),
-        work_id=work_id,
-        revision=revision,
-        updated_at=updated_at,
-        design=_json(design),
-        numbers=_json(numbers),
-        scratch=scratch,
-        fixes=_json(fixes),
+        work=Work(
+            pk=work_id,
+            round_id=round_id,
+            revision=revision,
+            updated_at=updated_at,
+            design=_json(design),
+            numbers=_json(numbers),
+            scratch=scratch,
+            fixes=_json(fixes),
+        ),
     )
 
 
@@ -240,7 +220,6 @@ def _write(
     *,
     session_key: str,
     round_id: int,
-    work: Work,
     changes: list[tuple[str, Any]],
     at: datetime,
 ) -> int | None:
@@ -255,9 +234,9 @@ def _write(
         "is_active": snapshot.is_active,
         "round_id": round_id,
         "active": RoundStatus.ACTIVE.value,
-        "work_id": snapshot.work_id,
-        "base_revision": snapshot.revision,
-        "updated_at": snapshot.updated_at,
+        "work_id": snapshot.work.pk,
+        "base_revision": snapshot.work.revision,
+        "updated_at": snapshot.work.updated_at,
         **_changed_columns(changes),
         "now": at,
         "t": t,

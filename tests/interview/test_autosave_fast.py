@@ -76,7 +76,7 @@ def test_a_plain_save_is_written_in_one_statement_with_its_events(tab, round_, d
         (2, f"numbers.{FIELD}", "320 KiB", "intro"),
         (2, "scratch", "second", "intro"),
     ]
-    assert remembered(tab, round_).revision == 2
+    assert remembered(tab, round_).work.revision == 2
 
 
 def test_numbers_are_merged_into_the_sheet_not_replaced(tab, round_):
