@@ -259,6 +259,11 @@ def work_apply_changes(
 ) -> list[tuple[str, Any]]:
     """Validate a save's fields (None: not sent) and set on `work` those that differ; returns (field, value)
     for each change, the event log's entries. Nothing is written to the database here."""
+    for field, value in (("design", design), ("numbers", numbers), ("scratch", scratch), ("fixes", fixes)):
+        if _holds_unstorable_text(value):
+            raise RoundError(
+                f"{field}: the text holds a character that cannot be stored (NUL or a lone surrogate)."
+            )
     changes: list[tuple[str, Any]] = []
     if design is not None:
         design = _clean_design(design)
@@ -282,6 +287,25 @@ def work_apply_changes(
             work.fixes = fixes
             changes.append(("fixes", fixes))
     return changes
+
+
+def _holds_unstorable_text(value: Any) -> bool:
+    """PostgreSQL's text and jsonb refuse NUL, and UTF-8 has no lone surrogates; JSON can carry both."""
+    if isinstance(value, str):
+        return "\x00" in value or not value.isascii() and not _encodes_as_utf8(value)
+    if isinstance(value, dict):
+        return any(_holds_unstorable_text(key) or _holds_unstorable_text(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_holds_unstorable_text(item) for item in value)
+    return False
+
+
+def _encodes_as_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def save_position(round_: Round, *, now: datetime, plan: Sequence[dict]) -> tuple[float, str]:

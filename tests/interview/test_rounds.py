@@ -112,6 +112,31 @@ def test_a_malformed_save_is_refused_at_the_boundary(client, alice, timed_round)
     assert response.status_code == 400
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"scratch": "before\x00after"},
+        {"numbers": {"kv_bytes_per_token": "320\x00KiB"}},
+        {"design": {"nodes": [{"id": "a", "label": "gate\ud800way"}], "edges": []}},
+        {"fixes": [{"scenario": "x\x00", "fix": "y"}]},
+    ],
+    ids=["nul-in-scratch", "nul-in-a-number", "lone-surrogate-in-a-label", "nul-in-a-fix"],
+)
+def test_text_the_database_cannot_store_is_refused_with_a_message(client, alice, timed_round, body):
+    """JSON can carry NUL and lone surrogates; PostgreSQL's text and jsonb cannot store them."""
+    client.force_login(alice)
+    assert save(client, timed_round, revision=0, scratch="kept").status_code == 200
+    response = client.post(
+        f"/rounds/{timed_round.pk}/save/",
+        json.dumps({"revision": 1, **body}),  # ensure_ascii: the escapes travel as the page would send them
+        content_type="application/json",
+    )
+    assert response.status_code == 400, response.content
+    assert "cannot be stored" in response.json()["error"]
+    timed_round.work.refresh_from_db()
+    assert (timed_round.work.revision, timed_round.work.scratch) == (1, "kept")
+
+
 def test_the_sheet_says_how_an_entry_was_read_without_judging_it(client, alice, timed_round):
     client.force_login(alice)
     response = client.post(
