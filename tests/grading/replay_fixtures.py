@@ -1,7 +1,6 @@
 """Helpers for the replay tests: a question with scenarios, a submitted practice round, slow runs."""
 
 import shutil
-import time
 from pathlib import Path
 
 from django.utils import timezone
@@ -64,13 +63,3 @@ def slow_run(round_, *, duration_s: float = 30000, scenario: str = "slow-steady-
         simulator_version=simulator_version(),
         inputs={**SLOW_INPUTS, "scenario": scenario, "duration_s": duration_s},
     )
-
-
-def wait_for(predicate, *, timeout_s: float, interval_s: float = 0.1, what: str = "the condition"):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval_s)
-    raise AssertionError(f"timed out after {timeout_s:g} s waiting for {what}")

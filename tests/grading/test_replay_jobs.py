@@ -30,7 +30,8 @@ if apps.ready:  # the pure grading run (-p no:django) still collects this module
         replays_sweep,
     )
 from tests.conftest import USES_POSTGRES, USES_REDIS
-from tests.grading.replay_fixtures import load_question, slow_run, submitted_round, wait_for
+from tests.grading.replay_fixtures import load_question, slow_run, submitted_round
+from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 NEEDS_WORKER_PROCESS = "a worker process needs the test database on PostgreSQL and Redis"

@@ -1,12 +1,13 @@
 """Stop, start and restart the machine's PostgreSQL and Redis, waiting until each is really back."""
 
 import subprocess
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from django.db import connections
+
+from tests.waiting import wait_for
 
 PG_HOST, PG_PORT = "127.0.0.1", "5432"
 REDIS_PORT = "6379"
@@ -14,15 +15,6 @@ REDIS_START = [
     "redis-server", "--daemonize", "yes", "--bind", "127.0.0.1", "-::1", "--port", REDIS_PORT,
     "--save", "", "--appendonly", "no", "--dir", "/var/lib/redis", "--logfile", "/var/log/redis/ci.log",
 ]  # fmt: skip
-
-
-def wait_for(check: Callable[[], bool], *, timeout_s: float, what: str, interval_s: float = 0.2) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(interval_s)
-    raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
 
 
 def _quiet(*command: str) -> bool:

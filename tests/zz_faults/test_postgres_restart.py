@@ -11,7 +11,8 @@ from django.test import Client
 from designs.models import Work, WorkEvent
 from interview.services.rounds import round_start
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
-from tests.zz_faults.services import postgres_restart, wait_for
+from tests.waiting import wait_for
+from tests.zz_faults.services import postgres_restart
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

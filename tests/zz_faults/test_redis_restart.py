@@ -11,7 +11,8 @@ from interview.services.rounds import round_save, round_start
 from tests.conftest import TEST_PASSWORD
 from tests.grading.replay_fixtures import load_question, submitted_round
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
-from tests.zz_faults.services import redis_is_up, redis_stopped, wait_for
+from tests.waiting import wait_for
+from tests.zz_faults.services import redis_is_up, redis_stopped
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery_worker]
 
