@@ -1,4 +1,5 @@
-"""The page's autosave on PostgreSQL in one statement instead of seven ORM queries.
+"""The page's autosave on PostgreSQL: one statement, shared by the saves of a process that arrive together,
+instead of seven ORM queries each.
 
 An autosave is the request a round sends most (every few seconds per candidate). Through the ORM it costs a
 session query, a user query, a locking read and two writes, each compiled by the ORM: ~12 times a trivial
@@ -8,20 +9,22 @@ view. Here:
   rule (`_session_proves_user`) and the round with the ORM path's (`round_check_writable`);
 - a *write* updates the work only if its revision and write time are still the ones read, the round is still
   open and share-locked (so a submit sees the save or refuses it), and the session row and the user's password
-  are still exactly those that were checked; it appends the events in the same implicit transaction;
+  are still exactly those that were checked; it appends the events in the same implicit transaction. Saves
+  that arrive while another write of the process is in flight are written together in the next statement
+  (`group_commit`), so they share its round trip and its commit; each keeps its own conditions;
 - the process keeps what the read returned (a `Snapshot`) and brings it forward after each write, so the next
   save from the same tab needs the write only. The write's conditions make a snapshot that is out of date
   (logged out, password changed, round submitted, saved from another process) fail closed.
 
 It is a strict subset of `round_save`: whenever it cannot prove the save is a plain, current save by the
 round's logged-in owner (no session, another owner, a stale page, a locked round, a malformed field, a
-concurrent save), it writes nothing and returns None, and the caller runs the full path, which gives the
-precise answer.
+concurrent save, a failed statement), it writes nothing and returns None, and the caller runs the full path,
+which gives the precise answer.
 """
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
+import logging
+from collections.abc import Sequence
 from copy import copy
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -29,7 +32,6 @@ from functools import cache
 from importlib import import_module
 from typing import Any
 
-import psycopg
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.auth.backends import ModelBackend
@@ -40,6 +42,13 @@ from django.utils.crypto import constant_time_compare
 
 from designs.models import Work, WorkEvent
 from interview.models import QuestionVersion, Round, RoundStatus
+from interview.services.group_commit import GroupCommit
+from interview.services.prepared_statements import (
+    Unavailable,
+    execute_prepared,
+    first_row,
+    statement_would_join_the_callers_transaction,
+)
 from interview.services.rounds import (
     RoundError,
     SaveResult,
@@ -50,8 +59,11 @@ from interview.services.rounds import (
 from interview.services.version_outline import VersionOutline, version_outline
 
 DB_SESSION_ENGINE = "django.contrib.sessions.backends.db"
-PREPARE_ONLY_WHEN_ASKED = 2**62
 SNAPSHOTS_MAX = 2048
+READ_STATEMENT = b"sevenbox_autosave_read"
+WRITE_STATEMENT = b"sevenbox_autosave_write"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -66,10 +78,6 @@ class Snapshot:
     round: Round  # the clock only: started_at, deadline; never written
     outline: VersionOutline
     work: Work  # as read or last written here; copied, never changed in place
-
-
-class ConnectionLost(Exception):
-    """The persistent database connection had died; it is closed now."""
 
 
 # (session key, round id) -> Snapshot, per process; cleared when full (a miss costs one read).
@@ -98,33 +106,42 @@ def _statements() -> tuple[str, str]:
         JOIN {session} s ON s.session_key = %(session_key)s AND s.expire_date > %(now)s
         WHERE w.round_id = %(round_id)s
     """.format(**tables)  # noqa: S608 - table names from model metadata, values are parameters
+    # One save per element of the batch (see _write_all); the batch's saves are written in one statement.
     write = """
         WITH open_round AS (
-            SELECT r.id FROM {round} r
-            JOIN {user} u ON u.id = r.candidate_id AND u.password = %(password)s
-                AND u.is_active = %(is_active)s
-            JOIN {session} s ON s.session_key = %(session_key)s AND s.session_data = %(session_data)s
-                AND s.expire_date > %(now)s
-            WHERE r.id = %(round_id)s AND r.candidate_id = %(user_id)s AND r.status = %(active)s
-                AND (r.deadline IS NULL OR r.deadline > %(now)s)
-            FOR SHARE OF r
+            SELECT b.* FROM jsonb_to_recordset(%(batch)s::jsonb) AS b(
+                n integer, session_key text, session_data text, user_id bigint, password text,
+                is_active boolean, round_id bigint, work_id bigint, base_revision integer,
+                updated_at timestamptz, at timestamptz, design jsonb, numbers jsonb, scratch text,
+                fixes jsonb, t float8, phase text, changes jsonb)
+            CROSS JOIN LATERAL (
+                SELECT r.id FROM {round} r
+                WHERE r.id = b.round_id AND r.candidate_id = b.user_id AND r.status = %(active)s::text
+                    AND (r.deadline IS NULL OR r.deadline > b.at)
+                FOR SHARE
+            ) AS locked
+            WHERE (SELECT u.password = b.password AND u.is_active = b.is_active
+                   FROM {user} u WHERE u.id = b.user_id)
+                AND (SELECT s.session_data = b.session_data AND s.expire_date > b.at
+                     FROM {session} s WHERE s.session_key = b.session_key)
         ), saved AS (
-            UPDATE {work}
-            SET design = COALESCE(%(design)s::jsonb, design),
-                numbers = numbers || COALESCE(%(numbers)s::jsonb, '{{}}'::jsonb),
-                scratch = COALESCE(%(scratch)s, scratch),
-                fixes = COALESCE(%(fixes)s::jsonb, fixes),
-                revision = revision + 1, updated_at = %(now)s
-            WHERE id = %(work_id)s AND revision = %(base_revision)s AND updated_at = %(updated_at)s
-                AND EXISTS (SELECT 1 FROM open_round)
-            RETURNING revision
+            UPDATE {work} w
+            SET design = COALESCE(o.design, w.design),
+                numbers = w.numbers || COALESCE(o.numbers, '{{}}'::jsonb),
+                scratch = COALESCE(o.scratch, w.scratch),
+                fixes = COALESCE(o.fixes, w.fixes),
+                revision = w.revision + 1, updated_at = o.at
+            FROM open_round o
+            WHERE w.id = o.work_id AND w.revision = o.base_revision AND w.updated_at = o.updated_at
+            RETURNING o.n, w.round_id, w.revision, o.t, o.phase, o.at, o.changes
+        ), logged AS (
+            INSERT INTO {event} (round_id, revision, t, phase, field, value, created_at)
+            SELECT saved.round_id, saved.revision, saved.t, saved.phase, change.item->>'field',
+                   change.item->'value', saved.at
+            FROM saved, jsonb_array_elements(saved.changes) WITH ORDINALITY AS change(item, k)
+            ORDER BY saved.n, change.k
         )
-        INSERT INTO {event} (round_id, revision, t, phase, field, value, created_at)
-        SELECT %(round_id)s, saved.revision, %(t)s, %(phase)s, change.item->>'field', change.item->'value',
-               %(now)s
-        FROM saved, jsonb_array_elements(%(changes)s::jsonb) WITH ORDINALITY AS change(item, n)
-        ORDER BY change.n
-        RETURNING revision
+        SELECT n, revision FROM saved
     """.format(**tables)  # noqa: S608
     return read, write
 
@@ -140,9 +157,11 @@ def autosave_fast(
     must use round_save."""
     if not session_key or not autosave_fast_available():
         return None
+    if not statement_would_join_the_callers_transaction():
+        return None
     try:
         return _save(session_key=session_key, round_id=round_id, base_revision=base_revision, body=body)
-    except ConnectionLost:  # if the write did land, the full path answers 409 and the page catches up
+    except Unavailable:  # if the write did land, the full path answers 409 and the page catches up
         return None
 
 
@@ -183,11 +202,12 @@ def _save(*, session_key: str, round_id: int, base_revision: int, body: dict[str
 
 def _read_snapshot(*, session_key: str, round_id: int, now: datetime) -> Snapshot | None:
     read, _ = _statements()
-    with _prepared_cursor() as cursor:
-        cursor.execute(read, {"session_key": session_key, "now": now, "round_id": round_id}, prepare=True)
-        row = cursor.fetchone()
-    if row is None:
+    found = execute_prepared(
+        READ_STATEMENT, read, {"session_key": session_key, "now": now, "round_id": round_id}
+    )
+    if not found.ntuples:
         return None
+    row = first_row(found)
     (session_data, password, is_active, candidate_id, status, started_at, deadline, submitted_at,
      version_id, content_hash, work_id, revision, updated_at, design, numbers, scratch,
      fixes) = row  # fmt: skip
@@ -224,73 +244,62 @@ def _write(
     at: datetime,
 ) -> int | None:
     """The new revision, or None when one of the snapshot's proofs no longer holds (nothing is written)."""
-    _, write = _statements()
     t, phase = save_position(snapshot.round, now=at, plan=snapshot.outline.plan)
-    params = {
+    save = {
         "session_key": session_key,
         "session_data": snapshot.session_data,
         "user_id": snapshot.user_id,
         "password": snapshot.password,
         "is_active": snapshot.is_active,
         "round_id": round_id,
-        "active": RoundStatus.ACTIVE.value,
         "work_id": snapshot.work.pk,
         "base_revision": snapshot.work.revision,
-        "updated_at": snapshot.work.updated_at,
+        "updated_at": snapshot.work.updated_at.isoformat(),
+        "at": at.isoformat(),
         **_changed_columns(changes),
-        "now": at,
         "t": t,
         "phase": phase,
-        "changes": json.dumps([{"field": field, "value": value} for field, value in changes]),
+        "changes": [{"field": field, "value": value} for field, value in changes],
     }
-    with _prepared_cursor() as cursor:
-        cursor.execute(write, params, prepare=True)
-        written = cursor.fetchall()
-    return written[0][0] if written else None
+    if connection.get_autocommit():
+        return _writes.submit(save)
+    return _write_all([save])[0]  # inside a transaction: on this thread's own connection, alone
 
 
-def _changed_columns(changes: list[tuple[str, Any]]) -> dict[str, str | None]:
-    """The write's column values: only what changed is sent (None keeps the column); entries merge into the
-    sheet."""
+def _write_all(saves: Sequence[dict[str, Any]]) -> list[int | None]:
+    """Each save's new revision or None, written in one statement on the calling thread's connection."""
+    _, write = _statements()
+    batch = [{"n": n, **save} for n, save in enumerate(saves)]
+    batch.sort(key=lambda save: save["work_id"])  # one order of rows in every process, against lock cycles
+    params = {"batch": json.dumps(batch), "active": RoundStatus.ACTIVE.value}
+    try:
+        written = execute_prepared(WRITE_STATEMENT, write, params)
+    except DatabaseError:
+        # One save's fault must not fail the others it shared the statement with: nothing was written, and
+        # each takes the full path, which answers for its own save.
+        log.exception("autosave: a batch of %d saves failed; each is retried on the full path", len(saves))
+        raise Unavailable from None
+    revisions: list[int | None] = [None] * len(saves)
+    for row in range(written.ntuples):
+        revisions[int(written.get_value(row, 0))] = int(written.get_value(row, 1))
+    return revisions
+
+
+_writes: GroupCommit[dict[str, Any], int | None] = GroupCommit(_write_all)
+
+
+def _changed_columns(changes: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Only what changed is sent (a missing column is kept); entries merge into the sheet."""
     changed = dict(changes)
     entries = {field[len("numbers.") :]: text for field, text in changes if field.startswith("numbers.")}
-    return {
-        "design": json.dumps(changed["design"]) if "design" in changed else None,
-        "numbers": json.dumps(entries) if entries else None,
-        "scratch": changed.get("scratch"),
-        "fixes": json.dumps(changed["fixes"]) if "fixes" in changed else None,
-    }
+    columns = {name: changed[name] for name in ("design", "scratch", "fixes") if name in changed}
+    return {**columns, "numbers": entries} if entries else columns
 
 
 def _remember(key: tuple[str, int], snapshot: Snapshot) -> None:
     if len(_snapshots) >= SNAPSHOTS_MAX and key not in _snapshots:
         _snapshots.clear()
     _snapshots[key] = snapshot
-
-
-@contextmanager
-def _prepared_cursor() -> Iterator[psycopg.Cursor]:
-    """A server-side binding cursor on Django's connection, so that `prepare=True` keeps each statement's plan
-    for the connection's life: planning the read's five-table join costs ten times running it. Django turns
-    psycopg's statement preparation off (threshold None) and its own client-side cursors never prepare; a
-    threshold no query reaches lets psycopg prepare exactly what asks for it.
-
-    Django's per-request health check (one more round trip) is left out: the statement is the check, and a
-    connection found dead (a database restart) is closed and reported as ConnectionLost, after which the
-    caller's full path opens a new one."""
-    connection.ensure_connection()
-    connection.validate_thread_sharing()
-    raw = connection.connection
-    if raw.prepare_threshold is None:
-        raw.prepare_threshold = PREPARE_ONLY_WHEN_ASKED
-    try:
-        with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
-            yield cursor
-    except DatabaseError:
-        if not raw.broken:
-            raise
-        connection.close()
-        raise ConnectionLost from None
 
 
 def _session_proves_user(session_data: str, *, user_id: int, password: str, is_active: bool) -> bool:

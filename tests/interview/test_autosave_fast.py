@@ -10,7 +10,9 @@ import psycopg
 import pytest
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.sessions.backends.db import SessionStore
-from django.db import connection
+from django.contrib.sessions.models import Session
+from django.db import DataError, connection
+from django.db.models import F
 from django.test import Client
 from django.utils import timezone
 
@@ -20,6 +22,7 @@ from interview.services import autosave_fast as fast
 from interview.services.rounds import round_save, round_start, round_submit
 from tests.conftest import TEST_PASSWORD, USES_POSTGRES
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
+from tests.waiting import wait_for
 
 pytestmark = [
     pytest.mark.django_db,
@@ -126,6 +129,13 @@ def test_a_deactivated_account_saves_nothing(tab, alice, round_):
     assert work_of(round_).scratch == "mine"
 
 
+def test_a_round_that_changed_hands_refuses_the_remembered_tab(tab, round_, charlie):
+    save(tab, round_, revision=0, scratch="alice's")
+    Round.objects.filter(pk=round_.pk).update(candidate=charlie)
+    assert save(tab, round_, revision=1, scratch="still alice").status_code == 404
+    assert work_of(round_).scratch == "alice's"
+
+
 def test_someone_elses_round_answers_404_and_is_untouched(tab, round_, charlie):
     save(tab, round_, revision=0, scratch="alice's")
     intruder = Client()
@@ -179,6 +189,64 @@ def test_work_changed_without_a_new_revision_is_not_overwritten_from_memory(tab,
     assert work_of(round_).numbers == {"kv_conv": "restored"}
 
 
+def test_work_restored_with_the_same_revision_is_compared_as_stored_not_as_remembered(tab, round_):
+    """The tab sends back the text this process remembers; the database holds other text under the same
+    revision, so the save must change it (a comparison with memory would find nothing to write)."""
+    save(tab, round_, revision=0, scratch="remembered")
+    Work.objects.filter(round=round_).update(scratch="restored", updated_at=timezone.now())
+    response = save(tab, round_, revision=1, scratch="remembered", numbers={FIELD: "2 KiB"})
+    assert response.status_code == 200 and response.json()["saved"] == [f"numbers.{FIELD}", "scratch"]
+    assert work_of(round_).scratch == "remembered"
+
+
+def test_a_revision_moved_on_without_a_new_write_time_makes_the_tab_stale(tab, round_):
+    save(tab, round_, revision=0, scratch="mine")
+    Work.objects.filter(round=round_).update(revision=F("revision") + 1)  # update() leaves updated_at alone
+    response = save(tab, round_, revision=1, scratch="from a stale tab")
+    assert response.status_code == 409 and response.json()["current_revision"] == 2
+    assert work_of(round_).scratch == "mine"
+
+
+def test_an_expired_session_saves_nothing(tab, round_):
+    save(tab, round_, revision=0, scratch="mine")
+    Session.objects.filter(session_key=tab.cookies["sessionid"].value).update(
+        expire_date=timezone.now() - timedelta(seconds=1)
+    )
+    assert save(tab, round_, revision=1, scratch="expired").status_code == 302
+    assert work_of(round_).scratch == "mine"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_save_during_a_submit_waits_for_it_and_then_writes_nothing(tab, round_):
+    """The submit locks the round and grades the work; a save must land before that lock or not at all."""
+    save(tab, round_, revision=0, scratch="graded")
+    answers = []
+    with other_connection() as submitter, other_connection() as watcher:
+        submitter.execute("BEGIN")
+        submitter.execute("SELECT id FROM interview_round WHERE id = %s FOR UPDATE", [round_.pk])
+        submitter.execute("UPDATE interview_round SET status = 'submitted' WHERE id = %s", [round_.pk])
+
+        def save_now() -> None:
+            answers.append(save(tab, round_, revision=1, scratch="during the submit").status_code)
+            connection.close()
+
+        thread = threading.Thread(target=save_now)
+        thread.start()
+        wait_for(lambda: backends_waiting_for_a_lock(watcher) == 1, timeout_s=10, what="the save to wait")
+        submitter.execute("COMMIT")
+        thread.join(timeout=30)
+    assert answers == [423]
+    assert work_of(round_).scratch == "graded"
+
+
+def backends_waiting_for_a_lock(watcher: psycopg.Connection) -> int:
+    """Read outside a transaction: inside one, PostgreSQL shows the same pg_stat_activity every time."""
+    query = """
+        SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+    """
+    return watcher.execute(query).fetchone()[0]
+
+
 def test_a_malformed_field_gets_the_full_paths_message(tab, round_):
     save(tab, round_, revision=0, scratch="ok")
     response = save(tab, round_, revision=1, numbers={"not_asked": "3"})
@@ -205,15 +273,19 @@ def test_a_connection_the_database_dropped_is_replaced_and_the_save_lands(tab, r
 
 
 def terminate_backend(pid: int) -> None:
+    with other_connection() as other:
+        other.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+
+def other_connection() -> psycopg.Connection:
     settings_dict = connection.settings_dict
-    with psycopg.connect(
+    return psycopg.connect(
         host=settings_dict["HOST"],
         port=settings_dict["PORT"] or 5432,
         user=settings_dict["USER"],
         dbname=settings_dict["NAME"],
         autocommit=True,
-    ) as other:
-        other.execute("SELECT pg_terminate_backend(%s)", [pid])
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -245,3 +317,79 @@ def save_at_once(tabs: list[Client], round_: Round, *, base: int, text: str) -> 
     for thread in threads:
         thread.join(timeout=30)
     return answers
+
+
+@pytest.mark.django_db(transaction=True)
+def test_saves_arriving_during_a_write_share_the_next_statement_and_each_lands(
+    alice, charlie, make_user, tmp_path, monkeypatch
+):
+    question = load_questions(tmp_path, KV_QUESTION)[KV_QUESTION]
+    tabs = []
+    for user in (alice, charlie, make_user("dora")):
+        client = Client()
+        client.force_login(user)
+        round_ = round_start(candidate=user, question=question, mode="timed")
+        assert save(client, round_, revision=0, scratch="first").status_code == 200
+        tabs.append((client, round_))
+    batch_sizes = hold_the_first_write_until_queued(monkeypatch, queued=2)
+
+    answers = {}
+
+    def save_from(index: int) -> None:
+        client, round_ = tabs[index]
+        answers[index] = save(client, round_, revision=1, scratch=f"second {index}").status_code
+        connection.close()
+
+    threads = [threading.Thread(target=save_from, args=(0,))]
+    threads[0].start()
+    wait_for(lambda: batch_sizes == [1], timeout_s=10, interval_s=0.002, what="the first write")
+    for index in (1, 2):
+        threads.append(threading.Thread(target=save_from, args=(index,)))
+        threads[-1].start()
+    for thread in threads:
+        thread.join(timeout=30)
+
+    assert answers == {0: 200, 1: 200, 2: 200}
+    assert batch_sizes == [1, 2]  # the two saves that arrived during the first write shared the second
+    for index, (_, round_) in enumerate(tabs):
+        work = work_of(round_)
+        assert (work.revision, work.scratch) == (2, f"second {index}")
+        fields = list(WorkEvent.objects.filter(round=round_).order_by("id").values_list("revision", "value"))
+        assert fields == [(1, "first"), (2, f"second {index}")]
+
+
+def hold_the_first_write_until_queued(monkeypatch, *, queued: int) -> list[int]:
+    """Record each write's number of saves; the first write waits until `queued` saves are waiting."""
+    real = fast.execute_prepared
+    sizes: list[int] = []
+
+    def execute(name, sql, params):
+        if name == fast.WRITE_STATEMENT:
+            sizes.append(len(json.loads(params["batch"])))
+            if len(sizes) == 1:
+                wait_for(
+                    lambda: len(fast._writes._queue) == queued,
+                    timeout_s=10,
+                    interval_s=0.002,
+                    what="queued saves",
+                )
+        return real(name, sql, params)
+
+    monkeypatch.setattr(fast, "execute_prepared", execute)
+    return sizes
+
+
+def test_a_write_the_database_refuses_sends_the_save_to_the_full_path(tab, round_, monkeypatch, caplog):
+    assert save(tab, round_, revision=0, scratch="first").status_code == 200
+    real = fast.execute_prepared
+
+    def refuse_writes(name, sql, params):
+        if name == fast.WRITE_STATEMENT:
+            raise DataError("refused")
+        return real(name, sql, params)
+
+    monkeypatch.setattr(fast, "execute_prepared", refuse_writes)
+    response = save(tab, round_, revision=1, scratch="second")
+    assert response.status_code == 200 and response.json()["revision"] == 2  # written by round_save
+    assert work_of(round_).scratch == "second"
+    assert "each is retried on the full path" in caplog.text
