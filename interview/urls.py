@@ -10,7 +10,6 @@ urlpatterns = [
     path("questions/<slug:slug>/rounds/start/", rounds.start, name="round-start"),
     path("rounds/", rounds.history, name="round-history"),
     path("rounds/<int:round_id>/", rounds.detail, name="round-detail"),
-    path("rounds/<int:round_id>/save/", rounds.save, name="round-save"),
     path("rounds/<int:round_id>/read/", rounds.read_number, name="round-read"),
     path("rounds/<int:round_id>/clock/", rounds.clock, name="round-clock"),
     path("rounds/<int:round_id>/submit/", rounds.submit, name="round-submit"),
