@@ -73,27 +73,15 @@ def prepare_database() -> list[tuple[str, int]]:
 
 
 def start_gunicorn() -> subprocess.Popen:
+    """The project's own server settings (config/gunicorn.py); BENCH_WORKERS / BENCH_THREADS try others."""
     env = {**os.environ, "SECURE_SSL_REDIRECT": "0"}
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "config.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{PORT}",
-            "--workers",
-            os.environ.get("BENCH_WORKERS", "4"),
-            "--threads",
-            os.environ.get("BENCH_THREADS", "4"),
-            "--worker-class",
-            os.environ.get("BENCH_WORKER_CLASS", "gthread"),
-            "--log-level",
-            "warning",
-        ],
-        cwd=REPO,
-        env=env,
-    )
+    layout = [
+        *(["--workers", os.environ["BENCH_WORKERS"]] if "BENCH_WORKERS" in os.environ else []),
+        *(["--threads", os.environ["BENCH_THREADS"]] if "BENCH_THREADS" in os.environ else []),
+    ]
+    command = [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py", "config.wsgi:application",
+               "--bind", f"127.0.0.1:{PORT}", "--log-level", "warning", *layout]  # fmt: skip
+    server = subprocess.Popen(command, cwd=REPO, env=env)
     try:
         wait_until_serving(PORT, timeout_s=30)
     except SystemExit:

@@ -176,7 +176,7 @@ def lost_saves(acknowledged: dict[str, dict]) -> tuple[int, int]:
 def print_figures(stats_csv: Path, seconds: float, users: int, checked: int, lost: int) -> None:
     rows = list(csv.DictReader(stats_csv.open()))
     print(
-        f"\n{users} simulated candidates, {seconds:.0f} s, gunicorn 4 workers x 4 threads, Celery worker -c 1"
+        f"\n{users} simulated candidates, {seconds:.0f} s, gunicorn as config/gunicorn.py, Celery worker -c 1"
     )
     columns = ("requests", "errors", "req/s", "p50 ms", "p95 ms", "p99 ms")
     print(f"{'endpoint':40}", " ".join(f"{column:>8}" for column in columns))
@@ -225,8 +225,8 @@ def main() -> int:
     )
     python = sys.executable
     # As bench/autosave.py; keep-alive above the report polling interval, as a proxy in front would hold it.
-    gunicorn = [python, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{args.port}",
-                "--workers", "4", "--threads", "4", "--worker-class", "gthread", "--keep-alive", "30",
+    gunicorn = [python, "-m", "gunicorn", "-c", "config/gunicorn.py", "config.wsgi:application",
+                "--bind", f"127.0.0.1:{args.port}", "--keep-alive", "30",
                 "--log-level", "warning"]  # fmt: skip
     worker = [python, "-m", "celery", "-A", "config", "worker", "--beat", "-c", "1", "-l", "warning",
               "-s", str(work / "beat-schedule")]  # fmt: skip

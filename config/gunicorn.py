@@ -1,0 +1,15 @@
+"""gunicorn's settings, shared by the container and the benchmarks (`gunicorn -c config/gunicorn.py ...`).
+
+One process per core, each with threads: a request waiting on PostgreSQL or Redis releases the GIL, so threads
+keep a core busy without the context switches and memory of more processes, and the autosaves that meet in a
+process share one commit (interview/services/group_commit.py). Measured in bench/autosave.py on two cores:
+4 processes x 4 threads saved at 0.36-0.39 of the trivial view's rate, 2 x 4 at 0.43, 2 x 8 at 0.47-0.49
+(bench/README.md). WEB_WORKERS and WEB_THREADS override the counts.
+"""
+
+import multiprocessing
+import os
+
+worker_class = "gthread"
+workers = int(os.environ.get("WEB_WORKERS", multiprocessing.cpu_count()))
+threads = int(os.environ.get("WEB_THREADS", "8"))
