@@ -7,7 +7,7 @@ MANAGE := $(BIN)/python manage.py
 # make run defaults to development mode; export DEBUG=0 and a SECRET_KEY for production-like runs.
 RUN_ENV := DEBUG=$${DEBUG:-1}
 
-.PHONY: install run test test-fast lint format lock bench check-deploy browsers clean
+.PHONY: install run test test-fast lint format lock bench bench-tools check-deploy browsers clean
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -44,6 +44,10 @@ bench: install
 	$(BIN)/python bench/models.py
 	$(BIN)/python bench/grading.py
 	$(BIN)/python bench/replay.py
+
+# bench/autosave.py drives gunicorn with wrk.
+bench-tools:
+	test -x /usr/bin/wrk || (apt-get update -qq && apt-get install -y -qq wrk)
 
 check-deploy: install
 	DEBUG=0 SECRET_KEY=$${SECRET_KEY:-check-deploy-only-0123456789abcdefghijklmnopqrstuv} \

@@ -1,0 +1,45 @@
+-- wrk script for bench/autosave.py: one candidate (a session and a round) per wrk thread, one connection each.
+-- autosave.py prepends `CANDIDATES = {{session_key, round_id, revision}, ...}`. Each save carries the revision
+-- the last answer gave; done() prints what every thread had acknowledged, for the no-lost-save check.
+local threads = {}
+
+function setup(thread)
+  local candidate = CANDIDATES[#threads + 1]
+  thread:set("session_key", candidate[1])
+  thread:set("round_id", candidate[2])
+  thread:set("revision", candidate[3])
+  table.insert(threads, thread)
+end
+
+function init(args)
+  acknowledged = 0
+  path = "/rounds/" .. round_id .. "/save/"
+  local csrf = string.rep("b", 32)
+  headers = {
+    ["Cookie"] = "sessionid=" .. session_key .. "; csrftoken=" .. csrf,
+    ["X-CSRFToken"] = csrf,
+    ["Content-Type"] = "application/json",
+    ["Host"] = "127.0.0.1",
+  }
+end
+
+function request()
+  local body = '{"revision": ' .. revision .. ', "scratch": "note ' .. (revision + 1) .. '"}'
+  return wrk.format("POST", path, headers, body)
+end
+
+function response(status, response_headers, body)
+  if status == 200 then
+    revision = tonumber(body:match('"revision": (%d+)'))
+    acknowledged = acknowledged + 1
+  elseif status == 409 then -- counted as an error; carry on from the revision the server has
+    revision = tonumber(body:match('"current_revision": (%d+)'))
+  end
+end
+
+function done(summary, latency, requests)
+  for _, thread in ipairs(threads) do
+    io.write(string.format("candidate %d %d %d\n", thread:get("round_id"), thread:get("acknowledged"),
+      thread:get("revision")))
+  end
+end
