@@ -224,10 +224,8 @@ def main() -> int:
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True
     )
     python = sys.executable
-    # As bench/autosave.py; keep-alive above the report polling interval, as a proxy in front would hold it.
     gunicorn = [python, "-m", "gunicorn", "-c", "config/gunicorn.py", "config.wsgi:application",
-                "--bind", f"127.0.0.1:{args.port}", "--keep-alive", "30",
-                "--log-level", "warning"]  # fmt: skip
+                "--bind", f"127.0.0.1:{args.port}", "--log-level", "warning"]  # fmt: skip
     worker = [python, "-m", "celery", "-A", "config", "worker", "--beat", "-c", "1", "-l", "warning",
               "-s", str(work / "beat-schedule")]  # fmt: skip
     server = start(gunicorn, env, work / "gunicorn.log")

@@ -13,3 +13,6 @@ import os
 worker_class = "gthread"
 workers = int(os.environ.get("WEB_WORKERS", multiprocessing.cpu_count()))
 threads = int(os.environ.get("WEB_THREADS", "8"))
+# Above the pages' 2 s polling: with gunicorn's default of 2 s an idle connection can close just as the
+# browser reuses it (bench/load.py saw "connection reset" on the report poll).
+keepalive = 30
