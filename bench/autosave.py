@@ -172,7 +172,8 @@ def wrk_saves(candidates: list["Candidate"], seconds: float, scratch: Path) -> t
     answer: such a save can still land, unanswered, and is counted as that."""
     mine = candidates[:WRK_CONNECTIONS]
     listed = ", ".join(f'{{"{c.session_key}", {c.round_id}, {c.revision}}}' for c in mine)
-    scratch.write_text(f"CANDIDATES = {{{listed}}}\n" + WRK_SCRIPT.read_text())
+    prelude = f'CSRF_TOKEN = "{CSRF_TOKEN}"\nCANDIDATES = {{{listed}}}\n'
+    scratch.write_text(prelude + WRK_SCRIPT.read_text())
     rate, errors, output = wrk("/", seconds, scratch)
     by_round = {c.round_id: c for c in mine}
     for round_id, acknowledged, revision in re.findall(r"^candidate (\d+) (\d+) (\d+)$", output, re.M):

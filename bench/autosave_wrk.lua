@@ -1,6 +1,7 @@
 -- wrk script for bench/autosave.py: one candidate (a session and a round) per wrk thread, one connection each.
--- autosave.py prepends `CANDIDATES = {{session_key, round_id, revision}, ...}`. Each save carries the revision
--- the last answer gave; done() prints what every thread had acknowledged, for the no-lost-save check.
+-- autosave.py prepends `CSRF_TOKEN = "..."` and `CANDIDATES = {{session_key, round_id, revision}, ...}`.
+-- Each save carries the revision the last answer gave; done() prints what every thread had acknowledged, for
+-- the no-lost-save check.
 local threads = {}
 
 function setup(thread)
@@ -14,10 +15,9 @@ end
 function init(args)
   acknowledged = 0
   path = "/rounds/" .. round_id .. "/save/"
-  local csrf = string.rep("b", 32)
   headers = {
-    ["Cookie"] = "sessionid=" .. session_key .. "; csrftoken=" .. csrf,
-    ["X-CSRFToken"] = csrf,
+    ["Cookie"] = "sessionid=" .. session_key .. "; csrftoken=" .. CSRF_TOKEN,
+    ["X-CSRFToken"] = CSRF_TOKEN,
     ["Content-Type"] = "application/json",
     ["Host"] = "127.0.0.1",
   }

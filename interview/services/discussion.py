@@ -1,12 +1,10 @@
 """Discussion workflows: post, edit, delete, vote, report, moderate; rate limits and the spoiler guard."""
 
-import logging
 import math
 import time
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import F, Prefetch, QuerySet
 from django.utils import timezone
@@ -14,14 +12,13 @@ from django.utils import timezone
 from interview.markdown import markdown_render
 from interview.models import Comment, Question, Report, Round, RoundStatus, ThreadLock, Vote
 from interview.models.discussion import AnchorKind
+from interview.services.cache_counter import cache_count
 
 COMMENT_MAX_LENGTH = 4000
 REPORT_REASON_MAX_LENGTH = 500
 EDIT_WINDOW = timedelta(minutes=15)
 POSTS_PER_MINUTE = 5
 POSTS_PER_DAY = 50
-
-logger = logging.getLogger(__name__)
 
 
 class DiscussionError(Exception):
@@ -107,24 +104,10 @@ def _rate_limit_check(*, user) -> None:
     now = time.time()
     for length, limit in ((60, POSTS_PER_MINUTE), (86400, POSTS_PER_DAY)):
         bucket = int(now // length)
-        count = _count_post(f"discussion:posts:{user.pk}:{length}:{bucket}", timeout=length + 5)
+        key = f"discussion:posts:{user.pk}:{length}:{bucket}"
+        count = cache_count(key, window_s=length + 5, what="discussion rate limit")
         if count > limit:
             raise RateLimited(max(1, math.ceil((bucket + 1) * length - now)))
-
-
-def _count_post(key: str, *, timeout: int) -> int:
-    """This post's number in its window; 0 when the cache is unreachable (posting then goes unlimited and is
-    logged, rather than failing for everyone while Redis restarts)."""
-    try:
-        cache.add(key, 0, timeout=timeout)
-        try:
-            return cache.incr(key)
-        except ValueError:  # expired between add and incr
-            cache.set(key, 1, timeout=timeout)
-            return 1
-    except Exception:  # noqa: BLE001 - any cache failure: fail open
-        logger.warning("discussion rate limit: cache unavailable, post not counted", exc_info=True)
-        return 0
 
 
 def _clean_body(body: str) -> str:

@@ -12,6 +12,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
 
+from interview.services.cache_counter import cache_count
+
 logger = logging.getLogger(__name__)
 
 LOCKOUT_WINDOW_SECONDS = 15 * 60
@@ -46,16 +48,7 @@ def login_is_locked(*, username: str, address: str) -> bool:
 def login_failure_record(*, username: str, address: str) -> int:
     """Counts one failure; the window starts at the first failure and is not extended by later ones."""
     key = _key(username=username, address=address)
-    try:
-        cache.add(key, 0, timeout=LOCKOUT_WINDOW_SECONDS)
-        try:
-            return cache.incr(key)
-        except ValueError:  # expired between add and incr
-            cache.set(key, 1, timeout=LOCKOUT_WINDOW_SECONDS)
-            return 1
-    except Exception:
-        logger.warning("login lockout: cache unavailable, failure not counted", exc_info=True)
-        return 0
+    return cache_count(key, window_s=LOCKOUT_WINDOW_SECONDS, what="login lockout")
 
 
 def login_failures_clear(*, username: str, address: str) -> None:

@@ -124,7 +124,7 @@ def _saved(result: SaveResult) -> JsonResponse:
 
 
 def save(request: HttpRequest, round_id: int) -> HttpResponse:
-    """The autosave: a plain, current save by the round's owner takes the one-statement path on PostgreSQL;
+    """The autosave: a plain, current save by the round's owner takes the fast path on PostgreSQL;
     everything else (and every refusal) goes through the full checks below."""
     result = None
     if request.method == "POST":
