@@ -14,18 +14,19 @@ end
 
 function init(args)
   acknowledged = 0
-  path = "/rounds/" .. round_id .. "/save/"
-  headers = {
-    ["Cookie"] = "sessionid=" .. session_key .. "; csrftoken=" .. CSRF_TOKEN,
-    ["X-CSRFToken"] = CSRF_TOKEN,
-    ["Content-Type"] = "application/json",
-    ["Host"] = "127.0.0.1",
-  }
+  -- Everything but the body and its length is the same for every save of this connection: built once, so
+  -- that wrk's own CPU (which shares the machine with the server) stays close to what a plain GET costs it.
+  head = "POST /rounds/" .. round_id .. "/save/ HTTP/1.1\r\n"
+    .. "Host: 127.0.0.1\r\n"
+    .. "Cookie: sessionid=" .. session_key .. "; csrftoken=" .. CSRF_TOKEN .. "\r\n"
+    .. "X-CSRFToken: " .. CSRF_TOKEN .. "\r\n"
+    .. "Content-Type: application/json\r\n"
+    .. "Content-Length: "
 end
 
 function request()
   local body = '{"revision": ' .. revision .. ', "scratch": "note ' .. (revision + 1) .. '"}'
-  return wrk.format("POST", path, headers, body)
+  return head .. #body .. "\r\n\r\n" .. body
 end
 
 function response(status, response_headers, body)

@@ -29,7 +29,11 @@ class Work(models.Model):
 class WorkEvent(models.Model):
     """One change: when (seconds since the round started), in which phase, which field, and the new value."""
 
-    round = models.ForeignKey("interview.Round", on_delete=models.CASCADE, related_name="events")
+    # One index, (round, revision), serves every read (a round's events in order): each event an autosave
+    # appends updates two indexes (with the key), not three.
+    round = models.ForeignKey(
+        "interview.Round", on_delete=models.CASCADE, related_name="events", db_index=False
+    )
     revision = models.PositiveIntegerField()
     t = models.FloatField(help_text="Seconds since the round started")
     phase = models.CharField(max_length=20)
@@ -39,7 +43,7 @@ class WorkEvent(models.Model):
 
     class Meta:
         ordering = ["round", "revision", "id"]
-        indexes = [models.Index(fields=["round", "t"])]
+        indexes = [models.Index(fields=["round", "revision"], name="workevent_round_revision")]
 
     def __str__(self) -> str:
         return f"{self.field} at t={self.t:.0f}s"
