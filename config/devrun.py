@@ -1,4 +1,4 @@
-"""`make run`: start the web server and a Celery worker together; Ctrl-C stops both."""
+"""`make run`: start the web server and a Celery worker together; Ctrl-C, SIGTERM or SIGHUP stops both."""
 
 import contextlib
 import os
@@ -37,6 +37,9 @@ def wait_for_port(host: str, port: int, *, timeout_s: float) -> bool:
 
 
 def main() -> int:
+    # The children run in their own sessions, so only this process hears a signal: each stops both.
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.default_int_handler)
     host = os.environ.get("HOST", "127.0.0.1")
     port = os.environ.get("PORT", "8000")
     web = start([PYTHON, "manage.py", "runserver", "--noreload", f"{host}:{port}"])
