@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from config.devrun import wait_for_port
 from tests.waiting import wait_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,25 +22,22 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def serving(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-    except OSError:
-        return False
-    return True
-
-
 def children_of(pid: int) -> list[int]:
     found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
     return [int(child) for child in found.split()]
 
 
+def both_children(pid: int) -> list[int] | None:
+    children = children_of(pid)
+    return children if len(children) == 2 else None
+
+
 def alive(pid: int) -> bool:
+    """Running, or stopped but not yet reaped by anyone (a zombie counts as gone)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text(errors="replace")
+    except FileNotFoundError:
         return False
-    stat = Path(f"/proc/{pid}/stat").read_text(errors="replace")
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
@@ -63,15 +61,11 @@ def test_a_signal_to_the_launcher_stops_the_web_server_and_the_worker(signum, tm
     )
     children: list[int] = []
     try:
-        children = wait_for(
-            lambda: len(children_of(launcher.pid)) == 2 and children_of(launcher.pid),
-            timeout_s=10,
-            what="both processes",
-        )
-        wait_for(lambda: serving(port), timeout_s=60, what="the web server")
+        children = wait_for(lambda: both_children(launcher.pid), timeout_s=10, what="both processes")
+        assert wait_for_port("127.0.0.1", port, timeout_s=60), "the web server did not start"
         launcher.send_signal(signum)
         assert launcher.wait(timeout=20) == 0
-        assert not serving(port)
+        assert not wait_for_port("127.0.0.1", port, timeout_s=0.5)
         wait_for(
             lambda: not any(alive(child) for child in children), timeout_s=5, what="the children to exit"
         )
