@@ -7,7 +7,7 @@ MANAGE := $(BIN)/python manage.py
 # make run defaults to development mode; export DEBUG=0 and a SECRET_KEY for production-like runs.
 RUN_ENV := DEBUG=$${DEBUG:-1}
 
-.PHONY: install run test test-fast lint format lock bench bench-tools check-deploy browsers clean
+.PHONY: install run test test-core test-fast lint format lock bench bench-tools check-deploy browsers clean
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,12 +26,17 @@ run: install
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# The pure grading core's tests, run without Django (CI runs this too).
+test-core: install
+	$(BIN)/python -m pytest -p no:django tests/core $(PYTEST_ARGS)
+
 test-fast: install
 	$(BIN)/python -m pytest -m "not browser" $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 format: install
 	$(BIN)/ruff check --fix .

@@ -22,9 +22,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a plain script from anywhere
 
-from grading.grader import grade  # noqa: E402
-from grading.quantity_text import parse_quantity  # noqa: E402
-from grading.submission import read_submission  # noqa: E402
+from grading.core.grader import grade  # noqa: E402
+from grading.core.quantity_text import parse_quantity  # noqa: E402
+from grading.core.submission import read_submission  # noqa: E402
 
 GRADE_TARGET_S = 0.005
 RATIO_TARGET = 3.0
@@ -132,7 +132,7 @@ def bench_question() -> dict[str, Any]:
 
 def bench_submission(question: dict[str, Any]) -> dict[str, Any]:
     """40 numbers as people type them (a few wrong), and 12 boxes (three by free label, one without a job)."""
-    from grading.spec import parse_question
+    from grading.core.spec import parse_question
 
     spec = parse_question(question, source=question["slug"])
     model = spec.model.reference

@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a plain script from anywhere
 
-from grading.sim import run_scenario  # noqa: E402
+from grading.core.sim import run_scenario  # noqa: E402
 
 REPLAY_TARGET_S = 2.0
 RATIO_TARGET = 20.0

@@ -7,8 +7,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from grading.core.submission import SubmissionError
 from grading.services import published_question_version, question_version_grade
-from grading.submission import SubmissionError
 from interview.models import QuestionVersion
 
 
@@ -20,7 +20,7 @@ def _get_published_version(slug: str) -> QuestionVersion:
     return version
 
 
-# Request: documented here; checked by grading.submission.read_submission, the same check as the CLI's.
+# Request: documented here; checked by grading.core.submission.read_submission, the same check as the CLI's.
 
 
 class NodeSerializer(serializers.Serializer):
@@ -58,7 +58,7 @@ class SubmissionSerializer(serializers.Serializer):
     events = EventSerializer(many=True, required=False, help_text="Edits with times, for pacing")
 
 
-# Response: the grading report (grading.grader.grade).
+# Response: the grading report (grading.core.grader.grade).
 
 
 class LineSerializer(serializers.Serializer):

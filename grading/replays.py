@@ -23,9 +23,9 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from config.celery import app as celery_app
+from grading.core.replay_inputs import failure_score, replay_inputs, replay_seed, simulator_version
+from grading.core.sim import run_scenario
 from grading.models import FINISHED_STATUSES, ReplayRun, ReplaySide, ReplayStatus
-from grading.replay_inputs import failure_score, replay_inputs, replay_seed, simulator_version
-from grading.sim import run_scenario
 
 log = logging.getLogger(__name__)
 
@@ -367,8 +367,8 @@ def replays_sweep(
 def replay_failure_score(round_) -> float | None:
     """0–100 from the candidate-side runs, judged against the reference side; None while any is unfinished.
 
-    See `grading.replay_inputs.failure_score`. Runs that errored or were cancelled are left out; None when
-    nothing is left to score.
+    See `grading.core.replay_inputs.failure_score`. Runs that errored or were cancelled are left out; None
+    when nothing is left to score.
     """
     runs = replays_current(round_=round_)
     if not runs or any(run.status not in FINISHED_STATUSES for run in runs):

@@ -4,9 +4,9 @@
 from collections import OrderedDict
 from typing import Any
 
-from grading.grader import grade
-from grading.model import ReferenceModel
-from grading.spec import QuestionSpec, parse_question
+from grading.core.grader import grade
+from grading.core.model import ReferenceModel
+from grading.core.spec import QuestionSpec, parse_question
 from interview.models import Question, QuestionVersion
 
 _SPECS_KEPT = 256
@@ -40,5 +40,7 @@ def question_version_model(version: QuestionVersion) -> ReferenceModel:
 def question_version_grade(
     *, version: QuestionVersion, submission: dict[str, Any], overrides: dict[str, float] | None = None
 ) -> dict[str, Any]:
-    """The grading report of `submission` against `version` (raises grading.submission.SubmissionError)."""
+    """The grading report of `submission` against `version`.
+
+    Raises grading.core.submission.SubmissionError."""
     return grade(question_version_spec(version), submission, overrides=overrides, version=version.number)

@@ -8,8 +8,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
+from grading.core.submission import SubmissionError, read_submission
 from grading.services import published_question_version, question_version_grade
-from grading.submission import SubmissionError, read_submission
 from interview.models import QuestionVersion
 from interview.questions import asked_line_view
 

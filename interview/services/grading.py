@@ -1,6 +1,6 @@
 """Grading a round: the grading engine applied to what the round saved, its events and its variant."""
 
-from grading.review_check import grade_review
+from grading.core.review_check import grade_review
 from grading.services import question_version_grade, question_version_spec
 from interview.models import Round
 

@@ -20,9 +20,9 @@ from django.db.models import QuerySet
 from django.http import Http404
 from django.utils import timezone
 
-from grading.model import ModelError
+from grading.core.model import ModelError
+from grading.core.report_text import format_number
 from grading.replays import replay_failure_score, replays_current
-from grading.report_text import format_number
 from grading.services import question_version_model
 from interview.models import (
     InterviewNote,

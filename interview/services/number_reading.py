@@ -1,8 +1,8 @@
 """How the numbers sheet reads an entry ("read as 327,680 B/tok"), without saying whether it is right."""
 
-from grading.quantity_text import ParseFailure, parse_quantity, read_value
-from grading.report_text import format_quantity
-from grading.units import from_base, parse_unit
+from grading.core.quantity_text import ParseFailure, parse_quantity, read_value
+from grading.core.report_text import format_quantity
+from grading.core.units import from_base, parse_unit
 
 
 def describe_reading(spec: dict, name: str, text: str) -> dict:

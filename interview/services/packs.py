@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from grading.spec import SpecError, parse_question, spec_to_dict
-from grading.spec import _Loader as _SpecLoader  # the bank's YAML 1.2 reading rules
+from grading.core.spec import SpecError, parse_question, spec_to_dict
+from grading.core.spec import _Loader as _SpecLoader  # the bank's YAML 1.2 reading rules
 from interview.models import Question
 from interview.services.palette import PALETTE_FILE, palette_components
 from interview.services.questions import LoadReport, question_version_publish
@@ -52,7 +52,7 @@ def yaml_read_text(text: str) -> Any:
 
 
 def yaml_dump(data: Any) -> str:
-    """YAML text that `grading.spec.read_yaml` reads back to the same data."""
+    """YAML text that `grading.core.spec.read_yaml` reads back to the same data."""
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)
 
 

@@ -3,7 +3,7 @@
 from functools import lru_cache
 from pathlib import Path
 
-from grading.spec import PaletteComponent, load_palette
+from grading.core.spec import PaletteComponent, load_palette
 
 PALETTE_FILE = Path(__file__).resolve().parent.parent / "bank" / "palette.yaml"
 GROUP_ORDER = {"serving": 0, "platform": 1, "training": 2, "data": 3}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from django.db import transaction
 
-from grading.spec import SpecError, load_question, spec_to_dict
+from grading.core.spec import SpecError, load_question, spec_to_dict
 from interview.models import Question, QuestionVersion
 from interview.services.palette import PALETTE_FILE, palette_components
 

@@ -11,9 +11,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from designs.models import Work, WorkEvent
-from grading.report_text import format_unit
+from grading.core.report_text import format_unit
+from grading.core.spec import FIX_CATEGORIES
 from grading.services import question_version_model
-from grading.spec import FIX_CATEGORIES
 from interview.models import Question, QuestionVersion, Round, RoundMode, RoundStatus
 from interview.services.grading import round_grade
 from interview.services.variants import variant_draw

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from grading.report_text import format_quantity
+from grading.core.report_text import format_quantity
 from grading.services import question_version_model, question_version_spec
 from interview.models import QuestionVersion
 

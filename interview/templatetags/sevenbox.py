@@ -29,8 +29,8 @@ def duration(seconds: Any) -> str:
 @register.simple_tag
 def reference_rows(version) -> list[dict]:
     """Every quantity of a question version's model at its defaults, for authors and admins."""
-    from grading.model import describe_model
-    from grading.report_text import format_quantity
+    from grading.core.model import describe_model
+    from grading.core.report_text import format_quantity
     from grading.services import question_version_spec
 
     spec = question_version_spec(version)

@@ -13,8 +13,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from grading.spec import spec_to_dict
-from grading.verdicts import VERDICTS
+from grading.core.spec import spec_to_dict
+from grading.core.verdicts import VERDICTS
 from interview.models import Question, QuestionVersion
 from interview.models.authoring import Draft, SampleAnswer
 from interview.questions import public_view

@@ -52,8 +52,8 @@ def submitted_round(candidate, question, numbers: dict | None = None):
 
 def slow_run(round_, *, duration_s: float = 30000, scenario: str = "slow-steady-load"):
     """A queued run with hand-made, slow inputs (no message sent)."""
+    from grading.core.replay_inputs import replay_seed, simulator_version
     from grading.models import ReplayRun
-    from grading.replay_inputs import replay_seed, simulator_version
 
     return ReplayRun.objects.create(
         round=round_,

@@ -11,7 +11,7 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from grading.spec import load_pack, parse_question, read_yaml, spec_to_dict
+from grading.core.spec import load_pack, parse_question, read_yaml, spec_to_dict
 from interview.models import Question, QuestionVersion
 from interview.services.authoring import publish_grant_set
 from interview.services.packs import pack_export, pack_import, yaml_dump

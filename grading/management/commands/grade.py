@@ -8,8 +8,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from grading.core.submission import SubmissionError
 from grading.services import published_question_version, question_version_grade
-from grading.submission import SubmissionError
 
 
 def _read_json(source: str) -> Any:

@@ -12,8 +12,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from grading.replay_inputs import SIDES, failure_score, replay_inputs, replay_seed, simulator_version
-from grading.sim import run_scenario
+from grading.core.replay_inputs import SIDES, failure_score, replay_inputs, replay_seed, simulator_version
+from grading.core.sim import run_scenario
 
 BANK = Path(settings.BASE_DIR) / "interview" / "bank" / "core"
 
@@ -33,7 +33,7 @@ def question_spec(slug: str) -> tuple[dict, str]:
     path = BANK / f"{slug}.yaml"
     if not path.is_file():
         raise CommandError(f"No question {slug!r}: not in the database, no {path.name} in the question bank.")
-    from grading.spec import SpecError, load_question, spec_to_dict
+    from grading.core.spec import SpecError, load_question, spec_to_dict
 
     try:
         return spec_to_dict(load_question(path)), f"bank file {path.name}"

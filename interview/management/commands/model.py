@@ -4,7 +4,7 @@ import json as jsonlib
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from grading.model import ModelError, describe_model
+from grading.core.model import ModelError, describe_model
 from grading.services import question_version_spec
 from interview.models import Question
 

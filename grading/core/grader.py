@@ -1,0 +1,825 @@
+"""The grading engine: a question version and a submission in, a JSON-ready report out.
+
+`grade(question, submission)` checks each asked line with error carried forward, matches the drawn boxes to
+the reference design, explains the headline's sensitivity, and scores the phases. Pure Python over the
+reference model: no Django, no network, no language model. The same input gives a byte-identical
+`json.dumps(report, sort_keys=True)`.
+
+Error carried forward. The candidate's numbers define two worlds, both starting from the reference's inputs
+(the variant's, in a variant round) wherever they gave none:
+- the stated world uses every value they wrote;
+- the corrected world uses their assumptions (with a recognised unit slip undone) and, for derived lines,
+  the value they wrote when it was right and the value their inputs imply when it was not.
+A derived line is right when it matches its formula applied to either world, so a wrong assumption costs once
+(on its own line) and a slip costs once (lines computed from the slipped value, or from the value it should
+have had, are both right). Verdicts and messages:
+grading/core/verdicts.py; credit and weights: grading/core/scoring.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from grading.core import scoring
+from grading.core import verdicts as v
+from grading.core.design_check import (
+    DEFAULT_PALETTE_PATH,
+    PaletteIndex,
+    ReferenceBox,
+    ReferenceDesign,
+    build_index,
+    check_design,
+    load_index,
+)
+from grading.core.formula import Evaluator
+from grading.core.model import ModelError, ReferenceModel
+from grading.core.quantity_text import ParseFailure, parse_quantity
+from grading.core.report_text import ArithmeticTemplate, arithmetic_template, format_number, format_quantity
+from grading.core.spec import CLIENT_KIND, QuestionSpec, parse_question, spec_to_dict
+from grading.core.submission import Submission, read_submission
+from grading.core.units import Dims, Unit, compatible, format_dims
+
+GRADER_VERSION = "1.0.0"
+SENSITIVITY_TOP = 3
+ARITHMETIC_DEPTH = 1  # how many unwritten steps a message opens up
+UNASKED_CHECK = ("relative", 0.05)
+_FAMILY_RANK = {"metric": 0, "binary": 1, "bits": 2}
+_GRADING_FIELDS = ("slug", "model", "asked", "design", "plan")
+_PREPARED_CACHE_SIZE = 128
+
+
+# The question, prepared once per distinct content.
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """An asked line with everything its check needs, computed once per question."""
+
+    name: str
+    label: str
+    phase: str
+    weight: float
+    check: str
+    tolerance: float | None
+    unit: str
+    is_input: bool
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class _InputRange:
+    low: float  # base units, as written
+    high: float
+    low_accepted: float  # widened by the line's tolerance (see _accepted_range)
+    high_accepted: float
+    source: str
+    low_text: str
+    high_text: str
+    in_range: str  # the message for a value inside the range
+
+
+class _Prepared:
+    """A question ready to grade: compiled model, asked lines, ranges, templates, reference design."""
+
+    def __init__(self, spec: QuestionSpec, fingerprint: str):
+        model = spec.model.reference
+        self.spec = spec
+        self.slug = spec.slug
+        self.fingerprint = fingerprint
+        self.model: ReferenceModel = model
+        self.units: dict[str, Unit] = dict(model.units)
+        self.factor = {name: unit.factor for name, unit in self.units.items()}
+        self.labels = {name: quantity.label for name, quantity in model.quantities.items()}
+        self.input_names = model.input_names
+        self.derived_names = model.derived_names
+        self.evaluators: dict[str, Evaluator] = {
+            name: model.formulas[name].evaluator for name in model.derived_names
+        }
+        self.deps: dict[str, frozenset[str]] = {
+            name: model.formulas[name].names for name in model.derived_names
+        }
+        self.upstream: dict[str, frozenset[str]] = {name: model.upstream(name) for name in model.quantities}
+        self.templates: dict[str, ArithmeticTemplate] = {
+            name: arithmetic_template(model.formulas[name].source, model.formulas[name].names)
+            for name in model.derived_names
+        }
+        self.lines = tuple(
+            _Line(
+                asked.name,
+                model.quantities[asked.name].label,
+                asked.phase,
+                float(asked.weight),
+                asked.check,
+                asked.tolerance,
+                model.quantities[asked.name].unit,
+                model.quantities[asked.name].is_input,
+                position,
+            )
+            for position, asked in enumerate(spec.asked)
+        )
+        self.asked = {line.name: line for line in self.lines}
+        self.unit_factors = {
+            name: v.unit_factors(
+                self.units[name].dims, tuple(self.units[dep].dims for dep in sorted(self.upstream[name]))
+            )
+            for name in model.quantities
+        }
+        self.has_bytes = {
+            name: any(f.family == "binary" for f in factors) for name, factors in self.unit_factors.items()
+        }
+        self.line_phases = {line.name: line.phase for line in self.lines}
+        self.ranges = {name: self._range(name) for name in model.input_names}
+        self.plan = tuple((phase.name, float(phase.minutes)) for phase in spec.plan)
+        self.plan_minutes = dict(self.plan)
+        nodes = tuple(ReferenceBox(node.id, node.kind, node.label) for node in spec.design.nodes)
+        self.design = ReferenceDesign(
+            tuple(node for node in nodes if node.kind != CLIENT_KIND),
+            tuple(kind for kind in spec.design.path if kind != CLIENT_KIND),
+        )
+
+    def _range(self, name: str) -> _InputRange:
+        quantity = self.model.quantities[name]
+        low, high = self.model.range_base(name)
+        line = self.asked.get(name)
+        check, tolerance = (line.check, line.tolerance) if line else UNASKED_CHECK
+        low_accepted, high_accepted = _accepted_range(low, high, check, tolerance)
+        unit = quantity.unit
+        shown_low, shown_high = quantity.range or (0.0, 0.0)
+        low_text, high_text = format_number(shown_low), format_quantity(shown_high, unit)
+        return _InputRange(
+            low,
+            high,
+            low_accepted,
+            high_accepted,
+            quantity.source,
+            low_text,
+            high_text,
+            v.in_range_message(low_text, high_text, quantity.source),
+        )
+
+    def shown(self, name: str, base: float) -> str:
+        """A base-unit value of `name` as people read it, in the question's unit."""
+        return format_quantity(float(base) / self.factor[name], self.units[name].text)
+
+
+def _accepted_range(low: float, high: float, check: str, tolerance: float | None) -> tuple[float, float]:
+    """An input's range widened for rounding: by the relative tolerance, to whole numbers for counts, by the
+    factor for order-of-magnitude lines."""
+    if check == "count":
+        return math.floor(low + 1e-9), math.ceil(high - 1e-9)
+    if check == "magnitude":
+        factor = tolerance or 3.0
+        return (low / factor if low > 0 else low * factor), (high * factor if high > 0 else high / factor)
+    band = 0.05 if tolerance is None else tolerance
+    return low - band * abs(low), high + band * abs(high)
+
+
+_SPEC_CACHE: OrderedDict[int, tuple[QuestionSpec, _Prepared]] = OrderedDict()
+_DICT_CACHE: OrderedDict[str, _Prepared] = OrderedDict()
+# Question dicts already seen, by identity: a stored question version is never changed in place.
+_SEEN_DICTS: OrderedDict[int, tuple[Mapping[str, Any], _Prepared]] = OrderedDict()
+
+
+def _prepared(question: QuestionSpec | Mapping[str, Any]) -> _Prepared:
+    if isinstance(question, QuestionSpec):
+        hit = _SPEC_CACHE.get(id(question))
+        if hit is not None and hit[0] is question:
+            return hit[1]
+        prepared = _Prepared(question, _fingerprint(spec_to_dict(question)))
+        _SPEC_CACHE[id(question)] = (
+            question,
+            prepared,
+        )  # the strong reference keeps the id from being reused
+        if len(_SPEC_CACHE) > _PREPARED_CACHE_SIZE:
+            _SPEC_CACHE.popitem(last=False)
+        return prepared
+    if not isinstance(question, Mapping):
+        raise TypeError("question must be a QuestionSpec or the dict spec_to_dict makes of one")
+    seen = _SEEN_DICTS.get(id(question))
+    if seen is not None and seen[0] is question:
+        return seen[1]
+    key = json.dumps([question.get(field) for field in _GRADING_FIELDS], default=str)
+    prepared = _DICT_CACHE.get(key)
+    if prepared is None:
+        slug = question.get("slug")
+        spec = parse_question(dict(question), source=slug if isinstance(slug, str) else "")
+        prepared = _DICT_CACHE[key] = _Prepared(spec, _fingerprint(spec_to_dict(spec)))
+        if len(_DICT_CACHE) > _PREPARED_CACHE_SIZE:
+            _DICT_CACHE.popitem(last=False)
+    _SEEN_DICTS[id(question)] = (question, prepared)  # the strong reference keeps the id from being reused
+    if len(_SEEN_DICTS) > _PREPARED_CACHE_SIZE:
+        _SEEN_DICTS.popitem(last=False)
+    return prepared
+
+
+def _fingerprint(data: Mapping[str, Any]) -> str:
+    """A short hash of what grading reads of a question (model, asked lines, design, plan)."""
+    canonical = json.dumps([data.get(field) for field in _GRADING_FIELDS], sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class _Reference:
+    values: dict[str, np.float64]
+    shown: dict[str, str]
+    lines: dict[str, dict[str, Any]]
+    sensitivity: list[dict[str, Any]]
+    variant: dict[str, float] | None
+
+
+@functools.lru_cache(maxsize=1024)
+def _reference(prepared: _Prepared, overrides: tuple[tuple[str, float], ...]) -> _Reference:
+    model = prepared.model
+    given = dict(overrides)
+    for name in given:
+        if name not in model.input_names:
+            raise ModelError([(name, "overrides must name inputs of the model")])
+    values = {name: np.float64(value) for name, value in model.evaluate(given).items()}
+    shown = {line.name: prepared.shown(line.name, values[line.name]) for line in prepared.lines}
+    sensitivity = []
+    if model.headline:
+        try:
+            elasticities = model.sensitivity(at=given)
+        except ModelError:
+            elasticities = {}
+        for name, elasticity in elasticities.items():
+            low, high = model.range_base(name)
+            if (
+                elasticity != 0 and low != high and len(sensitivity) < SENSITIVITY_TOP
+            ):  # fixed inputs are not choices
+                sensitivity.append(
+                    {"name": name, "label": prepared.labels[name], "elasticity": round(elasticity, 3)}
+                )
+    variant = {name: _rounded(value / prepared.factor[name]) for name, value in sorted(given.items())} or None
+    lines = {
+        line.name: _static_line(prepared, line, float(values[line.name]), shown[line.name])
+        for line in prepared.lines
+    }
+    return _Reference(values, shown, lines, sensitivity, variant)
+
+
+# Reading the candidate's numbers.
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    text: str
+    value: np.float64 | None  # base units; None when unusable
+    failure: str  # "" | v.UNPARSED | v.UNIT_ERROR (wrong dimension)
+    message: str
+    note: str
+
+
+@functools.lru_cache(maxsize=4096)
+def _compatible(given: Dims, asked: Dims) -> bool:
+    return compatible(given, asked)
+
+
+def _read(text: str, unit: Unit) -> _Reading:
+    parsed = parse_quantity(text)
+    if isinstance(parsed, ParseFailure):
+        return _Reading(text, None, v.UNPARSED, parsed.message, "")
+    # Values are numpy floats so that a division by zero in a formula gives inf instead of raising.
+    if parsed.dims is None:
+        return _Reading(text, np.float64(parsed.base_value * unit.factor), "", "", parsed.note)
+    if not _compatible(parsed.dims, unit.dims):
+        shown = "a plain number" if parsed.dims.is_dimensionless else format_dims(parsed.dims)
+        return _Reading(text, None, v.UNIT_ERROR, v.dimension_message(text, shown, unit.text), parsed.note)
+    return _Reading(text, np.float64(parsed.base_value), "", "", parsed.note)
+
+
+# Grading.
+
+
+@dataclass(slots=True)
+class _Outcome:
+    verdict: str
+    message: str
+    implied: float | None = None  # base units
+    factor: float | None = None
+    driver: str | None = None
+
+
+class _Run:
+    """One grading: the two worlds and the verdicts, filled in the model's topological order."""
+
+    def __init__(self, prepared: _Prepared, reference: _Reference, readings: Mapping[str, _Reading]):
+        self.p = prepared
+        self.ref = reference.values
+        self.readings = readings
+        self.stated: dict[str, Any] = dict(reference.values)
+        self.corrected: dict[str, Any] = dict(reference.values)
+        self.changed: set[str] = set()  # names whose stated or corrected value differs from the reference
+        self.diverged: set[str] = set()  # names whose stated and corrected values differ
+        self.status: dict[str, str] = {}  # given names: a verdict (for unasked ones too)
+        self.outcomes: dict[str, _Outcome] = {}
+        self.implied: dict[str, float | None] = {}
+        self.charged: dict[str, str] = {}  # drivers already marked far from the reference -> the line's label
+        self.matched_stated: dict[str, bool] = {}  # derived values they got right: in the stated reading?
+
+    def run(self) -> None:
+        with np.errstate(all="ignore"):
+            for name in self.p.input_names:
+                self._input(name)
+            for name in self.p.derived_names:
+                self._derived(name)
+
+    def _value(self, name: str) -> float | None:
+        reading = self.readings.get(name)
+        return None if reading is None else reading.value
+
+    # Inputs: a stated assumption is checked against its range.
+
+    def _input(self, name: str) -> None:
+        reading = self.readings.get(name)
+        asked = name in self.p.asked
+        if reading is None:
+            if asked:
+                self.outcomes[name] = _Outcome(v.MISSING, v.missing_message(self._reference_shown(name)))
+            return
+        if reading.value is None:
+            self.status[name] = reading.failure
+            if asked:
+                self.outcomes[name] = _Outcome(reading.failure, reading.message)
+            return
+        value = reading.value
+        bounds = self.p.ranges[name]
+        self.stated[name] = self.corrected[name] = value
+        self.changed.add(name)
+        if bounds.low_accepted <= value <= bounds.high_accepted:
+            self.status[name] = v.CORRECT
+            if asked:
+                message = self._binary_note(name, bounds.in_range, value, self.ref[name])
+                self.outcomes[name] = _Outcome(v.CORRECT, message)
+            return
+        slip = self._input_unit_slip(name, float(value), bounds, reading.text)
+        given = reading.text.strip()
+        if slip is not None:
+            corrected, factor, too_large = slip
+            self.corrected[name] = np.float64(corrected)
+            self.diverged.add(name)
+            self.status[name] = v.UNIT_ERROR
+            if asked:
+                message = v.input_unit_factor_message(
+                    given,
+                    self.p.shown(name, corrected),
+                    factor,
+                    too_large,
+                    v.format_factor(factor.factor),
+                    bounds.low_text,
+                    bounds.high_text,
+                )
+                self.outcomes[name] = _Outcome(v.UNIT_ERROR, message, factor=factor.factor)
+            return
+        self.status[name] = v.OUT_OF_RANGE
+        if asked:
+            exponent = v.power_of_ten(float(value) / float(self.ref[name])) if self.ref[name] else 0
+            hint = "Check the power of ten." if exponent else ""
+            message = v.out_of_range_message(given, bounds.low_text, bounds.high_text, bounds.source, hint)
+            self.outcomes[name] = _Outcome(v.OUT_OF_RANGE, message)
+
+    def _input_unit_slip(
+        self, name: str, value: float, bounds: _InputRange, text: str
+    ) -> tuple[float, v.UnitFactor, bool] | None:
+        """The unit factor that brings a stated value back inside its range: metric prefixes first (binary
+        ones first when they typed KiB, MiB...), then bits, then the rest; the closest to the reference wins
+        among equals."""
+        reference = float(self.ref[name])
+        typed_binary = "iB" in text
+        best = None
+        for factor in self.p.unit_factors[name]:
+            rank = _FAMILY_RANK.get(factor.family, 3)
+            if typed_binary and factor.family in ("metric", "binary"):
+                rank = 1 - rank
+            for corrected, too_large in ((value / factor.factor, True), (value * factor.factor, False)):
+                if not bounds.low_accepted <= corrected <= bounds.high_accepted:
+                    continue
+                distance = abs(math.log(corrected / reference)) if corrected > 0 and reference > 0 else 0.0
+                if best is None or (rank, distance) < best[0]:
+                    best = ((rank, distance), corrected, factor, too_large)
+        return None if best is None else best[1:]
+
+    # Derived quantities: checked against the formula over either world.
+
+    def _derived(self, name: str) -> None:
+        deps = self.p.deps[name]
+        if deps.isdisjoint(self.changed):
+            implied_stated = implied_corrected = self.ref[name]
+        else:
+            evaluator = self.p.evaluators[name]
+            implied_stated = evaluator(self.stated)
+            implied_corrected = (
+                implied_stated if deps.isdisjoint(self.diverged) else evaluator(self.corrected)
+            )
+        reading = self.readings.get(name)
+        line = self.p.asked.get(name)
+        if reading is None or reading.value is None:
+            self._not_given(name, reading, line, implied_stated, implied_corrected)
+            return
+        value = reading.value
+        check, tolerance = (line.check, line.tolerance) if line is not None else UNASKED_CHECK
+        stated_ok = math.isfinite(implied_stated) and v.within(check, tolerance, value, implied_stated)
+        corrected_ok = (
+            implied_corrected is not implied_stated
+            and math.isfinite(implied_corrected)
+            and v.within(check, tolerance, value, implied_corrected)
+        )
+        if stated_ok and corrected_ok:  # both readings fit: keep the closer, the corrected one on a tie
+            stated_ok = _distance(value, implied_stated) < _distance(value, implied_corrected)
+            corrected_ok = not stated_ok
+        self.stated[name] = value
+        self.changed.add(name)
+        if stated_ok or corrected_ok:
+            self.corrected[name] = value
+            self.diverged.discard(name)
+            self.status[name] = v.CORRECT
+            self.matched_stated[name] = stated_ok
+            if line is not None:
+                implied = implied_stated if stated_ok else implied_corrected
+                self.implied[name] = float(implied)
+                self.outcomes[name] = self._consistent(line, value, stated_ok, implied)
+            return
+        self.corrected[name] = implied_corrected
+        self.diverged.add(name)
+        self.status[name] = v.ARITHMETIC_SLIP
+        if line is not None:
+            self.implied[name] = _finite(implied_stated)
+            outcome = self._wrong(name, value, implied_stated, implied_corrected)
+            self.status[name] = outcome.verdict
+            self.outcomes[name] = outcome
+
+    def _not_given(
+        self,
+        name: str,
+        reading: _Reading | None,
+        line: _Line | None,
+        implied_stated: Any,
+        implied_corrected: Any,
+    ) -> None:
+        self._carry(name, implied_stated, implied_corrected)
+        if reading is not None:
+            self.status[name] = reading.failure
+        if line is None:
+            return
+        self.implied[name] = _finite(implied_stated)
+        if reading is None:
+            self.outcomes[name] = self._missing(name, implied_stated)
+        else:
+            self.outcomes[name] = _Outcome(reading.failure, reading.message, _finite(implied_stated))
+
+    def _carry(self, name: str, implied_stated: Any, implied_corrected: Any) -> None:
+        self.stated[name] = implied_stated
+        self.corrected[name] = implied_corrected
+        if implied_stated is not self.ref[name] or implied_corrected is not self.ref[name]:
+            self.changed.add(name)
+        if implied_corrected is not implied_stated:
+            self.diverged.add(name)
+
+    def _missing(self, name: str, implied: Any) -> _Outcome:
+        reference = self._reference_shown(name)
+        shown = self.p.shown(name, implied) if _finite(implied) is not None else None
+        return _Outcome(v.MISSING, v.missing_message(reference, shown), _finite(implied))
+
+    def _reference_shown(self, name: str) -> str:
+        return self.p.shown(name, self.ref[name])
+
+    def _arithmetic(self, name: str, world: Mapping[str, Any], result: float) -> str:
+        """The formula with their numbers, "2 × 80 × 8 × 128 × 2 B = 320 KiB/tok"; a step they did not write
+        down is opened up one level, so a headroom factor inside it still shows."""
+        return f"{self._render(name, world, ARITHMETIC_DEPTH)} = {self.p.shown(name, result)}"
+
+    def _render(self, name: str, world: Mapping[str, Any], depth: int) -> str:
+        parts = self.p.templates[name].parts
+        pieces = []
+        for index, part in enumerate(parts):
+            if index % 2 == 0:
+                pieces.append(part)
+            elif depth > 0 and part in self.p.templates and self._value(part) is None:
+                inner = self._render(part, world, depth - 1)
+                alone = parts[index - 1].endswith("(") and parts[index + 1].startswith(")")
+                pieces.append(inner if alone or " " not in inner.strip() else f"({inner})")
+            else:
+                pieces.append(self.p.shown(part, world[part]))
+        return "".join(pieces)
+
+    def _wrong(self, name: str, value: float, implied_stated: Any, implied_corrected: Any) -> _Outcome:
+        line = self.p.asked[name]
+        given = self.readings[name].text.strip()
+        factors = self.p.unit_factors[name]
+        band = v.factor_band(line.check, line.tolerance)
+        accepted = v.accepted_factor(line.check, line.tolerance)
+        for implied, world in ((implied_stated, self.stated), (implied_corrected, self.corrected)):
+            if (
+                _finite(implied) is None
+                or implied == 0
+                or (world is self.corrected and implied is implied_stated)
+            ):
+                continue
+            match = v.match_unit_factor(value / float(implied), factors, band, accepted)
+            if match is not None:
+                factor, too_large = match
+                arithmetic = self._arithmetic(name, world, float(implied))
+                message = v.unit_factor_message(
+                    arithmetic, given, factor, too_large, v.format_factor(factor.factor)
+                )
+                return _Outcome(v.UNIT_ERROR, message, float(implied), factor=factor.factor)
+        worlds = [
+            (_distance(value, float(implied)), float(implied), world)
+            for implied, world in ((implied_stated, self.stated), (implied_corrected, self.corrected))
+            if _finite(implied) is not None
+        ]
+        if not worlds:
+            if v.within(line.check, line.tolerance, value, self.ref[name]):
+                return _Outcome(v.CORRECT, v.CORRECT_MESSAGE)
+            return _Outcome(v.ARITHMETIC_SLIP, v.no_value_message(self._reference_shown(name)))
+        _, implied, world = min(worlds, key=lambda item: item[0])  # the reading closest to what they wrote
+        arithmetic = self._arithmetic(name, world, implied)
+        return _Outcome(v.ARITHMETIC_SLIP, v.slip_message(arithmetic, given, value, implied), implied)
+
+    # Far from the reference: which of their numbers drives it, and was it marked already?
+
+    def _binary_note(self, name: str, message: str, value: float, expected: Any) -> str:
+        """`message`, with a note when the value is off by a KB-versus-KiB factor (inside the tolerance)."""
+        if not self.p.has_bytes[name] or not expected:
+            return message
+        factor = v.binary_prefix_slip(float(value) / float(expected))
+        if factor is None:
+            return message
+        return v.binary_prefix_note(
+            message, self.readings[name].text.strip(), self.p.shown(name, value), factor
+        )
+
+    def _consistent(self, line: _Line, value: float, stated: bool, implied: Any) -> _Outcome:
+        """A line that matches their own numbers: correct, unless it is far from the reference because of a
+        value no line was marked down for (then far_from_reference, once per such value)."""
+        name = line.name
+        if v.within(line.check, line.tolerance, value, self.ref[name]):
+            return _Outcome(v.CORRECT, self._binary_note(name, v.CORRECT_MESSAGE, value, implied))
+        found = self._driver(name, stated)
+        if found is None:
+            return _Outcome(v.CORRECT, v.CORRECT_MESSAGE)
+        driver, used = found
+        reading = self.readings[driver]
+        driver_given = reading.text.strip() if used == reading.value else self.p.shown(driver, used)
+        label = _in_sentence(self.p.labels[driver])
+        if self.status.get(driver, v.CORRECT) == v.CORRECT:
+            where = "is inside its plausible range"
+            return _Outcome(v.CORRECT, v.follows_message(label, driver_given, where), driver=driver)
+        if driver in self.p.asked:
+            where = "is marked on its own line"
+            return _Outcome(v.CORRECT, v.follows_message(label, driver_given, where), driver=driver)
+        if driver in self.charged:
+            where = f"is already marked on the {self.charged[driver]} line"
+            return _Outcome(v.CORRECT, v.follows_message(label, driver_given, where), driver=driver)
+        self.charged[driver] = _in_sentence(line.label)
+        message = v.far_message(
+            self.p.shown(name, value),
+            self._reference_shown(name),
+            label,
+            driver_given,
+            self._reference_shown(driver),
+        )
+        return _Outcome(v.FAR_FROM_REFERENCE, message, driver=driver)
+
+    def _origins(self, name: str, stated: bool) -> dict[str, Any]:
+        """The given values a difference in `name` can start from, with the value each had in the reading
+        that was used: their assumptions, and (in the stated reading) their slips. Walking up from `name`,
+        a derived value they got right is passed through in the reading it matched."""
+        origins: dict[str, Any] = {}
+        stack = [(dep, stated) for dep in self.p.deps[name]]
+        seen: set[tuple[str, bool]] = set()
+        while stack:
+            quantity, reading_stated = stack.pop()
+            if (quantity, reading_stated) in seen:
+                continue
+            seen.add((quantity, reading_stated))
+            world = self.stated if reading_stated else self.corrected
+            given = self._value(quantity) is not None
+            if quantity in self.p.ranges:
+                if given:
+                    origins[quantity] = world[quantity]
+                continue
+            if given and self.status.get(quantity) == v.CORRECT:
+                reading_stated = self.matched_stated[quantity]
+            elif given and reading_stated:
+                origins[quantity] = world[quantity]  # a slip, used as written
+                continue
+            stack.extend((dep, reading_stated) for dep in self.p.deps[quantity])
+        return origins
+
+    def _driver(self, name: str, stated: bool) -> tuple[str, Any] | None:
+        """The given value (and the value used) that moves `name` furthest from the reference on its own."""
+        reference = float(self.ref[name])
+        best: tuple[float, str, Any] | None = None
+        for origin, value in sorted(self._origins(name, stated).items()):
+            if value == self.ref[origin]:
+                continue
+            moved = float(self._evaluate_with(name, origin, value))
+            if reference > 0 and moved > 0:
+                effect = abs(math.log(moved / reference))
+            else:
+                effect = abs(moved - reference) / abs(reference) if reference else abs(moved)
+            if not math.isfinite(effect):
+                effect = math.inf
+            if best is None or effect > best[0]:
+                best = (effect, origin, value)
+        return None if best is None or best[0] == 0 else (best[1], best[2])
+
+    def _evaluate_with(self, target: str, origin: str, value: Any) -> Any:
+        env = dict(self.ref)
+        env[origin] = value
+        moved = {origin}
+        needed = self.p.upstream[target]
+        for name in self.p.derived_names:
+            if name == origin or (name != target and name not in needed):
+                continue
+            if self.p.deps[name] & moved:
+                env[name] = self.p.evaluators[name](env)
+                moved.add(name)
+            if name == target:
+                break
+        return env[target]
+
+
+def _in_sentence(label: str) -> str:
+    """A label inside a sentence: "Free HBM for KV" -> "free HBM for KV"; "KV cache" stays."""
+    return label[0].lower() + label[1:] if label[:2].istitle() else label
+
+
+def _distance(given: float, implied: float) -> float:
+    if given > 0 and implied > 0:
+        return abs(math.log(given / implied))
+    return math.inf if given != implied else 0.0
+
+
+def _finite(value: Any) -> float | None:
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _rounded(value: float | None, digits: int = 6) -> float | None:
+    """A float with `digits` significant figures, so reports compare byte for byte."""
+    if value is None:
+        return None
+    number = float(value)
+    if not math.isfinite(number):
+        return None
+    return float(f"{number:.{digits}g}")
+
+
+def _palette_index(palette: PaletteIndex | Mapping[str, Any] | str | Path | None) -> PaletteIndex:
+    if palette is None:
+        return load_index(DEFAULT_PALETTE_PATH)
+    if isinstance(palette, PaletteIndex):
+        return palette
+    if isinstance(palette, str | Path):
+        return load_index(Path(palette))
+    return build_index(palette)
+
+
+def grade(
+    question: QuestionSpec | Mapping[str, Any],
+    submission: Mapping[str, Any] | Submission,
+    *,
+    overrides: Mapping[str, float] | None = None,
+    palette: PaletteIndex | Mapping[str, Any] | str | Path | None = None,
+    version: int | str | None = None,
+) -> dict[str, Any]:
+    """Grade `submission` against `question` and return the report (JSON-ready, deterministic).
+
+    `question`: a QuestionSpec, or the dict `spec_to_dict` makes of one (what a QuestionVersion stores).
+    `submission`: `{"numbers": {NAME: text}, "design": {"nodes", "edges"}, "events": [...]}`; raises
+    grading.core.submission.SubmissionError naming the field when it is malformed.
+    `overrides`: input name -> base-unit value for a variant round; the reference follows the variant.
+    `palette`: a PaletteIndex, a palette dict (kind -> component) or a palette file (default: the bank's).
+    `version`: the question version number, recorded in the report.
+
+    What grading needs of a question is compiled once and cached: by identity for a QuestionSpec or a dict
+    seen before (so do not change a question dict in place after grading it), by content for a new dict.
+    """
+    checked = submission if isinstance(submission, Submission) else read_submission(submission)
+    prepared = _prepared(question)
+    key = tuple(sorted((name, float(value)) for name, value in (overrides or {}).items()))
+    reference = _reference(prepared, key)
+    readings: dict[str, _Reading] = {}
+    unknown: list[str] = []
+    for name, text in checked.numbers.items():
+        unit = prepared.units.get(name)
+        if unit is None:
+            unknown.append(name)
+        elif text.strip():
+            readings[name] = _read(text, unit)
+    run = _Run(prepared, reference, readings)
+    run.run()
+    lines = [_line_report(prepared, reference, run, line) for line in prepared.lines]
+    design = None
+    if checked.boxes is not None and (prepared.design.boxes or prepared.design.path):
+        design = check_design(prepared.design, checked.boxes, checked.arrows, _palette_index(palette))
+    scores = scoring.line_scores((line["phase"], line["weight"], line["verdict"]) for line in lines)
+    if design is not None:
+        scores[scoring.SHAPE_PHASE] = scoring.shape_score(design["coverage"], design["path_ok"])
+    overall = scoring.overall_score(scores, prepared.plan_minutes)
+    pacing = None
+    if checked.events is not None:
+        events = [(event.t, event.phase, event.field) for event in checked.events]
+        pacing = scoring.pacing(prepared.plan, events, prepared.line_phases)
+    return _report(prepared, reference, lines, design, scores, overall, pacing, sorted(unknown), version)
+
+
+def _line_report(prepared: _Prepared, reference: _Reference, run: _Run, line: _Line) -> dict[str, Any]:
+    name = line.name
+    outcome = run.outcomes[name]
+    reading = run.readings.get(name)
+    factor = prepared.factor[name]
+    given = None if reading is None else reading.value
+    implied = (
+        None if line.is_input else (outcome.implied if outcome.implied is not None else run.implied.get(name))
+    )
+    return {
+        **reference.lines[name],
+        "verdict": outcome.verdict,
+        "verdict_label": v.LABELS[outcome.verdict],
+        "tone": v.TONES[outcome.verdict],
+        "credit": scoring.LINE_CREDIT[outcome.verdict],
+        "message": outcome.message,
+        "note": reading.note if reading is not None else "",
+        "given_text": reading.text if reading is not None else "",
+        "given": None if given is None else _rounded(given / factor),
+        "implied": None if implied is None else _rounded(implied / factor),
+        "implied_shown": prepared.shown(name, implied) if implied is not None else "",
+        "factor": outcome.factor,
+        "driver": outcome.driver,
+    }
+
+
+def _static_line(
+    prepared: _Prepared, line: _Line, reference_value: float, reference_shown: str
+) -> dict[str, Any]:
+    """The parts of a line's report that do not depend on the submission."""
+    quantity = prepared.model.quantities[line.name]
+    return {
+        "name": line.name,
+        "label": line.label,
+        "phase": line.phase,
+        "weight": line.weight,
+        "check": line.check,
+        "tolerance": line.tolerance,
+        "unit": line.unit,
+        "kind": "input" if line.is_input else "derived",
+        "reference": _rounded(reference_value / prepared.factor[line.name]),
+        "reference_shown": reference_shown,
+        "range": list(quantity.range) if quantity.range else None,
+        "source": quantity.source,
+    }
+
+
+def _report(
+    prepared: _Prepared,
+    reference: _Reference,
+    lines: list[dict[str, Any]],
+    design: dict[str, Any] | None,
+    scores: dict[str, float],
+    overall: float | None,
+    pacing: list[dict[str, Any]] | None,
+    unknown: list[str],
+    version: int | str | None,
+) -> dict[str, Any]:
+    phase_scores = {phase: round(score, 1) for phase, score in sorted(scores.items())}
+    for phase in ("numbers", "arithmetic", "shape"):
+        phase_scores.setdefault(phase, None)
+    phase_scores["overall"] = None if overall is None else round(overall, 1)
+    if design is not None:
+        design = dict(design, coverage=round(design["coverage"], 4))
+        design["components"] = [dict(item, credit=round(item["credit"], 4)) for item in design["components"]]
+    if pacing is not None:
+        pacing = [
+            dict(
+                row,
+                spent_s=round(row["spent_s"], 1),
+                first_s=_rounded(row["first_s"]),
+                last_s=_rounded(row["last_s"]),
+            )
+            for row in pacing
+        ]
+    return {
+        "grader_version": GRADER_VERSION,
+        "question": {"slug": prepared.slug, "version": version, "fingerprint": prepared.fingerprint},
+        "variant": reference.variant,
+        "lines": lines,
+        "unknown_numbers": unknown,
+        "design": design,
+        "sensitivity": reference.sensitivity,
+        "scores": phase_scores,
+        "score_weights": {phase: prepared.plan_minutes.get(phase, 0.0) for phase in sorted(scores)},
+        "pacing": pacing,
+    }

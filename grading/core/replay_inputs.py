@@ -1,0 +1,186 @@
+"""What a replay runs on: each scenario's simulator parameters resolved from the question's reference model.
+
+A scenario maps simulator parameters to model quantity names or plain numbers (docs/question-format.md). The
+candidate side evaluates the model with the candidate's typed numbers overriding it (a number that cannot be
+read falls back to the reference, and the fallback is noted); the reference side evaluates it at its defaults.
+Both start from the round's variant values. Pure Python: no Django.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from grading.core.model import ModelError, ReferenceModel
+from grading.core.quantity_text import ParseFailure, read_value
+
+SIDES = ("candidate", "reference")
+_SIM_FOLDER = Path(__file__).resolve().parent / "sim"
+
+
+def simulator_version() -> str:
+    """The simulator's declared version, else a short hash of its source (same code, same version)."""
+    import grading.core.sim
+
+    declared = getattr(grading.core.sim, "__version__", None) or getattr(grading.core.sim, "VERSION", None)
+    if declared:
+        return str(declared)[:40]
+    digest = hashlib.sha256()
+    for path in sorted(_SIM_FOLDER.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return "sim-" + digest.hexdigest()[:12]
+
+
+def replay_seed(key: int | str, scenario: str) -> int:
+    """A 31-bit seed from a round id (or any key) and a scenario name; both sides of a scenario share it."""
+    digest = hashlib.sha256(f"{key}:{scenario}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def candidate_overrides(model: ReferenceModel, numbers: Mapping[str, str]) -> tuple[dict[str, float], dict]:
+    """The candidate's typed numbers in base units, and {name: why it was not used} for the others."""
+    values: dict[str, float] = {}
+    fallbacks: dict[str, str] = {}
+    for name, text in numbers.items():
+        if name not in model.quantities or not isinstance(text, str) or not text.strip():
+            continue
+        value = read_value(text, model.units[name])
+        if isinstance(value, ParseFailure):
+            fallbacks[name] = (
+                f"could not read {text.strip()!r} ({value.message}); the reference value is used"
+            )
+        elif not math.isfinite(value):
+            fallbacks[name] = f"{text.strip()!r} is not a finite number; the reference value is used"
+        else:
+            values[name] = float(value)
+    return values, fallbacks
+
+
+def evaluate_side(
+    model: ReferenceModel,
+    *,
+    side: str,
+    numbers: Mapping[str, str] | None = None,
+    variant_values: Mapping[str, float] | None = None,
+) -> tuple[dict[str, float], set[str], dict[str, str]]:
+    """Every quantity in base units for one side, the names the candidate set, and the fallbacks.
+
+    A candidate value that makes the model non-finite (a zero divisor, say) is dropped in favour of the
+    reference value and noted, so a run always has numbers to simulate.
+    """
+    if side not in SIDES:
+        raise ValueError(f"side must be one of {SIDES}, not {side!r}")
+    base = {name: float(value) for name, value in (variant_values or {}).items() if name in model.quantities}
+    typed, fallbacks = candidate_overrides(model, numbers or {}) if side == "candidate" else ({}, {})
+    while True:
+        try:
+            values = model.evaluate({**base, **typed})
+            break
+        except ModelError as error:
+            failing = error.problems[0][0]
+            culprits = [name for name in typed if name == failing or name in model.upstream(failing)]
+            if not culprits:
+                raise
+            for name in _blame(model, base, typed, culprits):
+                fallbacks[name] = f"your value makes {failing} not finite; the reference value is used"
+                del typed[name]
+    return {name: float(value) for name, value in values.items()}, set(typed), fallbacks
+
+
+def _blame(model: ReferenceModel, base: dict, typed: dict[str, float], culprits: list[str]) -> list[str]:
+    """The one typed value whose removal lets the model evaluate, else all the culprits."""
+    for name in culprits:
+        try:
+            model.evaluate({**base, **{k: v for k, v in typed.items() if k != name}})
+        except ModelError:
+            continue
+        return [name]
+    return culprits
+
+
+def _param_source(model: ReferenceModel, quantity: str, typed: set[str]) -> str:
+    if quantity in typed:
+        return "candidate"
+    if typed & model.upstream(quantity):
+        return "candidate-derived"
+    return "reference"
+
+
+def scenario_inputs(
+    scenario: Mapping[str, Any],
+    values: Mapping[str, float],
+    *,
+    model: ReferenceModel | None = None,
+    typed: set[str] | None = None,
+) -> dict[str, Any]:
+    """One scenario's simulator inputs: params in base units (quantity names replaced by their values)."""
+    params: dict[str, float] = {}
+    sources: dict[str, dict[str, str]] = {}
+    for key, given in (scenario.get("params") or {}).items():
+        if isinstance(given, str):
+            if given not in values:
+                raise ValueError(
+                    f"scenario {scenario.get('name')!r}: {given!r} is not a quantity of the model"
+                )
+            params[key] = values[given]
+            origin = _param_source(model, given, typed or set()) if model is not None else "reference"
+            sources[key] = {"quantity": given, "from": origin}
+        else:
+            params[key] = float(given)
+    return {
+        "scenario": scenario["name"],
+        "title": scenario.get("title") or scenario["name"],
+        "description": scenario.get("description", ""),
+        "family": scenario["family"],
+        "params": params,
+        "events": [dict(event) for event in scenario.get("events") or []],
+        "slo": {key: float(target) for key, target in (scenario.get("slo") or {}).items()},
+        "duration_s": float(scenario["duration_s"]),
+        "sources": sources,
+    }
+
+
+def replay_inputs(
+    spec: Mapping[str, Any],
+    *,
+    side: str,
+    numbers: Mapping[str, str] | None = None,
+    variant_values: Mapping[str, float] | None = None,
+) -> list[dict[str, Any]]:
+    """Inputs for every scenario of a question spec (as stored: the question file as JSON), in file order.
+
+    Each entry also carries `side` and `fallbacks` ({quantity: why the candidate's text was not used}).
+    """
+    scenarios = spec.get("scenarios") or []
+    if not scenarios:
+        return []
+    model = ReferenceModel.from_dict(spec["model"])
+    values, typed, fallbacks = evaluate_side(model, side=side, numbers=numbers, variant_values=variant_values)
+    return [
+        {**scenario_inputs(scenario, values, model=model, typed=typed), "side": side, "fallbacks": fallbacks}
+        for scenario in scenarios
+    ]
+
+
+def failure_score(candidate: Mapping[str, Mapping], reference: Mapping[str, Mapping]) -> float | None:
+    """0–100 from both sides' results ({scenario: ScenarioResult.to_dict()}); None with nothing to score.
+
+    Each SLO check of a candidate run scores 1 when the candidate's design meets it, or when it misses it but
+    the reference misses it too (the scenario is meant to break every design there); a scenario scores the
+    mean of its checks, and the score is the mean over scenarios.
+    """
+    scores = []
+    for scenario, result in candidate.items():
+        checks = result.get("slo_checks") or []
+        if not checks:
+            continue
+        reference_passed = {
+            c["key"]: c["passed"] for c in (reference.get(scenario) or {}).get("slo_checks", [])
+        }
+        met = [check["passed"] or reference_passed.get(check["key"]) is False for check in checks]
+        scores.append(sum(met) / len(met))
+    return round(100 * sum(scores) / len(scores), 1) if scores else None

@@ -1,0 +1,562 @@
+"""Design-review rounds: the candidate's failure marks and ranked fixes checked against the planted flaws.
+
+A review question (`kind: review`, docs/question-format.md) gives a design with planted flaws. The candidate
+marks failure paths on it (`design.marks = [{target: node id | "a->b", what, how}]`), writes an ordered list
+of fixes (`fixes = [{text, category}]`) and may edit the design and its numbers. `grade_review` grades all of
+it on top of the ordinary report of `grading.core.grader.grade`. Pure Python: no Django.
+
+Matching a mark to a flaw needs both:
+- the component: the mark's box or arrow resolves to palette kinds the way the design check reads boxes
+  (`grading.core.design_check`: by kind, else by the given design's own label, else by the palette's names and
+  synonyms with small typos). A flaw on a box (palette kind or node id) is matched by a mark on a box of that
+  kind or id, or on an arrow touching it; a flaw on an arrow "a->b" by a mark on that arrow (either
+  direction, by ids or by the kinds at its ends) or on one of its two boxes;
+- the kind of failure: the mark's "what fails" and "how it shows" text contains a phrase of the flaw kind's
+  vocabulary (`FLAW_VOCABULARY`), compared lower-case on whole-word starts ("preempt" matches "preempted").
+  The words of the kind's own name always count, so a kind missing from the table still matches its name.
+
+Each mark finds at most one flaw (a mark is one failure path); marks and flaws are paired by a maximum
+matching, earliest mark and flaw first, so the result does not depend on luck. A mark that fits a flaw
+already found by another mark is a duplicate; a mark that fits no flaw is a false alarm.
+
+Ranking: every fix tagged `infrastructure` must come after every fix tagged `correctness`, `admission` or
+`placement` (more hardware would inherit every flaw the other fixes remove).
+
+Replays: every scenario of the question is simulated twice with the same seed: the given design (the model
+at its defaults, or the variant) and the candidate's fixed design (the model with their numbers). The fixed
+design meets the deadline when each scenario's SLO holds on the candidate side.
+
+Score (0–100) of the review, with these weights:
+
+| part      | weight | what earns it                                                        |
+| --------- | ------ | -------------------------------------------------------------------- |
+| flaws     | 0.45   | planted flaws found / planted flaws                                  |
+| precision | 0.15   | marks that found a flaw / marks that found a flaw or were false alarms (1 with none) |
+| ranking   | 0.15   | 1 when no infrastructure fix comes before another kind; 0 otherwise or with no fixes |
+| replays   | 0.25   | scenarios whose SLO the fixed design meets / scenarios               |
+
+The engine grades the numbers only (the given design is its own reference design, so the design check would
+grade nothing but the failure texts the candidate is meant to leave to the marks). The round's overall score
+is `REVIEW_SHARE` (0.6) × the review score + 0.4 × the engine's overall score, or the review score alone when
+the engine scored nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grading.core.design_check import (
+    DEFAULT_PALETTE_PATH,
+    PaletteIndex,
+    _box_kind,  # the design check's own reading of a box: one rule for both checks
+    label_key,
+    load_index,
+)
+from grading.core.replay_inputs import replay_inputs, replay_seed
+from grading.core.spec import (
+    CLIENT_KIND,
+    FIX_CATEGORIES,
+    Flaw,
+    QuestionSpec,
+    parse_question,
+    spec_to_dict,
+)
+from grading.core.submission import Box
+
+INFRASTRUCTURE = "infrastructure"
+MAX_FIXES = 20
+MAX_FIX_TEXT = 300
+WEIGHTS = {"flaws": 0.45, "precision": 0.15, "ranking": 0.15, "replays": 0.25}
+REVIEW_SHARE = 0.6
+
+FOUND, DUPLICATE, FALSE_ALARM = "found", "duplicate", "false_alarm"
+TONES = {FOUND: "correct", DUPLICATE: "warn", FALSE_ALARM: "bad"}  # CSS: verdict-correct, -warn, -bad
+
+# What people write for each kind of failure, " | " between phrases; matched on word starts, lower-case.
+_VOCABULARY_TEXT = {
+    "unbounded_queue": (
+        "unbounded | no limit | no bound | without bound | without limit | grows without | "
+        "grows forever | queue grows | queue explodes | queue blows up | infinite queue | "
+        "unlimited | no cap | no max | backlog grows | queueing collapse | queue limit | "
+        "bound the queue | fifo grows"
+    ),
+    "no_deadline_rejection": (
+        "deadline | timeout | time out | times out | reject | shed | already late | too late | "
+        "retry after | retry-after | expired | stale request | waited too long | "
+        "admission control"
+    ),
+    "kv_overcommit": (
+        "kv | key value cache | out of memory | oom | preempt | cache full | memory full | hbm | "
+        "evict | recompute | overcommit | over commit | batch too big | batch too large | "
+        "does not fit | doesn't fit | not fit"
+    ),
+    "cross_node_tp": (
+        "tensor parallel | tp8 | tp 8 | tp across | across nodes | across servers | "
+        "across two servers | cross node | cross server | inter node | inter server | all reduce | "
+        "allreduce | interconnect | ethernet | nvlink | 100 gb | network bound | slow link"
+    ),
+    "slow_client_stall": (
+        "slow client | slow reader | slow consumer | stalled client | block | stall | synchronous | "
+        "sync write | back pressure | backpressure | socket | head of line"
+    ),
+    "unconstrained_output": (
+        "json | schema | invalid output | malformed | parse | constrained decoding | validat | "
+        "structured output | grammar | whole request retry | regenerat"
+    ),
+    "single_replica": (
+        "single point of failure | spof | one replica | single replica | redundan | failover | "
+        "fail over | lose a server | loses a server | server loss | failure domain | one server | "
+        "no headroom | headroom"
+    ),
+    "checkpoint_interval": (
+        "checkpoint | ckpt | lose a day | loses a day | lost work | lose work | rollback | "
+        "roll back | interval | infrequent | young | daly | redo | recompute"
+    ),
+    "no_spares": (
+        "spare | no spare | repair | wait for repair | waits for repair | replacement | hot spare | "
+        "replace the node | capacity to restart"
+    ),
+    "slow_restart": (
+        "restart | slow restart | reload | recovery time | time to recover | detect | reschedul | "
+        "cold start | startup | start up | mttr"
+    ),
+    "slow_checkpoint_write": (
+        "checkpoint write | write stall | storage bandwidth | slow storage | write bandwidth | "
+        "stall | async checkpoint | asynchronous checkpoint"
+    ),
+    "masked_outage": (
+        "mask | hide | hidden | silent | unnoticed | no alert | not alert | never alert | no page | "
+        "looks healthy | green | monitor | observab | alarm | nobody notices | no one notices | "
+        "goes unnoticed | undetected"
+    ),
+    "fallback_undersized": (
+        "fallback | fall back | quota | undersized | too small | saturat | overflow | capacity | "
+        "rate limit | 429"
+    ),
+    "retry_storm": (
+        "retry | retries | retry storm | amplif | thundering herd | multipl | load multiplies | "
+        "duplicate requests | backoff | back off"
+    ),
+}
+FLAW_VOCABULARY: dict[str, tuple[str, ...]] = {
+    kind: tuple(phrase.strip() for phrase in text.split("|")) for kind, text in _VOCABULARY_TEXT.items()
+}
+
+
+def _normalise(text: str) -> str:
+    return " " + " ".join(re.split(r"[^0-9a-z]+", text.lower())).strip() + " "
+
+
+def kind_phrases(kind: str) -> tuple[str, ...]:
+    """The phrases that name a flaw kind: its vocabulary and the words of its own name."""
+    return (*FLAW_VOCABULARY.get(kind, ()), kind.replace("_", " "))
+
+
+def text_names_kind(text: str, kind: str) -> bool:
+    """Whether `text` names the failure `kind`: a phrase of its vocabulary starts a word of the text."""
+    haystack = _normalise(text)
+    for phrase in kind_phrases(kind):
+        needle = _normalise(phrase).rstrip()
+        if needle.strip() and needle in haystack:
+            return True
+    return False
+
+
+def kind_label(kind: str) -> str:
+    """The kind as words: "unbounded_queue" -> "Unbounded queue"."""
+    words = kind.replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
+
+
+# Where a mark or a flaw sits.
+
+
+@dataclass(frozen=True)
+class Place:
+    """A box (ids and kinds have one entry) or an arrow (two: its ends), with the palette kind of each end."""
+
+    ids: tuple[str, ...]
+    kinds: tuple[str, ...]
+
+    @property
+    def is_arrow(self) -> bool:
+        return len(self.ids) == 2
+
+
+def _split_arrow(target: str) -> tuple[str, str] | None:
+    source, arrow, end = target.partition("->")
+    return (source.strip(), end.strip()) if arrow else None
+
+
+class _Resolver:
+    """Turns node ids into palette kinds: the candidate's boxes read as the design check reads them, and the
+    given design's nodes as written."""
+
+    def __init__(self, spec: QuestionSpec, boxes: Sequence[Box], index: PaletteIndex):
+        self.given = {node.id: node.kind for node in spec.design.nodes}
+        self.given_names = {node.id: node.label or index.name(node.kind) for node in spec.design.nodes}
+        reference_kinds = [node.kind for node in spec.design.nodes]
+        reference_labels = {label_key(node.label): node.kind for node in spec.design.nodes if node.label}
+        self.drawn: dict[str, str] = {}
+        self.drawn_names: dict[str, str] = {}
+        for box in boxes:
+            kind, _ = _box_kind(box, index, reference_kinds, reference_labels)
+            self.drawn[box.id] = kind
+            self.drawn_names[box.id] = box.label.strip() or index.name(kind or box.kind or box.id)
+        self.index = index
+
+    def kind(self, node_id: str) -> str:
+        if node_id == CLIENT_KIND:
+            return CLIENT_KIND
+        return self.drawn.get(node_id) or self.given.get(node_id, "")
+
+    def name(self, node_id: str) -> str:
+        if node_id == CLIENT_KIND:
+            return "client"
+        return self.drawn_names.get(node_id) or self.given_names.get(node_id) or node_id
+
+    def mark_place(self, target: str) -> Place:
+        ends = _split_arrow(target)
+        ids = ends if ends else (target.strip(),)
+        return Place(ids, tuple(self.kind(node_id) for node_id in ids))
+
+    def place_name(self, place: Place) -> str:
+        return " → ".join(self.name(node_id) for node_id in place.ids)
+
+
+def flaw_place(flaw: Flaw, spec: QuestionSpec) -> Place:
+    """Where a planted flaw sits: an arrow between two node ids, one node id, or every node of a kind."""
+    kinds = {node.id: node.kind for node in spec.design.nodes}
+    kinds[CLIENT_KIND] = CLIENT_KIND
+    ends = _split_arrow(flaw.component)
+    if ends:
+        return Place(ends, tuple(kinds.get(node_id, "") for node_id in ends))
+    if flaw.component in kinds:
+        return Place((flaw.component,), (kinds[flaw.component],))
+    return Place(("",), (flaw.component,))  # a palette kind: any box of it
+
+
+def _box_matches(mark_id: str, mark_kind: str, flaw_id: str, flaw_kind: str) -> bool:
+    if flaw_id and mark_id == flaw_id:
+        return True
+    return bool(mark_kind) and mark_kind == flaw_kind and mark_kind != CLIENT_KIND
+
+
+def place_matches(mark: Place, flaw: Place) -> bool:
+    """Whether a mark sits where the flaw is (see the module docstring for the tolerance)."""
+    if flaw.is_arrow and mark.is_arrow:
+        for a, b in ((0, 1), (1, 0)):
+            if all(
+                _box_matches(mark.ids[i], mark.kinds[i], flaw.ids[j], flaw.kinds[j])
+                for i, j in ((0, a), (1, b))
+            ):
+                return True
+        return False
+    if flaw.is_arrow:  # a box at one end of the flawed arrow
+        return any(_box_matches(mark.ids[0], mark.kinds[0], flaw.ids[j], flaw.kinds[j]) for j in (0, 1))
+    # a flawed box: the mark is on it, or on an arrow touching it
+    return any(
+        _box_matches(mark.ids[i], mark.kinds[i], flaw.ids[0], flaw.kinds[0]) for i in range(len(mark.ids))
+    )
+
+
+# Marks.
+
+
+@dataclass(frozen=True)
+class Mark:
+    target: str
+    what: str
+    how: str
+
+
+def read_marks(design: object) -> list[Mark]:
+    """The failure marks of a submitted design; entries that are not {target, what, how} text are skipped."""
+    raw = design.get("marks") if isinstance(design, Mapping) else None
+    marks = []
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, Mapping):
+            continue
+        target, what, how = (item.get(key, "") for key in ("target", "what", "how"))
+        if isinstance(target, str) and target.strip() and isinstance(what, str) and isinstance(how, str):
+            marks.append(Mark(target.strip(), what.strip(), how.strip()))
+    return marks
+
+
+def read_fixes(raw: object) -> list[dict[str, str]]:
+    """The ranked fixes in order, as {text, category}; one without text or a known category is dropped."""
+    fixes = []
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, Mapping):
+            continue
+        text, category = item.get("text"), item.get("category")
+        if isinstance(text, str) and text.strip() and category in FIX_CATEGORIES:
+            fixes.append({"text": text.strip()[:MAX_FIX_TEXT], "category": category})
+    return fixes[:MAX_FIXES]
+
+
+def _pair(candidates: Sequence[Sequence[int]], flaw_count: int) -> dict[int, int]:
+    """A maximum matching of marks to flaws (mark index -> flaw index), earliest first (Kuhn's algorithm)."""
+    owner: dict[int, int] = {}  # flaw -> mark
+
+    def assign(mark: int, seen: set[int]) -> bool:
+        for flaw in candidates[mark]:
+            if flaw in seen:
+                continue
+            seen.add(flaw)
+            if flaw not in owner or assign(owner[flaw], seen):
+                owner[flaw] = mark
+                return True
+        return False
+
+    for mark in range(len(candidates)):
+        assign(mark, set())
+    return {mark: flaw for flaw, mark in owner.items()}
+
+
+def _flaw_place_name(flaw: Flaw, place: Place, resolver: _Resolver) -> str:
+    if place.ids != ("",):
+        return resolver.place_name(place)
+    boxes = [node_id for node_id, kind in resolver.given.items() if kind == flaw.component]
+    return " and ".join(resolver.given_names[node_id] for node_id in boxes) or resolver.index.name(
+        flaw.component
+    )
+
+
+def check_marks(
+    spec: QuestionSpec, marks: Sequence[Mark], boxes: Sequence[Box], index: PaletteIndex
+) -> dict[str, Any]:
+    """Pair the candidate's marks with the planted flaws: found and missed flaws, duplicates, false alarms."""
+    flaws = spec.review.flaws if spec.review else ()
+    resolver = _Resolver(spec, boxes, index)
+    flaw_places = [flaw_place(flaw, spec) for flaw in flaws]
+    mark_places = [resolver.mark_place(mark.target) for mark in marks]
+    candidates: list[list[int]] = []
+    right_kind_elsewhere: list[list[int]] = []
+    for mark, place in zip(marks, mark_places, strict=True):
+        text = f"{mark.what} {mark.how}"
+        named = [i for i, flaw in enumerate(flaws) if text_names_kind(text, flaw.kind)]
+        candidates.append([i for i in named if place_matches(place, flaw_places[i])])
+        right_kind_elsewhere.append([i for i in named if i not in candidates[-1]])
+    paired = _pair(candidates, len(flaws))
+    found_by = {flaw: mark for mark, flaw in paired.items()}
+    mark_rows = []
+    for position, (mark, place) in enumerate(zip(marks, mark_places, strict=True)):
+        where = resolver.place_name(place)
+        if position in paired:
+            flaw = flaws[paired[position]]
+            verdict, flaw_id = FOUND, flaw.id
+            message = f"Found the planted flaw on {where}: {kind_label(flaw.kind).lower()}."
+        elif candidates[position]:
+            flaw = flaws[candidates[position][0]]
+            verdict, flaw_id = DUPLICATE, flaw.id
+            message = f"Another mark already found this flaw ({kind_label(flaw.kind).lower()})."
+        else:
+            verdict, flaw_id = FALSE_ALARM, None
+            if right_kind_elsewhere[position]:
+                other = right_kind_elsewhere[position][0]
+                message = (
+                    f"No planted flaw of this kind on {where}; {kind_label(flaws[other].kind).lower()} was "
+                    f"planted on {_flaw_place_name(flaws[other], flaw_places[other], resolver)}."
+                )
+            else:
+                message = f"No planted flaw on {where} matches what this mark describes."
+        mark_rows.append(
+            {
+                "position": position + 1,
+                "target": mark.target,
+                "target_name": where,
+                "what": mark.what,
+                "how": mark.how,
+                "verdict": verdict,
+                "tone": TONES[verdict],
+                "flaw": flaw_id,
+                "message": message,
+            }
+        )
+    flaw_rows = []
+    for i, (flaw, place) in enumerate(zip(flaws, flaw_places, strict=True)):
+        where = _flaw_place_name(flaw, place, resolver)
+        flaw_rows.append(
+            {
+                "id": flaw.id,
+                "component": flaw.component,
+                "component_name": where,
+                "kind": flaw.kind,
+                "kind_label": kind_label(flaw.kind),
+                "fix_category": flaw.fix_category,
+                "scenario": flaw.scenario,
+                "description": flaw.description,
+                "found": i in found_by,
+                "mark": found_by[i] + 1 if i in found_by else None,
+            }
+        )
+    return {
+        "flaws": flaw_rows,
+        "marks": mark_rows,
+        "found": [row["id"] for row in flaw_rows if row["found"]],
+        "missed": [row["id"] for row in flaw_rows if not row["found"]],
+        "false_alarms": sum(row["verdict"] == FALSE_ALARM for row in mark_rows),
+        "duplicates": sum(row["verdict"] == DUPLICATE for row in mark_rows),
+    }
+
+
+def check_ranking(fixes: Sequence[Mapping[str, str]]) -> dict[str, Any]:
+    """Whether every infrastructure fix comes after every correctness, admission and placement fix."""
+    rows = [{"position": i + 1, **fix} for i, fix in enumerate(fixes)]
+    if not rows:
+        return {"ok": False, "verdict": "no_fixes", "message": "No fixes were listed.", "fixes": rows}
+    last_other = max((row["position"] for row in rows if row["category"] != INFRASTRUCTURE), default=0)
+    early = [row for row in rows if row["category"] == INFRASTRUCTURE and row["position"] < last_other]
+    if early:
+        first = early[0]
+        message = (
+            f"Fix {first['position']} adds new infrastructure before fix {last_other}, which is "
+            f"{next(r for r in rows if r['position'] == last_other)['category']}: more hardware first would "
+            "inherit every flaw the other fixes remove."
+        )
+        return {"ok": False, "verdict": "infrastructure_first", "message": message, "fixes": rows}
+    message = "Correctness, admission and placement fixes come before any new infrastructure."
+    return {"ok": True, "verdict": "ok", "message": message, "fixes": rows}
+
+
+# Replays.
+
+
+def review_replays(
+    spec_dict: Mapping[str, Any],
+    numbers: Mapping[str, str],
+    *,
+    overrides: Mapping[str, float] | None = None,
+    seed_key: str | int | None = None,
+) -> dict[str, Any]:
+    """Every scenario run on the given design (reference side) and on the fixed design (candidate side)."""
+    from grading.core.sim import run_scenario
+
+    key = seed_key if seed_key is not None else spec_dict.get("slug", "")
+    variant = dict(overrides or {}) or None
+    sides = {
+        side: replay_inputs(
+            spec_dict, side=side, numbers=numbers if side == "candidate" else None, variant_values=variant
+        )
+        for side in ("reference", "candidate")
+    }
+    rows = []
+    for given, fixed in zip(sides["reference"], sides["candidate"], strict=True):
+        seed = replay_seed(key, given["scenario"])
+        results = {}
+        for name, entry in (("given", given), ("fixed", fixed)):
+            result = run_scenario(
+                entry["family"], entry["params"], entry["events"], entry["slo"], entry["duration_s"], seed
+            )
+            results[name] = {
+                "passed": bool(result.passed),
+                "slo_checks": [
+                    {
+                        "key": check["key"],
+                        "target": check["target"],
+                        "actual": None if check["actual"] is None else float(f"{check['actual']:.6g}"),
+                        "passed": bool(check["passed"]),
+                    }
+                    for check in result.slo_checks
+                ],
+            }
+        rows.append(
+            {
+                "scenario": given["scenario"],
+                "title": given["title"],
+                "given": results["given"],
+                "fixed": results["fixed"],
+                "fallbacks": fixed.get("fallbacks") or {},
+            }
+        )
+    met = sum(row["fixed"]["passed"] for row in rows)
+    return {
+        "scenarios": rows,
+        "fixed_meets": bool(rows) and met == len(rows),
+        "fixed_met": met,
+        "given_failed": sum(not row["given"]["passed"] for row in rows),
+        "total": len(rows),
+    }
+
+
+# The whole review.
+
+
+def _spec_and_dict(question: QuestionSpec | Mapping[str, Any]) -> tuple[QuestionSpec, dict[str, Any]]:
+    if isinstance(question, QuestionSpec):
+        return question, spec_to_dict(question)
+    slug = question.get("slug")
+    spec = parse_question(dict(question), source=slug if isinstance(slug, str) else "")
+    return spec, dict(question)
+
+
+def review_score(marks: Mapping[str, Any], ranking: Mapping[str, Any], replays: Mapping[str, Any]) -> dict:
+    """The review's part scores (0–1) and its score (0–100), weighted by WEIGHTS."""
+    total = len(marks["flaws"])
+    found = len(marks["found"])
+    flagged = found + marks["false_alarms"]
+    parts = {
+        "flaws": found / total if total else 1.0,
+        "precision": found / flagged if flagged else 1.0,
+        "ranking": 1.0 if ranking["ok"] else 0.0,
+        "replays": replays["fixed_met"] / replays["total"] if replays["total"] else 1.0,
+    }
+    score = 100.0 * sum(WEIGHTS[part] * value for part, value in parts.items())
+    return {**{part: round(value, 4) for part, value in parts.items()}, "review": round(score, 1)}
+
+
+def grade_review(
+    question: QuestionSpec | Mapping[str, Any],
+    submission: Mapping[str, Any],
+    overrides: Mapping[str, float] | None = None,
+    *,
+    palette: PaletteIndex | str | Path | None = None,
+    seed_key: str | int | None = None,
+    version: int | None = None,
+) -> dict[str, Any]:
+    """Grade a review round: `grading.core.grader.grade`'s report plus a `review` section, and the overall
+    score combined from both (see the module docstring). `submission` is the ordinary one plus `fixes` and the
+    canvas's `design.marks`. A question without a review block is graded by `grade` alone.
+    """
+    from grading.core.grader import grade
+    from grading.core.submission import read_submission
+
+    spec, spec_dict = _spec_and_dict(question)
+    graded = {key: value for key, value in submission.items() if key != "fixes"}
+    if spec.review is None:
+        return grade(question, graded, overrides=overrides, palette=palette, version=version)
+    checked = read_submission(graded)
+    # The given design is the reference design, so the design check would only count the failure texts left
+    # blank on purpose: in a review the marks are the shape of the answer, and the engine grades the numbers.
+    report = grade(
+        question,
+        {key: value for key, value in graded.items() if key != "design"},
+        overrides=overrides,
+        version=version,
+    )
+    index = palette if isinstance(palette, PaletteIndex) else load_index(palette or DEFAULT_PALETTE_PATH)
+    marks = check_marks(spec, read_marks(submission.get("design")), checked.boxes or (), index)
+    ranking = check_ranking(read_fixes(submission.get("fixes")))
+    numbers = {name: text for name, text in checked.numbers.items() if isinstance(text, str)}
+    replays = review_replays(spec_dict, numbers, overrides=overrides, seed_key=seed_key)
+    scores = review_score(marks, ranking, replays)
+    engine = report["scores"].get("overall")
+    overall = (
+        scores["review"] if engine is None else REVIEW_SHARE * scores["review"] + (1 - REVIEW_SHARE) * engine
+    )
+    report["scores"] = {**report["scores"], "review": scores["review"], "overall": round(overall, 1)}
+    report["review"] = {
+        **marks,
+        "ranking": ranking,
+        "replays": replays,
+        "scores": scores,
+        "weights": dict(WEIGHTS),
+        "review_share": REVIEW_SHARE,
+        "engine_overall": engine,
+    }
+    return report

@@ -1,0 +1,322 @@
+"""The serving family: build the fleet and its requests from parameters, run it, and summarise."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from grading.core.sim.arrivals import gamma_lengths, poisson_arrivals, service_times
+from grading.core.sim.queueing import (
+    FAILED,
+    FALLBACK,
+    REJECTED,
+    SERVED,
+    TIMED_OUT,
+    WAITING,
+    FleetConfig,
+    FleetRun,
+    Requests,
+    simulate_fleet,
+)
+from grading.core.sim.result import ScenarioResult, check_slos, downsample
+from grading.core.sim.serving_narrative import serving_narrative
+from grading.core.sim.serving_spec import SERVING
+from grading.core.sim.spec import check_slo_keys, resolve_events, resolve_params
+
+INTERNAL_SAMPLES = 1200
+PROGRESS_CHUNKS = 50
+MAX_REQUESTS = 5_000_000
+
+
+@dataclass(frozen=True)
+class ReplicaModel:
+    """Replica timing: prefill throughput and TPOT(B) = tpot_base_s + tpot_per_kv_token_s · KV tokens held."""
+
+    prefill_tok_s: float
+    tpot_base_s: float
+    tpot_per_kv_token_s: float
+    kv_capacity_tokens: float
+
+    def tpot(self, batch: float, context_tokens: float) -> float:
+        """TPOT of a replica decoding `batch` sequences of `context_tokens` each."""
+        return self.tpot_base_s + self.tpot_per_kv_token_s * batch * context_tokens
+
+
+def replica_model(p: dict) -> ReplicaModel:
+    """Prefill and decode timing of one replica, derived from the model and GPU when `n_params` > 0.
+
+    decode step = (weights + B·L̄·kv_bytes_per_token) / (n_gpu·hbm_bw·mbu);
+    prefill = 2·n_params·prompt_tokens / (n_gpu·flops·mfu).
+    """
+    if p["n_params"] <= 0:
+        kv = p["kv_capacity_tokens"] if p["kv_capacity_tokens"] > 0 else math.inf
+        return ReplicaModel(p["prefill_tok_s"], p["tpot_s"], 0.0, kv)
+    gpus = p["gpus_per_replica"]
+    weights = p["n_params"] * p["bytes_per_param"]
+    bandwidth = gpus * p["hbm_bw"] * p["mbu"]
+    prefill = gpus * p["flops"] * p["mfu"] / (2.0 * p["n_params"])
+    kv = p["kv_capacity_tokens"]
+    if kv <= 0:
+        kv = (gpus * p["hbm_bytes"] * (1.0 - p["hbm_overhead_frac"]) - weights) / p["kv_bytes_per_token"]
+        if kv <= 0:
+            raise ValueError("serving: the weights do not fit in the replica's HBM")
+    return ReplicaModel(prefill, weights / bandwidth, p["kv_bytes_per_token"] / bandwidth, kv)
+
+
+def context_fraction(p: dict) -> float:
+    """Resident over reserved context of a decoding sequence: (prompt + output/2) / (prompt + output)."""
+    return (p["prompt_tokens"] + p["output_tokens"] / 2.0) / (p["prompt_tokens"] + p["output_tokens"])
+
+
+def base_arrival_rate(p: dict, model: ReplicaModel) -> float:
+    """Open-loop rate, or for `users` > 0 the response-time law X = N / (Z + R) at the nominal R."""
+    if p["users"] <= 0:
+        return p["arrival_rate"]
+    if p["mu"] > 0:
+        return p["users"] / (p["think_time_s"] + 1.0 / p["mu"])
+    prompt, output = p["prompt_tokens"], p["output_tokens"]
+    context = prompt + output / 2.0
+    batch = 1.0
+    rate = 0.0
+    for _ in range(50):  # fixed point: the batch size depends on the rate through Little's law
+        response = prompt / model.prefill_tok_s + output * model.tpot(batch, context)
+        rate = p["users"] / (p["think_time_s"] + response)
+        batch = min(p["max_batch"], max(1.0, rate * response / max(p["replicas"], 1.0)))
+    return rate
+
+
+def split(total: int, parts: int) -> list[int]:
+    """`total` spread over `parts` as evenly as possible, the larger shares first."""
+    return [total // parts + (1 if k < total % parts else 0) for k in range(parts)]
+
+
+def build_requests(
+    p: dict, events: Sequence[dict], model: ReplicaModel, rate: float, duration_s: float, seed: int
+):
+    """Arrival times and per-request work, drawn from independent streams of `seed`."""
+    arrival_rng, length_rng, region_rng, _ = (
+        np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4)
+    )
+    arrival = poisson_arrivals(
+        rate, duration_s, arrival_rng, events, p["diurnal_amplitude"], p["diurnal_period_s"]
+    )
+    n = arrival.size
+    if n > MAX_REQUESTS:
+        raise ValueError(f"serving: {n:,} requests is more than the {MAX_REQUESTS:,} one replay may simulate")
+    regions = int(p["regions"])
+    home = region_rng.integers(0, regions, n) if regions > 1 else np.zeros(n, dtype=np.int64)
+    if p["mu"] > 0:
+        zeros = np.zeros(n)
+        service = service_times(1.0 / p["mu"], p["service_cv2"], n, length_rng)
+        again = service_times(1.0 / p["mu"], p["service_cv2"], n, length_rng)
+        return Requests(arrival, home, service, zeros, zeros, zeros, again)
+    prompt = gamma_lengths(p["prompt_tokens"], p["prompt_cv"], n, length_rng)
+    output = gamma_lengths(p["output_tokens"], p["output_cv"], n, length_rng)
+    for event in events:
+        if event["type"] == "kv_pressure":
+            inside = (arrival >= event["at"]) & (arrival < event["at"] + event["duration"])
+            prompt[inside] = gamma_lengths(
+                event["prompt_tokens"], p["prompt_cv"], int(inside.sum()), length_rng
+            )
+    prefill = prompt / model.prefill_tok_s
+    return Requests(arrival, home, prefill, prefill, output, prompt + output)
+
+
+def fleet_config(p: dict, model: ReplicaModel) -> FleetConfig:
+    """The engine's configuration from resolved parameters."""
+    regions = int(p["regions"])
+    replicas = int(p["replicas"])
+    min_total = int(p["min_replicas"]) or replicas
+    max_total = max(int(p["max_replicas"]) or replicas, replicas)
+    return FleetConfig(
+        replicas=split(replicas, regions),
+        max_batch=int(p["max_batch"]),
+        kv_capacity=math.inf if p["mu"] > 0 else model.kv_capacity_tokens,
+        queue_limit=p["queue_limit"],
+        queue_timeout_s=p["queue_timeout_s"],
+        tpot_base_s=0.0 if p["mu"] > 0 else model.tpot_base_s,
+        tpot_per_kv_token_s=0.0 if p["mu"] > 0 else model.tpot_per_kv_token_s * context_fraction(p),
+        routing=int(p["routing"]),
+        retry_lost=bool(p["retry_lost"]),
+        autoscale=max_total > replicas or min_total < replicas,
+        min_replicas=split(min(min_total, replicas), regions),
+        max_replicas=split(max_total, regions),
+        scale_signal=int(p["scale_signal"]),
+        scale_threshold=p["scale_threshold"],
+        scale_interval_s=p["scale_interval_s"],
+        cooldown_s=p["cooldown_s"],
+        scale_down_cooldown_s=p["scale_down_cooldown_s"],
+        cold_start_s=p["cold_start_s"],
+        warm_pool=int(p["warm_pool"]),
+        warm_start_s=p["warm_start_s"],
+        fallback_rate=p["fallback_rate"],
+        fallback_ttft_s=p["fallback_ttft_s"],
+        fallback_tpot_s=p["fallback_tpot_s"],
+    )
+
+
+def _pcts(values: np.ndarray, qs: tuple[float, ...] = (50.0, 95.0, 99.0)) -> list[float]:
+    return [float(x) for x in np.percentile(values, qs)] if values.size else [math.nan] * len(qs)
+
+
+def summarise(
+    p: dict, req: Requests, out: FleetRun, model: ReplicaModel, rate: float, duration_s: float
+) -> dict:
+    """Overall metrics from per-request records (percentiles) and the engine's integrals."""
+    n = req.arrival.size
+    status = out.status
+    served_mask = (status == SERVED) | (status == FALLBACK)
+    ttft = (out.first_token - req.arrival)[served_mask]
+    e2e = (out.finish - req.arrival)[served_mask]
+    tpot = out.tpot[served_mask & (req.out_tokens > 0)] if p["mu"] <= 0 else np.array([])
+    wait = (out.start - req.arrival)[status == SERVED]
+    counts = {
+        "served": int(served_mask.sum()),
+        "rejected": int((status == REJECTED).sum()),
+        "timed_out": int((status == TIMED_OUT).sum()),
+        "failed": int((status == FAILED).sum()),
+        "fallback_served": int((status == FALLBACK).sum()),
+        "unfinished": int((status == WAITING).sum()),
+    }
+    frac = {f"{key}_frac": value / n if n else 0.0 for key, value in counts.items()}
+    dropped = counts["rejected"] + counts["timed_out"] + counts["failed"]
+    occupancy = out.samples["gpu_busy_frac"][out.samples["replicas_running"] > 0]
+    gpu_hours = out.replica_seconds * p["gpus_per_replica"] / 3600.0
+    cost = gpu_hours * p["price_gpu_hour"] + counts["fallback_served"] * p["fallback_price_per_req"]
+    nominal_context = p["prompt_tokens"] + p["output_tokens"] / 2.0
+    return {
+        "arrivals": n,
+        **counts,
+        **frac,
+        "retried": int((out.retries > 0).sum()),
+        "dropped": dropped,
+        "dropped_frac": dropped / n if n else 0.0,
+        **dict(zip(("ttft_p50_s", "ttft_p95_s", "ttft_p99_s"), _pcts(ttft), strict=True)),
+        "ttft_mean_s": float(ttft.mean()) if ttft.size else math.nan,
+        **dict(zip(("tpot_p50_s", "tpot_p95_s", "tpot_p99_s"), _pcts(tpot), strict=True)),
+        **dict(zip(("e2e_p50_s", "e2e_p95_s", "e2e_p99_s"), _pcts(e2e), strict=True)),
+        "e2e_mean_s": float(e2e.mean()) if e2e.size else math.nan,
+        "wait_mean_s": float(wait.mean()) if wait.size else math.nan,
+        "p_wait": float((wait > 1e-12).mean()) if wait.size else math.nan,
+        "throughput_rps": counts["served"] / duration_s,
+        "in_system_mean": out.area / duration_s,
+        "queue_max": float(out.samples["queue"].max()) if out.samples["queue"].size else 0.0,
+        "replicas_max": float(out.samples["replicas_running"].max()) if out.samples["t"].size else 0.0,
+        "gpu_busy_frac": float(occupancy.mean()) if occupancy.size else 0.0,
+        "gpu_hours": gpu_hours,
+        "cost_usd": cost,
+        "arrival_rate": rate,
+        "tpot_nominal_s": model.tpot(p["max_batch"] / 2.0, nominal_context) if p["mu"] <= 0 else math.nan,
+        "prefill_nominal_s": p["prompt_tokens"] / model.prefill_tok_s if p["mu"] <= 0 else math.nan,
+        "kv_capacity_tokens": model.kv_capacity_tokens if p["mu"] <= 0 else math.inf,
+    }
+
+
+def binned_percentile(values: np.ndarray, bounds: np.ndarray, q: float) -> np.ndarray:
+    """The q-th percentile (numpy's linear rule) of each slice values[bounds[k]:bounds[k+1]], nan if empty."""
+    out = np.full(bounds.size - 1, np.nan)
+    for k in range(bounds.size - 1):
+        chunk = values[bounds[k] : bounds[k + 1]]
+        if chunk.size == 0:
+            continue
+        position = (chunk.size - 1) * q / 100.0
+        low = int(position)
+        high = min(low + 1, chunk.size - 1)
+        part = np.partition(chunk, (low, high))
+        out[k] = part[low] + (part[high] - part[low]) * (position - low)
+    return out
+
+
+def time_series(p: dict, req: Requests, out: FleetRun, duration_s: float) -> dict[str, list[float]]:
+    """Chart series on a common `t` axis (bin starts), at most ~300 points."""
+    samples = downsample(
+        {key: value for key, value in out.samples.items()},
+        {"queue": "first", "in_service": "first", "replicas_running": "first", "replicas_starting": "first"},
+    )
+    t = np.array(samples["t"])
+    edges = np.append(t, duration_s)
+    width = np.diff(edges)
+    arrivals = np.diff(np.searchsorted(req.arrival, edges, side="left"))
+    ended = out.finish
+    rejected, _ = np.histogram(ended[out.status == REJECTED], edges)
+    timed_out, _ = np.histogram(ended[out.status == TIMED_OUT], edges)
+    served = (out.status == SERVED) | (out.status == FALLBACK)
+    ttft = out.first_token - req.arrival
+    served_arrival = req.arrival[served]  # sorted, so each bin is one slice
+    bounds = np.searchsorted(served_arrival, edges, side="left")
+    bounds[-1] = served_arrival.size
+    ttft_p95 = binned_percentile(ttft[served], bounds, 95.0)
+    paid = np.array(samples.pop("replicas_paid"))
+    cost = np.cumsum(paid * width) * p["gpus_per_replica"] * p["price_gpu_hour"] / 3600.0
+    samples.update(
+        {
+            "arrival_rps": (arrivals / np.maximum(width, 1e-12)).tolist(),
+            "ttft_p95_s": ttft_p95.tolist(),
+            "rejected": rejected.astype(float).tolist(),
+            "timed_out": timed_out.astype(float).tolist(),
+            "cost_usd": cost.tolist(),
+        }
+    )
+    return samples
+
+
+def slo_actuals(summary: dict) -> dict[str, float]:
+    """The value each serving SLO key is checked against."""
+    return {
+        "ttft_p50_s": summary["ttft_p50_s"],
+        "ttft_p95_s": summary["ttft_p95_s"],
+        "ttft_p99_s": summary["ttft_p99_s"],
+        "tpot_p95_s": summary["tpot_p95_s"],
+        "tpot_p99_s": summary["tpot_p99_s"],
+        "e2e_p95_s": summary["e2e_p95_s"],
+        "e2e_p99_s": summary["e2e_p99_s"],
+        "rejected_max_frac": summary["rejected_frac"],
+        "timed_out_max_frac": summary["timed_out_frac"],
+        "failed_max_frac": summary["failed_frac"],
+        "dropped_max_frac": summary["dropped_frac"],
+        "queue_max": summary["queue_max"],
+        "cost_max_usd": summary["cost_usd"],
+        "gpu_busy_min_frac": summary["gpu_busy_frac"],
+        "wait_mean_max_s": summary["wait_mean_s"],
+    }
+
+
+def run_serving(
+    params: dict,
+    events: list[dict],
+    slo: dict[str, float],
+    duration_s: float,
+    seed: int,
+    progress: Callable[[float], None] | None = None,
+) -> ScenarioResult:
+    """Run one serving scenario (see README.md, family `serving`)."""
+    p = resolve_params(SERVING, params)
+    if p["servers"] > 0:
+        p["replicas"], p["max_batch"] = p["servers"], 1.0
+    resolved = resolve_events(SERVING, events)
+    check_slo_keys(SERVING, slo)
+    model = replica_model(p)
+    rate = base_arrival_rate(p, model)
+    req = build_requests(p, resolved, model, rate, duration_s, seed)
+    cfg = fleet_config(p, model)
+    fleet_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(4)[3])
+    out = simulate_fleet(
+        cfg,
+        req,
+        resolved,
+        duration_s,
+        fleet_rng,
+        sample_dt=duration_s / INTERNAL_SAMPLES,
+        progress=progress,
+        progress_dt=duration_s / PROGRESS_CHUNKS,
+    )
+    if progress is not None:
+        progress(1.0)
+    summary = summarise(p, req, out, model, rate, duration_s)
+    checks = check_slos(SERVING, slo, slo_actuals(summary))
+    series = time_series(p, req, out, duration_s)
+    narrative = serving_narrative(p, resolved, req, out, summary, checks, rate, duration_s)
+    return ScenarioResult("serving", all(c["passed"] for c in checks), checks, summary, series, narrative)

@@ -1,0 +1,175 @@
+"""Plain-words account of a serving replay: what happened, when, and how many requests it cost."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from grading.core.sim.arrivals import rate_multiplier
+from grading.core.sim.narrative import at, episodes, num, slo_sentence
+from grading.core.sim.queueing import FAILED, REJECTED, TIMED_OUT, FleetRun, Requests
+
+MAX_SCALE_SENTENCES = 4
+
+
+def _setup(p: dict, summary: dict, rate: float, duration_s: float) -> str:
+    head = (
+        f"Base load {num(rate)} req/s ({num(summary['arrivals'])} arrivals in {num(duration_s)} s) "
+        f"on {num(p['replicas'])} replicas × {num(p['max_batch'])} slots"
+    )
+    if p["mu"] > 0:
+        return head + f"; mean service time {num(1.0 / p['mu'])} s."
+    return head + (
+        f"; nominal prefill {num(summary['prefill_nominal_s'])} s and TPOT "
+        f"{num(summary['tpot_nominal_s'] * 1000)} ms."
+    )
+
+
+def _scenario_sentence(event: dict, p: dict, rate: float, summary: dict) -> str | None:
+    kind = event["type"]
+    before = rate * float(rate_multiplier(np.array([event["at"] - 1e-9]), [], p["diurnal_amplitude"])[0])
+    if kind == "burst":
+        return (
+            f"At {at(event['at'])} a burst multiplied arrivals by {num(event['factor'])} for "
+            f"{num(event['duration'])} s (about {num(before)} → {num(before * event['factor'])} req/s)."
+        )
+    if kind == "step":
+        return f"At {at(event['at'])} arrivals stepped ×{num(event['factor'])}."
+    if kind == "kv_pressure":
+        tokens = event["prompt_tokens"] + p["output_tokens"]
+        fits = summary["kv_capacity_tokens"] / tokens
+        fit_text = (
+            f"; a replica's KV cache holds {num(math.floor(fits))} of them" if math.isfinite(fits) else ""
+        )
+        return (
+            f"From {at(event['at'])} for {num(event['duration'])} s prompts averaged "
+            f"{num(event['prompt_tokens'])} tokens{fit_text} (max batch {num(p['max_batch'])})."
+        )
+    return None
+
+
+def _log_sentence(t: float, kind: str, info: dict, p: dict) -> str | None:
+    if kind == "scale_up":
+        parts = []
+        if info["warm"]:
+            parts.append(f"{info['warm']} from the warm pool (ready at {at(info['ready_warm'])})")
+        if info["cold"]:
+            parts.append(f"{info['cold']} cold (ready at {at(info['ready_cold'])})")
+        return (
+            f"At {at(t)} the autoscaler saw signal {num(info['signal'])} on {info['from']} replicas and "
+            f"added {' and '.join(parts)}."
+        )
+    if kind == "add":
+        return f"At {at(t)} {info['count']} replicas were ordered; they are ready at {at(info['ready_at'])}."
+    if kind == "replica_loss":
+        fate = "retried from the front of the queue" if p["retry_lost"] else "lost"
+        return (
+            f"At {at(t)} {info['count']} replicas died with {info['in_flight']} requests in flight, {fate}."
+        )
+    if kind == "region_loss":
+        return (
+            f"At {at(t)} region {info['region']} went down with {info['replicas']} replicas, "
+            f"{info['in_flight']} requests in flight and {info['queued']} queued: "
+            f"{info['moved']} moved to other regions, {info['failed']} failed."
+        )
+    if kind == "region_back":
+        return f"At {at(t)} region {info['region']} came back with {info['replicas']} replicas."
+    if kind == "outage":
+        return (
+            f"At {at(t)} the provider went down for {num(info['duration'])} s; "
+            f"{info['in_flight'] + info['queued']} requests in flight or queued went to the fallback "
+            f"({num(p['fallback_rate'])} req/s)."
+        )
+    if kind == "outage_end":
+        return f"At {at(t)} the provider was back."
+    if kind == "scale_down":
+        return f"At {at(t)} the autoscaler scaled down from {info['from']} to {info['to']} replicas."
+    return None
+
+
+def _episode_sentences(
+    req: Requests, out: FleetRun, log: Sequence[tuple[float, str, dict]], p: dict, duration_s: float
+) -> list[tuple[float, str]]:
+    gap = max(10.0, duration_s / 100.0)
+    outages = [(t, t + info["duration"]) for t, kind, info in log if kind == "outage"]
+    readies = [(t, info["count"]) for t, kind, info in log if kind == "ready"]
+    lines: list[tuple[float, str]] = []
+    for first, last, count in episodes(out.finish[out.status == REJECTED], gap):
+        if any(a <= first < b for a, b in outages):
+            text = (
+                f"From {at(first)} to {at(last)} the fallback was full: {num(count)} requests were rejected"
+            )
+        elif math.isfinite(p["queue_limit"]) and p["queue_limit"] < 1e6:
+            text = (
+                f"The queue hit its limit of {num(p['queue_limit'])} at {at(first)} and {num(count)} "
+                f"requests were rejected until {at(last)}"
+            )
+        else:
+            text = f"From {at(first)} to {at(last)} {num(count)} requests were rejected"
+        ready = next(((t, c) for t, c in reversed(readies) if first <= t <= last + gap), None)
+        if ready:
+            text += f"; it ended after {ready[1]} new replicas were ready at {at(ready[0])}"
+        lines.append((first, text + "."))
+    for first, last, count in episodes(out.finish[out.status == TIMED_OUT], gap):
+        lines.append(
+            (
+                first,
+                f"From {at(first)} to {at(last)} {num(count)} requests timed out after waiting "
+                f"{num(p['queue_timeout_s'])} s in the queue.",
+            )
+        )
+    failed = out.finish[out.status == FAILED]
+    if failed.size:
+        lines.append(
+            (float(failed.min()), f"{num(failed.size)} requests failed outright (lost, not retried).")
+        )
+    return lines
+
+
+def serving_narrative(
+    p: dict,
+    events: Sequence[dict],
+    req: Requests,
+    out: FleetRun,
+    summary: dict,
+    checks: Sequence[dict],
+    rate: float,
+    duration_s: float,
+) -> list[str]:
+    """Sentences in time order, then the peaks and the SLO verdicts."""
+    timed: list[tuple[float, str]] = []
+    for event in events:
+        sentence = _scenario_sentence(event, p, rate, summary)
+        if sentence:
+            timed.append((event["at"], sentence))
+    scale_ups = 0
+    for t, kind, info in out.log:
+        if kind in ("scale_up", "ready", "scale_down"):
+            scale_ups += kind == "scale_up"
+            if scale_ups > MAX_SCALE_SENTENCES or kind == "ready":
+                continue
+        sentence = _log_sentence(t, kind, info, p)
+        if sentence:
+            timed.append((t, sentence))
+    timed.extend(_episode_sentences(req, out, out.log, p, duration_s))
+    lines = [_setup(p, summary, rate, duration_s)]
+    lines.extend(text for _, text in sorted(timed, key=lambda item: item[0]))
+    if scale_ups > MAX_SCALE_SENTENCES:
+        lines.append(
+            f"The autoscaler scaled up {scale_ups} times in all (first {MAX_SCALE_SENTENCES} shown)."
+        )
+    queue = out.samples["queue"]
+    if queue.size and queue.max() > 0:
+        k = int(np.argmax(queue))
+        lines.append(f"The queue peaked at {num(queue[k])} requests at {at(out.samples['t'][k])}.")
+    if summary["retried"]:
+        lines.append(f"{num(summary['retried'])} requests were retried after losing their replica.")
+    lines.append(
+        f"Served {num(summary['served'])} of {num(summary['arrivals'])} requests: TTFT p95 "
+        f"{num(summary['ttft_p95_s'])} s, p99 {num(summary['ttft_p99_s'])} s; end-to-end p95 "
+        f"{num(summary['e2e_p95_s'])} s; cost ${num(summary['cost_usd'])}."
+    )
+    lines.extend(slo_sentence(check) for check in checks)
+    return lines

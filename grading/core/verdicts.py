@@ -1,0 +1,293 @@
+"""Line verdicts: the tolerance checks, the unit slips we recognise, and the messages a person reads.
+
+A line gets one verdict:
+
+- `correct`: within tolerance of what the candidate's own inputs imply (an assumption: inside its range);
+- `arithmetic_slip`: their inputs imply another value (the message shows the arithmetic);
+- `unit_error`: the wrong dimension, or off by exactly a unit factor (1,000, 1,024, 8, 60, ...), named;
+- `out_of_range`: an assumption outside its plausible range (with the range and its source);
+- `far_from_reference`: consistent with their inputs, beyond the band from the reference, and driven by an
+  assumption no other line was marked down for (named);
+- `missing`, `unparsed`.
+
+Checks: `relative` lines accept |given − expected| ≤ tolerance × |expected|; `count` lines accept the
+neighbouring whole numbers (|given − expected| ≤ 1; a fraction only within 8× of the expected value);
+`magnitude` lines accept a factor of `tolerance` either way.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+from grading.core.report_text import format_number
+from grading.core.units import Dims
+
+CORRECT = "correct"
+ARITHMETIC_SLIP = "arithmetic_slip"
+UNIT_ERROR = "unit_error"
+OUT_OF_RANGE = "out_of_range"
+FAR_FROM_REFERENCE = "far_from_reference"
+MISSING = "missing"
+UNPARSED = "unparsed"
+VERDICTS = (CORRECT, ARITHMETIC_SLIP, UNIT_ERROR, OUT_OF_RANGE, FAR_FROM_REFERENCE, MISSING, UNPARSED)
+
+# How a verdict is shown: the CSS classes verdict-correct, verdict-warn and verdict-bad.
+TONES = {
+    CORRECT: "correct",
+    FAR_FROM_REFERENCE: "warn",
+    OUT_OF_RANGE: "warn",
+    UNIT_ERROR: "bad",
+    ARITHMETIC_SLIP: "bad",
+    MISSING: "bad",
+    UNPARSED: "bad",
+}
+
+LABELS = {
+    CORRECT: "Correct",
+    ARITHMETIC_SLIP: "Arithmetic slip",
+    UNIT_ERROR: "Unit error",
+    OUT_OF_RANGE: "Out of range",
+    FAR_FROM_REFERENCE: "Far from the reference",
+    MISSING: "Missing",
+    UNPARSED: "Not readable",
+}
+
+COUNT_SLACK = 1.0
+COUNT_FRACTION_FACTOR = 8.0
+_RELATIVE_EPSILON = 1e-9
+
+
+def within(check: str, tolerance: float | None, given: float, expected: float) -> bool:
+    """True when `given` is accepted for `expected` under the line's check and tolerance."""
+    if check == "count":
+        if abs(given - expected) > COUNT_SLACK + _RELATIVE_EPSILON * abs(expected):
+            return False
+        if given == round(given) or given == 0 or expected == 0:
+            return True  # a whole neighbour: rounded up or down
+        # A fraction within one of a small count is only accepted near it ("0.001" is not "1" rounded).
+        return 1 / COUNT_FRACTION_FACTOR < given / expected < COUNT_FRACTION_FACTOR
+    if check == "magnitude":
+        factor = tolerance or 3.0
+        if expected == 0 or given == 0:
+            return given == expected
+        if (given > 0) != (expected > 0):
+            return False
+        ratio = given / expected
+        return 1 / factor - _RELATIVE_EPSILON <= ratio <= factor + _RELATIVE_EPSILON
+    band = 0.05 if tolerance is None else tolerance
+    return abs(given - expected) <= (band + _RELATIVE_EPSILON) * abs(expected)
+
+
+@dataclass(frozen=True, slots=True)
+class UnitFactor:
+    """A factor people slip by, what it usually means, and its family (metric, binary, bits, time...)."""
+
+    factor: float
+    meaning: str
+    family: str = "metric"
+
+
+_METRIC = (
+    UnitFactor(1e3, "one metric prefix or a thousand (KB and MB, ms and s, k and M)"),
+    UnitFactor(1e6, "two metric prefixes or a million (KB and GB, M and T)"),
+    UnitFactor(1e9, "three metric prefixes or a billion"),
+    UnitFactor(1e12, "four metric prefixes or a trillion"),
+)
+_BYTES = (
+    UnitFactor(8, "bits versus bytes", "bits"),
+    UnitFactor(8e3, "bits versus bytes and one metric prefix", "bits"),
+    UnitFactor(8e6, "bits versus bytes and two metric prefixes", "bits"),
+    UnitFactor(8e9, "bits versus bytes and three metric prefixes", "bits"),
+    UnitFactor(1024, "one binary prefix (KiB and MiB)", "binary"),
+    UnitFactor(1024**2, "two binary prefixes (KiB and GiB)", "binary"),
+    UnitFactor(1024**3, "three binary prefixes (KiB and TiB)", "binary"),
+    UnitFactor(1.024, "KB (1,000 B) versus KiB (1,024 B)", "binary"),
+    UnitFactor(1.024**2, "MB versus MiB", "binary"),
+    UnitFactor(1.024**3, "GB versus GiB", "binary"),
+    UnitFactor(1.024**4, "TB versus TiB", "binary"),
+)
+_TIME = (
+    UnitFactor(60, "seconds versus minutes (or minutes versus hours)", "time"),
+    UnitFactor(3600, "seconds versus hours", "time"),
+    UnitFactor(86400, "seconds versus days", "time"),
+    UnitFactor(24, "hours versus days", "time"),
+)
+_PLAIN = (UnitFactor(100, "a percentage written as a fraction, or the reverse", "percent"),)
+_SMALL_FACTOR = 1.2
+_SMALL_FACTOR_BAND = 0.01
+_BINARY_NOTE_BAND = 0.003
+
+
+def unit_factors(dims: Dims, upstream: tuple[Dims, ...] = ()) -> tuple[UnitFactor, ...]:
+    """The unit slips that make sense for a quantity of dimensions `dims` computed from quantities of
+    dimensions `upstream`: bits and binary prefixes only where bytes are involved (a transfer time slips by 8
+    when a link's bits are read as bytes), KB versus KiB only for a size itself, minutes only where time is,
+    percent only for a plain number."""
+    symbols = frozenset(symbol for each in (dims, *upstream) for symbol, _ in each.exponents)
+    own_bytes = any(symbol == "B" for symbol, _ in dims.exponents)
+    return _unit_factors(symbols, own_bytes, dims.is_dimensionless)
+
+
+@functools.lru_cache(maxsize=256)
+def _unit_factors(symbols: frozenset[str], own_bytes: bool, plain: bool) -> tuple[UnitFactor, ...]:
+    factors = list(_METRIC)
+    if "B" in symbols:
+        factors += [factor for factor in _BYTES if own_bytes or factor.factor >= _SMALL_FACTOR]
+    if "s" in symbols:
+        factors += _TIME
+    if plain:
+        factors += _PLAIN
+    return tuple(factors)
+
+
+def binary_prefix_slip(ratio: float) -> UnitFactor | None:
+    """The KB-versus-KiB family factor `ratio` sits on (within 0.3%), even inside the tolerance."""
+    if not ratio > 0:
+        return None
+    size = ratio if ratio >= 1 else 1 / ratio
+    for factor in _BYTES:
+        if factor.factor < _SMALL_FACTOR and abs(size / factor.factor - 1) <= _BINARY_NOTE_BAND:
+            return factor
+    return None
+
+
+def factor_band(check: str, tolerance: float | None) -> float:
+    """How close to an exact unit factor a ratio must be to count as that slip."""
+    if check == "count":
+        return 0.05
+    if check == "magnitude":
+        return 0.2
+    return min(max(tolerance or 0.05, 0.01), 0.15)
+
+
+def match_unit_factor(
+    ratio: float, factors: tuple[UnitFactor, ...], band: float, accepted: float
+) -> tuple[UnitFactor, bool] | None:
+    """The unit factor `ratio` (given / expected) sits on, and whether the given value is too large; None if
+    none does. Factors no larger than `accepted` (what the tolerance already accepts) are skipped."""
+    if not ratio > 0 or not math.isfinite(ratio):
+        return None
+    log_ratio = math.log(ratio)
+    best: tuple[float, UnitFactor, bool] | None = None
+    for candidate in factors:
+        if candidate.factor <= accepted:
+            continue
+        allowed = math.log1p(_SMALL_FACTOR_BAND if candidate.factor < _SMALL_FACTOR else band)
+        distance = abs(abs(log_ratio) - math.log(candidate.factor))
+        if distance <= allowed and (best is None or distance < best[0]):
+            best = (distance, candidate, log_ratio > 0)
+    return None if best is None else (best[1], best[2])
+
+
+def accepted_factor(check: str, tolerance: float | None) -> float:
+    """The largest ratio the line's own tolerance accepts (so a unit factor must exceed it)."""
+    if check == "magnitude":
+        return tolerance or 3.0
+    if check == "count":
+        return 1.0
+    return 1 + (0.05 if tolerance is None else tolerance)
+
+
+def format_factor(factor: float) -> str:
+    """A unit factor as people know it: "8", "1,000", "1.024", "1.074"."""
+    return format_number(factor) if factor >= 10 or factor == int(factor) else f"{factor:.4g}"
+
+
+def power_of_ten(ratio: float) -> int:
+    """k when `ratio` is within 10% of 10**k (k ≠ 0), else 0: a slipped decimal point."""
+    if not ratio > 0 or not math.isfinite(ratio):
+        return 0
+    exponent = round(math.log10(ratio))
+    if exponent == 0 or abs(ratio / 10.0**exponent - 1) > 0.1:
+        return 0
+    return exponent
+
+
+# Messages. Numbers arrive formatted (grading.core.report_text); each function returns one or two sentences.
+
+
+CORRECT_MESSAGE = "Correct."
+
+
+def in_range_message(low: str, high: str, source: str) -> str:
+    return f"Within the plausible range {low} to {high}" + (f" ({source})." if source else ".")
+
+
+def slip_message(arithmetic: str, given: str, value: float, implied: float) -> str:
+    return f"{arithmetic}; you wrote {given} — {slip_hint(value, implied)}."
+
+
+def slip_hint(value: float, implied: float) -> str:
+    """What kind of slip: the sign, a power of ten, a factor, or a percentage off."""
+    if implied == 0 or (value > 0) != (implied > 0):
+        return "check the sign" if value and implied else f"{'too high' if value > implied else 'too low'}"
+    ratio = value / implied
+    if power_of_ten(ratio):
+        return "check the power of ten"
+    if ratio >= 2:
+        return f"{format_number(ratio)}× too high"
+    if ratio <= 0.5:
+        return f"{format_number(1 / ratio)}× too low"
+    off = abs(ratio - 1) * 100
+    return (
+        f"{'too high' if ratio > 1 else 'too low'} by {off:.0f}%"
+        if off >= 10
+        else (f"{'too high' if ratio > 1 else 'too low'} by {off:.1f}%")
+    )
+
+
+def unit_factor_message(
+    arithmetic: str, given: str, factor: UnitFactor, too_large: bool, factor_text: str
+) -> str:
+    direction = "too large" if too_large else "too small"
+    return f"{arithmetic}; you wrote {given}, {factor_text}× {direction}: {factor.meaning}."
+
+
+def input_unit_factor_message(
+    given: str, corrected: str, factor: UnitFactor, too_large: bool, factor_text: str, low: str, high: str
+) -> str:
+    direction = "too large" if too_large else "too small"
+    return (
+        f"You wrote {given}, outside {low} to {high}; it is {factor_text}× {direction} for {corrected}: "
+        f"{factor.meaning}."
+    )
+
+
+def dimension_message(given_text: str, given_dims: str, unit: str) -> str:
+    asked = unit or "a plain number"
+    return f"{given_text.strip()!r} is in {given_dims}; this line asks for {asked}."
+
+
+def out_of_range_message(given: str, low: str, high: str, source: str, hint: str = "") -> str:
+    text = f"{given} is outside the plausible range {low} to {high}"
+    text += f" ({source})." if source else "."
+    return text + (f" {hint}" if hint else "")
+
+
+def binary_prefix_note(message: str, given: str, given_shown: str, factor: UnitFactor) -> str:
+    return f"{message[:-1]}; note {given} is {given_shown}: {factor.meaning}."
+
+
+def far_message(
+    given: str, reference: str, driver_label: str, driver_given: str, driver_reference: str
+) -> str:
+    return (
+        f"Your arithmetic holds, but {given} is far from the reference {reference}: it comes from your "
+        f"{driver_label} of {driver_given} (reference {driver_reference})."
+    )
+
+
+def follows_message(driver_label: str, driver_given: str, where: str) -> str:
+    return f"Correct from your {driver_label} of {driver_given}, which {where}."
+
+
+def missing_message(reference: str, implied: str | None = None) -> str:
+    if implied is not None and implied != reference:
+        return f"Not answered. From your other numbers it would be {implied}; the reference is {reference}."
+    return f"Not answered; the reference is {reference}."
+
+
+def no_value_message(reference: str) -> str:
+    return f"Your inputs give no finite value here (a division by zero?); the reference is {reference}."

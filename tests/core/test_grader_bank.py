@@ -1,0 +1,231 @@
+"""Hand-written cases on the bank's questions, a few per track, including the mistakes the bank lists:
+sizing by queries instead of tokens, total versus active parameters, KB versus KiB, bits versus bytes and
+forgetting headroom. Right answers are taken from each question's own model, so an edited figure does not
+break a case; the verdicts and what the messages name are the point."""
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from grading.core.grader import grade
+from grading.core.spec import QuestionSpec, load_question
+
+BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
+
+
+@cache
+def question(slug: str) -> QuestionSpec:
+    return load_question(BANK / f"{slug}.yaml")
+
+
+def shown(slug: str, name: str) -> float:
+    """The reference value of `name` in its question's unit."""
+    model = question(slug).model.reference
+    return float(model.display_value(name, model.evaluate()[name]))
+
+
+def base(slug: str, name: str) -> float:
+    return float(question(slug).model.reference.evaluate()[name])
+
+
+def right(slug: str) -> dict[str, str]:
+    """Every asked line answered with the reference value, as a bare number in the line's unit."""
+    return {asked.name: repr(shown(slug, asked.name)) for asked in question(slug).asked}
+
+
+def graded(slug: str, changes: dict[str, str]) -> dict[str, dict]:
+    report = grade(question(slug), {"numbers": {**right(slug), **changes}})
+    return {line["name"]: line for line in report["lines"]}
+
+
+def verdicts(lines: dict[str, dict]) -> dict[str, str]:
+    return {name: line["verdict"] for name, line in lines.items()}
+
+
+@pytest.mark.parametrize(
+    "slug",
+    [
+        "kv-cache-tiering",
+        "llm-batching-system",
+        "moe-total-or-active",
+        "checkpoint-storage",
+        "pretraining-data-pipeline",
+        "eval-pipeline-10m-prompts",
+        "token-rate-limits",
+        "model-artifact-distribution",
+    ],
+)
+def test_the_reference_answers_are_all_correct(slug):
+    assert set(verdicts(graded(slug, {})).values()) == {"correct"}
+
+
+# Inference.
+
+
+def test_inference_a_conversation_ten_times_too_big_is_a_power_of_ten_slip():
+    kv_conv = shown("kv-cache-tiering", "kv_conv")
+    lines = graded("kv-cache-tiering", {"kv_conv": f"{10 * kv_conv:.3g} GB"})
+    assert lines["kv_conv"]["verdict"] == "arithmetic_slip"
+    assert lines["kv_conv"]["message"].endswith("— check the power of ten.")
+    assert "320 KiB/tok" in lines["kv_conv"]["message"]
+    assert [name for name, verdict in verdicts(lines).items() if verdict != "correct"] == ["kv_conv"]
+
+
+def test_inference_320_kb_for_320_kib_is_a_unit_error_where_the_question_is_strict():
+    line = graded("kv-cache-tiering", {"kv_bytes_per_token": "320 KB"})["kv_bytes_per_token"]
+    assert line["verdict"] == "unit_error"  # this line's tolerance is 2%
+    assert "1.024× too small: KB (1,000 B) versus KiB (1,024 B)" in line["message"]
+
+
+def test_inference_320_kb_for_320_kib_is_accepted_with_a_note_within_a_looser_tolerance():
+    line = graded("llm-batching-system", {"kv_bytes_per_token": "320 KB"})["kv_bytes_per_token"]
+    assert line["verdict"] == "correct"
+    assert "KB (1,000 B) versus KiB (1,024 B)" in line["message"]
+
+
+def test_inference_a_reload_time_eight_times_too_long_is_bits_versus_bytes():
+    reload = shown("kv-cache-tiering", "reload_nvme_s")
+    line = graded("kv-cache-tiering", {"reload_nvme_s": repr(8 * reload)})["reload_nvme_s"]
+    assert line["verdict"] == "unit_error"
+    assert "bits versus bytes" in line["message"]
+
+
+def test_inference_forgetting_the_hbm_headroom_costs_once_and_the_batch_follows():
+    slug = "llm-batching-system"
+    no_headroom = (
+        base(slug, "gpus_per_replica") * base(slug, "hbm_per_gpu") - base(slug, "weights_bytes")
+    ) / base(slug, "kv_bytes_per_token")
+    batch = int(no_headroom // base(slug, "max_context"))
+    lines = graded(slug, {"kv_cap_tokens": f"{no_headroom:.0f}", "b_max_kv": str(batch)})
+    assert lines["kv_cap_tokens"]["verdict"] == "arithmetic_slip"
+    assert "× 0.9" in lines["kv_cap_tokens"]["message"]
+    assert lines["b_max_kv"]["verdict"] == "correct"  # right arithmetic on their own capacity
+
+
+def test_inference_sizing_the_reranker_by_queries_instead_of_pairs_is_the_wrong_unit():
+    queries = shown("rag-at-10k-qps", "rerank_pairs_s") / shown("rag-at-10k-qps", "top_k")
+    line = graded("rag-at-10k-qps", {"rerank_pairs_s": f"{queries:,.0f} queries/s"})["rerank_pairs_s"]
+    assert line["verdict"] == "unit_error"
+    assert "query/s" in line["message"] and "pair/s" in line["message"]
+
+
+def test_inference_forgetting_headroom_on_the_replica_count_is_a_slip_showing_the_target():
+    slug = "forty-five-minute-plan"
+    bare = -(-base(slug, "in_flight") // base(slug, "b_max"))  # ceil without the utilisation target
+    line = graded(slug, {"replicas": f"{bare:.0f}"})["replicas"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert "× 0.7" in line["message"]
+
+
+# Training.
+
+
+def test_training_sizing_optimizer_state_from_active_parameters_is_a_slip_of_the_total_over_active():
+    slug = "moe-total-or-active"
+    from_active = shown(slug, "train_state") * base(slug, "n_active") / base(slug, "n_total")
+    line = graded(slug, {"train_state": f"{from_active:.3g} TB"})["train_state"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert "too low" in line["message"]
+
+
+def test_training_compute_from_total_parameters_is_a_slip_and_the_days_follow_it():
+    slug = "moe-total-or-active"
+    ratio = base(slug, "n_total") / base(slug, "n_active")
+    lines = graded(
+        slug,
+        {
+            "flops_per_token": repr(shown(slug, "flops_per_token") * ratio),
+            "train_days": repr(shown(slug, "train_days") * ratio),
+        },
+    )
+    assert lines["flops_per_token"]["verdict"] == "arithmetic_slip"
+    assert lines["train_days"]["verdict"] == "correct"  # carried forward from their FLOPs per token
+
+
+def test_training_a_stated_total_that_is_really_the_active_count_is_far_from_the_reference_once():
+    slug = "moe-total-or-active"
+    active = base(slug, "n_active")
+    state = active * base(slug, "train_bytes_per_param") / 1e12
+    gpus = state * 1e12 / base(slug, "hbm_per_gpu")
+    lines = graded(
+        slug,
+        {
+            "n_total": f"{active:.3g} params",
+            "train_state": f"{state:.3g} TB",
+            "gpus_for_state": f"{gpus:.0f}",
+        },
+    )
+    assert lines["train_state"]["verdict"] == "far_from_reference"
+    assert lines["train_state"]["driver"] == "n_total"
+    assert lines["gpus_for_state"]["verdict"] == "correct"
+    assert "already marked" in lines["gpus_for_state"]["message"]
+
+
+def test_training_a_burst_written_in_bytes_on_a_bits_line_is_bits_versus_bytes():
+    slug = "checkpoint-storage"
+    in_bytes = shown(slug, "burst_bw")
+    line = graded(slug, {"burst_bw_bits": f"{in_bytes:.3g}"})["burst_bw_bits"]
+    assert line["verdict"] == "unit_error"
+    assert "bits versus bytes" in line["message"]
+    assert graded(slug, {"burst_bw_bits": f"{in_bytes:.4g} GB/s"})["burst_bw_bits"]["verdict"] == "correct"
+
+
+# Data.
+
+
+def test_data_text_bytes_for_token_id_bytes_doubles_the_shards():
+    slug = "pretraining-data-pipeline"
+    line = graded(slug, {"shard_bytes": repr(2 * shown(slug, "shard_bytes"))})["shard_bytes"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert "2× too high" in line["message"]
+
+
+def test_data_an_assumption_inside_its_range_carries_forward_without_cost():
+    slug = "pretraining-data-pipeline"
+    lines = graded(
+        slug,
+        {
+            "token_id_bytes": "4 B/tok",
+            "shard_bytes": repr(2 * shown(slug, "shard_bytes")),
+            "shard_read_bw": repr(2 * shown(slug, "shard_read_bw")),
+        },
+    )
+    assert lines["shard_bytes"]["verdict"] == "correct"
+    assert "inside its plausible range" in lines["shard_bytes"]["message"]
+    assert lines["shard_read_bw"]["verdict"] == "correct"
+
+
+def test_data_forgetting_the_job_efficiency_headroom_undersizes_the_fleet():
+    slug = "eval-pipeline-10m-prompts"
+    fleet = shown(slug, "replicas_fast")
+    without = base(slug, "work_prompts") / base(slug, "turnaround_fast") / base(slug, "prompts_per_s_replica")
+    line = graded(slug, {"replicas_fast": f"{-(-without // 1):.0f}"})["replicas_fast"]
+    assert without < fleet - 1
+    assert line["verdict"] == "arithmetic_slip"
+
+
+# Platform.
+
+
+def test_platform_limiting_requests_instead_of_tokens_is_the_wrong_unit():
+    slug = "token-rate-limits"
+    line = graded(slug, {"worst_tpm": f"{shown(slug, 'rpm_limit'):.0f} req/min"})["worst_tpm"]
+    assert line["verdict"] == "unit_error"
+    assert "req/s" in line["message"] and "tok/min" in line["message"]
+
+
+def test_platform_a_copy_time_eight_times_too_short_is_bits_versus_bytes():
+    slug = "model-artifact-distribution"
+    line = graded(slug, {"one_copy_time": repr(shown(slug, "one_copy_time") / 8)})["one_copy_time"]
+    assert line["verdict"] == "unit_error"
+    assert "8× too small: bits versus bytes" in line["message"]
+
+
+def test_platform_a_nic_read_in_bytes_drives_a_copy_time_far_from_the_reference():
+    slug = "model-artifact-distribution"
+    lines = graded(slug, {"nic_bw": "100 GB/s", "one_copy_time": repr(shown(slug, "one_copy_time") / 8)})
+    line = lines["one_copy_time"]
+    assert line["verdict"] == "far_from_reference"
+    assert line["driver"] == "nic_bw"
+    assert "100 GB/s" in line["message"]

@@ -1,0 +1,176 @@
+"""Properties of the grader over every question in the bank (hypothesis)."""
+
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from grading.core import verdicts as v
+from grading.core.grader import _accepted_range, grade
+from grading.core.model import ModelError
+from grading.core.spec import QuestionSpec, load_pack
+
+BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
+SPECS, _ = load_pack(BANK)
+PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def test_the_bank_has_questions_to_check():
+    assert len(SPECS) >= 5
+
+
+def model_numbers(spec: QuestionSpec, seed: int) -> dict[str, str]:
+    """Every quantity of the model, as text, at inputs drawn inside their ranges."""
+    model = spec.model.reference
+    samples = model.sample_inputs(1, np.random.default_rng(seed))
+    try:
+        values = model.evaluate({name: float(sample[0]) for name, sample in samples.items()})
+    except ModelError:
+        assume(False)
+    return {name: repr(float(model.display_value(name, value))) for name, value in values.items()}
+
+
+def reference_design(spec: QuestionSpec) -> dict:
+    return {
+        "nodes": [vars(node) | {} for node in spec.design.nodes],
+        "edges": [vars(edge) | {} for edge in spec.design.edges],
+    }
+
+
+def by_name(report: dict) -> dict[str, dict]:
+    return {line["name"]: line for line in report["lines"]}
+
+
+def derived_lines(spec: QuestionSpec) -> list[str]:
+    model = spec.model.reference
+    return [asked.name for asked in spec.asked if not model.quantities[asked.name].is_input]
+
+
+@PROPERTY
+@given(spec=st.sampled_from(SPECS), seed=st.integers(0, 2**32 - 1))
+def test_the_models_own_values_at_any_inputs_in_range_score_full_marks(spec, seed):
+    report = grade(spec, {"numbers": model_numbers(spec, seed), "design": reference_design(spec)})
+    wrong = {line["name"]: line["message"] for line in report["lines"] if line["verdict"] != "correct"}
+    assert wrong == {}
+    assert report["scores"]["overall"] == 100.0
+
+
+def moved(spec: QuestionSpec, name: str, value: float, up: bool, size: float) -> float:
+    """`value` moved beyond the line's tolerance (by 20% to 70% more than the band)."""
+    asked = next(item for item in spec.asked if item.name == name)
+    step = 1.2 + 0.5 * size
+    if asked.check == "count":
+        return value + (2 + round(2 * size)) * (1 if up else -1)
+    if asked.check == "magnitude":
+        factor = (asked.tolerance or 3.0) * step
+        return value * factor if up else value / factor
+    band = asked.tolerance or 0.05
+    return value * (1 + band) * step if up else value * (1 - band) / step
+
+
+@PROPERTY
+@given(
+    spec=st.sampled_from([spec for spec in SPECS if derived_lines(spec)]),
+    seed=st.integers(0, 2**32 - 1),
+    pick=st.integers(0, 1000),
+    up=st.booleans(),
+    size=st.floats(0, 1),
+)
+def test_one_derived_value_beyond_its_tolerance_is_one_slip_and_changes_nothing_else(
+    spec, seed, pick, up, size
+):
+    numbers = model_numbers(spec, seed)
+    names = derived_lines(spec)
+    name = names[pick % len(names)]
+    value = float(numbers[name])
+    assume(value != 0)
+    new = moved(spec, name, value, up, size)
+    model = spec.model.reference
+    factors = v.unit_factors(model.dims(name), tuple(model.dims(dep) for dep in model.upstream(name)))
+    assume(new != 0 and v.match_unit_factor(new / value, factors, 0.2, 1.0) is None)
+    baseline = by_name(grade(spec, {"numbers": numbers}))
+    report = by_name(grade(spec, {"numbers": {**numbers, name: repr(new)}}))
+    assert report[name]["verdict"] == "arithmetic_slip", report[name]["message"]
+    assert {other: line for other, line in report.items() if other != name} == {
+        other: line for other, line in baseline.items() if other != name
+    }
+
+
+@PROPERTY
+@given(
+    spec=st.sampled_from(SPECS),
+    seed=st.integers(0, 2**32 - 1),
+    pick=st.integers(0, 1000),
+    bits=st.booleans(),
+    up=st.booleans(),
+)
+def test_a_value_off_by_a_thousand_or_by_eight_is_a_unit_error(spec, seed, pick, bits, up):
+    model = spec.model.reference
+    numbers = model_numbers(spec, seed)
+    candidates = [
+        asked.name
+        for asked in spec.asked
+        if not bits or any(factor.factor == 8 for factor in _factors(model, asked.name))
+    ]
+    assume(candidates)
+    name = candidates[pick % len(candidates)]
+    value = float(numbers[name])
+    assume(value != 0 and math.isfinite(value))
+    factor = 8 if bits else 1000
+    new = value * factor if up else value / factor
+    quantity = model.quantities[name]
+    if quantity.is_input:
+        asked = next(item for item in spec.asked if item.name == name)
+        low, high = _accepted_range(*quantity.range, asked.check, asked.tolerance)
+        assume(not low <= new <= high)  # a range wider than the factor would accept the slip
+    report = by_name(grade(spec, {"numbers": {**numbers, name: repr(new)}}))
+    assert report[name]["verdict"] == "unit_error", report[name]["message"]
+    if not quantity.is_input:
+        baseline = by_name(grade(spec, {"numbers": numbers}))
+        assert {o: line for o, line in report.items() if o != name} == {
+            o: line for o, line in baseline.items() if o != name
+        }
+
+
+def _factors(model, name):
+    return v.unit_factors(model.dims(name), tuple(model.dims(dep) for dep in model.upstream(name)))
+
+
+@pytest.mark.parametrize("spec", [spec for spec in SPECS if spec.design.nodes], ids=lambda spec: spec.slug)
+def test_the_reference_design_graded_against_itself_scores_full_marks_on_shape(spec):
+    report = grade(spec, {"design": reference_design(spec)})
+    assert report["scores"]["shape"] == 100.0, report["design"]["problems"]
+
+
+@PROPERTY
+@given(spec=st.sampled_from([spec for spec in SPECS if spec.design.nodes]), seed=st.integers(0, 2**32 - 1))
+def test_renaming_and_reordering_the_boxes_changes_nothing(spec, seed):
+    rng = random.Random(seed)
+    design = reference_design(spec)
+    design["nodes"] = [node for node in design["nodes"] if rng.random() < 0.8]
+    ids = {node["id"] for node in design["nodes"]}
+    design["edges"] = [e for e in design["edges"] if {e["source"], e["target"]} <= ids | {"client"}]
+    names = {node_id: f"box-{rng.randrange(10**9)}-{index}" for index, node_id in enumerate(sorted(ids))}
+    names["client"] = "client"
+    renamed = {
+        "nodes": [
+            dict(node, id=names[node["id"]]) for node in rng.sample(design["nodes"], len(design["nodes"]))
+        ],
+        "edges": [
+            dict(edge, source=names[edge["source"]], target=names[edge["target"]])
+            for edge in rng.sample(design["edges"], len(design["edges"]))
+        ],
+    }
+    numbers = model_numbers(spec, seed)
+    original = grade(spec, {"numbers": numbers, "design": design})
+    shuffled = grade(spec, {"numbers": numbers, "design": renamed})
+    back = {new: old for old, new in names.items()}
+    for component in shuffled["design"]["components"]:
+        component["matched_ids"] = sorted(back[node_id] for node_id in component["matched_ids"])
+    for item in shuffled["design"]["extra"]:
+        item["id"] = back[item["id"]]
+    assert shuffled == original

@@ -1,0 +1,72 @@
+"""Numbers written for people."""
+
+import pytest
+
+from grading.core.report_text import (
+    arithmetic_template,
+    format_number,
+    format_percent,
+    format_quantity,
+    format_unit,
+)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (327_680, "327,680"),
+        (2_000, "2,000"),
+        (28_035.2, "28,035"),
+        (9.8304, "9.83"),
+        (13.456, "13.5"),
+        (162.0, "162"),
+        (0.04, "0.04"),
+        (0.000474, "0.000474"),
+        (4.74e-5, "4.74e-5"),
+        (1.7e6, "1.7M"),
+        (1_327_186.85, "1.33M"),
+        (70.55e9, "70.6bn"),
+        (999_999.7, "1M"),
+        (999.96e9, "1e12"),
+        (1.04e12, "1.04e12"),
+        (-2.5, "-2.5"),
+        (0, "0"),
+    ],
+)
+def test_numbers_read_the_way_people_write_them(value, text):
+    assert format_number(value) == text
+
+
+def test_a_billion_is_never_written_b_so_it_cannot_be_read_as_bytes():
+    assert "B" not in format_number(141e9)
+
+
+def test_non_finite_numbers_have_words():
+    assert format_number(float("inf")) == "∞"
+    assert format_number(float("nan")) == "not a number"
+
+
+def test_a_quantity_carries_its_unit_and_a_plain_number_none():
+    assert format_quantity(9.8304, "GB") == "9.83 GB"
+    assert format_quantity(1.7e6, "tok/s") == "1.7M tok/s"
+    assert format_quantity(0.7, "") == "0.7"
+
+
+def test_units_show_a_middle_dot_for_multiplication():
+    assert format_unit("TB/(s*GPU)") == "TB/(s·GPU)"
+
+
+def test_percentages_keep_two_significant_figures():
+    assert format_percent(0.123) == "12%"
+    assert format_percent(0.024) == "2.4%"
+
+
+def test_the_arithmetic_template_replaces_names_and_keeps_functions():
+    template = arithmetic_template("floor(kv_cap / max_context) * 2 ** 2", {"kv_cap", "max_context"})
+    shown = template.render(lambda name: {"kv_cap": "1.33M tok", "max_context": "8,192 tok"}[name])
+    assert shown == "floor(1.33M tok / 8,192 tok) × 2 ^ 2"
+
+
+def test_a_name_inside_a_longer_name_is_left_alone():
+    template = arithmetic_template("tokens * tokens_per_step", {"tokens", "tokens_per_step"})
+    assert template.render(str.upper) == "TOKENS × TOKENS_PER_STEP"

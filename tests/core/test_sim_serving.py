@@ -1,0 +1,166 @@
+"""The serving family: derived timing, closed loops, KV pressure, outages, losses, SLOs, narrative."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from grading.core.sim import run_scenario
+from grading.core.sim.serving import base_arrival_rate, replica_model
+from grading.core.sim.serving_spec import SERVING
+from grading.core.sim.spec import resolve_params
+
+
+@pytest.fixture
+def settings() -> SimpleNamespace:
+    """Stands in for pytest-django's fixture that the root conftest's autouse hook asks for (no Django)."""
+    return SimpleNamespace()
+
+
+LLAMA_70B = {"n_params": 70_553_706_496, "gpus_per_replica": 8, "mbu": 1.0}
+
+
+def resolved(**params) -> dict:
+    return resolve_params(SERVING, params)
+
+
+def test_decode_and_prefill_times_follow_domain_formulas_for_70b_on_8_h100():
+    model = replica_model(resolved(**LLAMA_70B))
+    assert model.tpot(1, 2000) == pytest.approx(5.29e-3, rel=0.005)
+    assert model.tpot(64, 2000) == pytest.approx(6.83e-3, rel=0.005)
+    assert model.tpot(256, 2000) == pytest.approx(11.53e-3, rel=0.005)
+    assert model.prefill_tok_s == pytest.approx(28_035, rel=0.001)
+    assert model.kv_capacity_tokens == pytest.approx(1.327e6, rel=0.002)
+
+
+def test_closed_loop_users_become_a_rate_through_the_response_time_law():
+    p = resolved(users=2000, think_time_s=20, tpot_s=0.04, output_tokens=250, prompt_tokens=2000)
+    rate = base_arrival_rate(p, replica_model(p))
+    assert rate == pytest.approx(2000 / (20 + 2000 / 28_035 + 250 * 0.04), rel=1e-9)
+
+
+def test_kv_pressure_caps_the_batch_at_what_the_kv_cache_holds():
+    params = {
+        **LLAMA_70B,
+        "mbu": 0.7,
+        "arrival_rate": 12,
+        "replicas": 2,
+        "prompt_cv": 0,
+        "output_cv": 0,
+    }
+    events = [{"at": 60, "type": "kv_pressure", "prompt_tokens": 30_000, "duration": 240}]
+    result = run_scenario("serving", params, events, {"ttft_p95_s": 1.5}, 400, seed=3)
+    t = np.array(result.series["t"])
+    in_service = np.array(result.series["in_service"])[(t >= 120) & (t < 300)]
+    # 1.327M KV tokens per replica over 30,250 reserved tokens: 43.9 conversations each, below max_batch 64
+    # (a region pools its replicas' KV budget, so two replicas hold floor(87.7) = 87)
+    assert 60 <= in_service.max() <= 87
+    assert result.summary["queue_max"] > 0
+    assert not result.passed
+
+
+def test_a_provider_outage_sheds_what_the_fallback_cannot_take():
+    params = {"arrival_rate": 20, "replicas": 8, "fallback_rate": 12, "prompt_cv": 0, "output_cv": 0}
+    events = [{"at": 100, "type": "provider_outage", "duration": 100}]
+    result = run_scenario("serving", params, events, {"dropped_max_frac": 0.0}, 400, seed=4)
+    in_flight = 20 * (2000 / 28_035 + 250 * 0.04)  # Little: requests caught mid-stream need the fallback too
+    assert result.summary["rejected"] == pytest.approx((20 - 12) * 100 + in_flight - 12, rel=0.1)
+    assert result.summary["fallback_served"] >= 12 * 100 * 0.95
+    assert not result.passed
+
+
+def test_requests_in_flight_on_a_lost_replica_are_retried_or_fail():
+    base = {"arrival_rate": 30, "replicas": 8, "max_batch": 64}
+    events = [{"at": 120, "type": "replica_loss", "count": 2}]
+    retried = run_scenario("serving", base, events, {"failed_max_frac": 0.0}, 300, seed=5)
+    failed = run_scenario("serving", {**base, "retry_lost": 0}, events, {"failed_max_frac": 0.0}, 300, seed=5)
+    assert retried.passed and retried.summary["retried"] > 0 and retried.summary["failed"] == 0
+    assert not failed.passed and failed.summary["failed"] > 0
+
+
+def test_a_queue_timeout_turns_long_waits_into_timeouts():
+    params = {"arrival_rate": 40, "replicas": 4, "max_batch": 32, "queue_timeout_s": 15}
+    result = run_scenario("serving", params, [], {"timed_out_max_frac": 0.01}, 300, seed=6)
+    assert result.summary["timed_out"] > 0
+    assert result.summary["ttft_p99_s"] <= 15 + 1.0
+    assert not result.passed
+
+
+def test_losing_a_region_moves_its_traffic_to_the_survivor():
+    params = {"arrival_rate": 20, "replicas": 8, "regions": 2}
+    events = [{"at": 100, "type": "region_loss", "region": 1}]
+    result = run_scenario("serving", params, events, {"dropped_max_frac": 0.0}, 300, seed=7)
+    assert result.summary["served"] == result.summary["arrivals"] - result.summary["unfinished"]
+    assert result.series["replicas_running"][-1] == 4
+    assert any("region 1 went down" in line for line in result.narrative)
+
+
+def test_the_autoscaler_adds_replicas_under_a_burst_and_the_slo_holds_with_headroom():
+    params = {"arrival_rate": 10, "replicas": 4, "max_batch": 64, "max_replicas": 16, "warm_pool": 4}
+    events = [{"at": 60, "type": "burst", "factor": 2.0, "duration": 300}]
+    result = run_scenario(
+        "serving", params, events, {"ttft_p95_s": 2.0, "dropped_max_frac": 0.0}, 600, seed=8
+    )
+    assert result.summary["replicas_max"] > 4
+    assert result.passed
+
+
+def burst_during_cold_start(warm_pool: int, queue_limit: float) -> dict:
+    return {
+        "arrival_rate": 16,
+        "replicas": 4,
+        "max_batch": 64,
+        "output_cv": 0,
+        "max_replicas": 16,
+        "warm_pool": warm_pool,
+        "cold_start_s": 70,
+        "queue_limit": queue_limit,
+    }
+
+
+def test_the_narrative_tells_what_broke_and_when_in_a_burst_during_a_cold_start():
+    events = [{"at": 60, "type": "burst", "factor": 3.0, "duration": 300}]
+    result = run_scenario(
+        "serving", burst_during_cold_start(2, 300), events, {"rejected_max_frac": 0.0}, 600, 9
+    )
+    text = " ".join(result.narrative)
+    assert "At t=60 s a burst multiplied arrivals by 3" in text
+    assert "from the warm pool" in text
+    assert "cold (ready at t=" in text
+    assert "The queue hit its limit of 300 at t=" in text
+    assert "new replicas were ready at t=" in text
+    assert "SLO rejected_max_frac ≤ 0: actual" in text and "missed" in text
+    assert result.summary["rejected"] > 0
+
+
+def test_a_bigger_warm_pool_and_a_quicker_autoscaler_absorb_the_same_burst():
+    events = [{"at": 60, "type": "burst", "factor": 3.0, "duration": 300}]
+    params = {**burst_during_cold_start(8, 300), "scale_interval_s": 5, "cooldown_s": 10}
+    result = run_scenario("serving", params, events, {"rejected_max_frac": 0.0}, 600, 9)
+    assert result.passed
+
+
+@pytest.mark.parametrize(
+    ("params", "events"),
+    [
+        ({"users": 2000, "replicas": 16}, [{"at": 900, "type": "replica_loss", "count": 2}]),
+        (
+            {"arrival_rate": 25, "replicas": 4, "kv_capacity_tokens": 100_000, "queue_timeout_s": 20},
+            [{"at": 100, "type": "kv_pressure", "prompt_tokens": 8000, "duration": 100}],
+        ),
+        (
+            {"arrival_rate": 16, "replicas": 4, "max_replicas": 16, "warm_pool": 2, "queue_limit": 300},
+            [{"at": 60, "type": "burst", "factor": 3.0, "duration": 300}],
+        ),
+    ],
+)
+def test_the_numpy_fast_path_gives_exactly_the_event_loops_records(params, events, monkeypatch):
+    import grading.core.sim.serving as serving
+    from grading.core.sim.queueing import simulate_fleet
+
+    fast = run_scenario("serving", params, events, {}, 1200, seed=10).to_dict()
+    monkeypatch.setattr(serving, "simulate_fleet", lambda *a, **k: simulate_fleet(*a, **{**k, "fast": False}))
+    slow = run_scenario("serving", params, events, {}, 1200, seed=10).to_dict()
+    assert fast == slow
