@@ -1,8 +1,9 @@
 """Authoring workflows: drafts edited in sections, the live model check, sample answers as regression tests,
 publishing (and publishing an old version again), and the difference between two versions.
 
-Everything an author types goes through `grading.core.spec.parse_question` / `grading.core.model.read_model`
-(formulas only through the allow-list parser in grading/core/formula.py); nothing is ever evaluated as Python.
+Everything an author types goes through `grading.core.question_reader.parse_question` /
+`grading.core.model.read_model` (formulas only through the allow-list parser in grading/core/formula.py);
+nothing is ever evaluated as Python.
 """
 
 import difflib
@@ -18,9 +19,12 @@ from django.db import transaction
 from grading.core.formula import FormulaError, parse_formula
 from grading.core.grader import grade
 from grading.core.model import ModelError, ModelSpec, describe_model, read_model
+from grading.core.question_export import spec_to_dict
+from grading.core.question_reader import parse_question
+from grading.core.question_types import QuestionSpec, SpecError
 from grading.core.report_text import format_quantity
-from grading.core.spec import PHASES, QuestionSpec, SpecError, parse_question, spec_to_dict
 from grading.core.submission import SubmissionError
+from grading.core.vocabulary import PHASES
 from interview.models import Question, QuestionVersion
 from interview.models.authoring import Draft, SampleAnswer
 from interview.roles import Role, has_role, roles_of

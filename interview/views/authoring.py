@@ -13,7 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from grading.core.spec import spec_to_dict
+from grading.core.question_export import spec_to_dict
 from grading.core.verdicts import VERDICTS
 from interview.models import Question, QuestionVersion
 from interview.models.authoring import Draft, SampleAnswer
