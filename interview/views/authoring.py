@@ -38,11 +38,11 @@ from interview.services.authoring import (
     sample_results_with_model,
     sample_save,
     sheet_grade,
-    version_diff,
     version_republish,
 )
 from interview.services.packs import pack_export_zip, pack_files_from_upload, pack_import
 from interview.services.palette import palette_for_canvas
+from interview.services.version_diff import version_diff
 
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
