@@ -48,7 +48,9 @@ def test_the_grading_api_refuses_during_a_practice_variant_round_with_the_round_
     assert REFERENCE_SHOWN not in response.content.decode()
 
 
-def test_a_scheduled_interview_round_hides_the_reference_before_its_clock_starts(client, alice, bob, question):
+def test_a_scheduled_interview_round_hides_the_reference_before_its_clock_starts(
+    client, alice, bob, question
+):
     round_ = round_schedule_for_candidate(interviewer=bob, question=question, candidate_username="alice")
     client.force_login(alice)
     assert client.get(CHECK).status_code == 409
