@@ -31,7 +31,8 @@ def _active_round(request: HttpRequest, question: Question) -> Round | None:
 
 
 def catalogue(request: HttpRequest) -> HttpResponse:
-    questions = published_questions()
+    # The cards show the question's own columns; the current version's spec stays unread.
+    questions = published_questions().select_related(None)
     query = request.GET.get("q", "").strip()[:100]
     track = request.GET.get("track", "")
     difficulty = request.GET.get("difficulty", "")
