@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from designs.models import Work, WorkEvent
 from grading.core.report_text import format_unit
-from grading.core.spec import FIX_CATEGORIES
+from grading.core.vocabulary import FIX_CATEGORIES
 from grading.services import question_version_model
 from interview.models import Question, QuestionVersion, Round, RoundMode, RoundStatus
 from interview.services.grading import round_grade
