@@ -20,7 +20,8 @@ def _get_published_question(slug: str) -> Question:
 
 
 def catalogue(request: HttpRequest) -> HttpResponse:
-    questions = published_questions()
+    # The cards show the question's own columns; the current version's spec stays unread.
+    questions = published_questions().select_related(None)
     query = request.GET.get("q", "").strip()[:100]
     track = request.GET.get("track", "")
     difficulty = request.GET.get("difficulty", "")
