@@ -1,5 +1,6 @@
-"""Saving on the round page in Chromium: a reload a second after typing shows what was typed and leaves the only
-tab current; a stale tab turns read-only, keeps its unsaved edits, and applies them onto the latest on request."""
+"""Saving on the round page in Chromium: a reload a second after typing shows what was typed and leaves the
+only tab current; a stale tab turns read-only, keeps its unsaved edits, and applies them onto the latest on
+request."""
 
 import pytest
 from playwright.sync_api import expect
@@ -39,7 +40,8 @@ def test_a_reload_a_second_after_typing_shows_what_was_typed_and_the_tab_stays_c
     expect(page.locator("#save-status")).to_contain_text("All changes saved", timeout=10_000)
     page.wait_for_timeout(1500)
     expect(page.locator("#stale-banner")).to_be_hidden()
-    work = wait_for(lambda: Work.objects.filter(round_id=round_id, scratch="typed just before the reload").first(), timeout_s=10)
+    typed = Work.objects.filter(round_id=round_id, scratch="typed just before the reload")
+    work = wait_for(typed.first, timeout_s=10)
     assert work.numbers["kv_bytes_per_token"] == "320 KB"
     assert [n["id"] for n in work.design["nodes"]] == ["gateway"]
 
@@ -51,7 +53,9 @@ def test_a_reload_a_second_after_typing_shows_what_was_typed_and_the_tab_stays_c
     assert Work.objects.get(round_id=round_id).scratch == "and after it"
 
 
-def test_a_stale_tab_turns_read_only_keeps_its_edits_and_applies_them_onto_the_latest(page, second_page, round_id):
+def test_a_stale_tab_turns_read_only_keeps_its_edits_and_applies_them_onto_the_latest(
+    page, second_page, round_id
+):
     log_in(second_page, "alice")
     second_page.goto(f"/rounds/{round_id}/")
     show_tab(second_page, "Scratch")

@@ -1,6 +1,6 @@
-"""The round page fills the window at 1440x900, 1280x720 and 390x844: a sticky header with the clock, the phase
-timeline and the save state; the canvas takes most of the screen; the side panel's tabs are on screen without
-scrolling; nothing scrolls sideways."""
+"""The round page fills the window at 1440x900, 1280x720 and 390x844: a sticky header with the clock, the
+phase timeline and the save state; the canvas takes most of the screen; the side panel's tabs are on screen
+without scrolling; nothing scrolls sideways."""
 
 import os
 
@@ -50,7 +50,7 @@ def test_the_round_fills_the_window_with_the_clock_canvas_and_panel_on_screen(
     assert widths[4] / widths[1] == pytest.approx(16 / 5, rel=0.2)  # segments sized by their minutes
     expect(page.locator("#phase-timeline .ws-plan")).to_have_count(1)
     expect(page.locator("#save-status")).to_be_in_viewport()
-    assert 0 <= clock["y"] and clock["y"] + clock["h"] <= height
+    assert clock["y"] >= 0 and clock["y"] + clock["h"] <= height
     assert tabs["y"] + tabs["h"] <= height, "the side panel's tabs need scrolling to reach"
     assert no_sideways_scroll(page)
     if width >= 1000:
@@ -61,7 +61,7 @@ def test_the_round_fills_the_window_with_the_clock_canvas_and_panel_on_screen(
         # The page scrolls under a header that stays.
         page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
         clock = rect(page, "#clock")
-        assert 0 <= clock["y"] and clock["y"] + clock["h"] <= height
+        assert clock["y"] >= 0 and clock["y"] + clock["h"] <= height
     page.get_by_role("tab", name="Numbers").click()
     expect(page.get_by_label("KV cache per token")).to_be_visible()
     assert no_sideways_scroll(page)
