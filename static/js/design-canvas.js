@@ -11,13 +11,17 @@
  *
  * API:
  *   const canvas = SevenboxCanvas.mount(containerEl, {palette, design, readOnly, markable, onChange});
- *   canvas.getDesign() / setDesign(design) / undo() / redo() / destroy()
+ *   canvas.getDesign() / setDesign(design) / undo() / redo() / destroy() / flush() / lock()
+ *   canvas.selection() / svg() / zoom() / geometry()   (what is selected, the SVG export, for tests)
  *   canvas.boxRect(id)               where box `id` is drawn, in client pixels (tests, popovers)
  *   SevenboxCanvas.autoMount(root?)  mounts every [data-sevenbox-canvas] inside root (see autoMount below)
  *   SevenboxCanvas.get(containerEl)  the controller mounted on that element, or null
  *
- * Design JSON: {nodes: [{id, kind, label, job, failure, x, y}], edges: [{source, target, label}],
- *               marks: [{target: id | "a->b", what, how}]}   (marks only when markable or present)
+ * Design JSON: {nodes: [{id, kind, label, job, failure, x, y, parent?}], edges: [{source, target, label}],
+ *               marks: [{target: id | "a->b", what, how}],     (only when markable or present)
+ *               notes: [{id, text, x, y}],                     (free notes; only when present)
+ *               groups: [{id, label, parent?}]}                (containers; a box or group names its group
+ *                                                               in `parent`; only when present)
  *
  * User text only ever reaches the page through textContent, input values and cytoscape data.
  */
@@ -421,6 +425,11 @@
       destroy: () => widget.destroy(),
       boxRect: (id) => widget.boxRect(id),
       flush: () => widget.flush(),
+      selection: () => widget.selection().map((item) => item.id()),
+      svg: () => widget.toSvg(),
+      zoom: () => widget.cy.zoom(),
+      // Model-coordinate boxes of what is drawn (tests: labels must not cover boxes, snapping, layout).
+      geometry: () => widget.geometry(),
       lock: () => widget.lock(),
     };
     controllers.set(container, controller);
@@ -877,7 +886,14 @@
         this.editKey = null;
         this.renderSelection();
       });
+      // A press on the canvas (a tap, a drag, a selection box) puts the keyboard there, so Delete, the arrow
+      // keys and Ctrl+C act on what was just chosen.
+      cy.on("tapstart boxend", () => {
+        if (document.activeElement !== this.stageWrap) this.stageWrap.focus({ preventScroll: true });
+      });
       cy.on("tap", (e) => {
+        this.previousTap = this.lastTap;
+        this.lastTap = e.target === cy ? null : e.target.id();
         this.stageWrap.focus({ preventScroll: true });
         if (this.connectFrom !== null) {
           if (e.target !== cy && e.target.isNode && e.target.isNode() && !e.target.hasClass("eh-ghost")) {
@@ -891,7 +907,10 @@
         else this.reveal();
       });
       cy.on("dbltap", "node[role]", (e) => {
-        if (this.readOnly) return;
+        // cytoscape reports two quick taps on different boxes (or a shift-click soon after a click) as a
+        // double tap too: only a double tap on one box opens its label.
+        const o = e.originalEvent || {};
+        if (this.readOnly || this.previousTap !== e.target.id() || o.shiftKey || o.ctrlKey || o.metaKey) return;
         this.select(e.target.id());
         if (e.target.data("role") === "note") {
           this.reveal();
@@ -1152,20 +1171,25 @@
     undo() {
       if (!this.undoable || !this.past.length) return false;
       this.cancelConnect();
+      const hadFocus = this.owns(document.activeElement);
       this.future.push(JSON.stringify(this.snapshot()));
       this.restore(this.past.pop());
       this.editKey = null;
       this.changed("Undone.");
+      // The focused list item may have been undone away: the keyboard stays on the canvas.
+      if (hadFocus && !this.owns(document.activeElement)) this.stageWrap.focus();
       return true;
     }
 
     redo() {
       if (!this.undoable || !this.future.length) return false;
       this.cancelConnect();
+      const hadFocus = this.owns(document.activeElement);
       this.past.push(JSON.stringify(this.snapshot()));
       this.restore(this.future.pop());
       this.editKey = null;
       this.changed("Redone.");
+      if (hadFocus && !this.owns(document.activeElement)) this.stageWrap.focus();
       return true;
     }
 
@@ -1327,7 +1351,8 @@
       this.record();
       this.removeItems(selection);
       this.changed("Deleted " + selection.length + " items.");
-      if (hadFocus) (this.search || this.stageWrap).focus();
+      // A focused list item may have gone with them: the keyboard stays on the canvas.
+      if (hadFocus && !this.owns(document.activeElement)) this.stageWrap.focus();
     }
 
     // Remove items with their arrows and marks; a group's members stay (in the group's own parent).
@@ -1371,7 +1396,7 @@
       if (nextId) this.select(nextId);
       const what = !isNode ? "arrow " : item.data("role") === "note" ? "" : item.data("role") === "group" ? "group " : "box ";
       this.changed("Deleted " + what + name + ".");
-      if (hadFocus) {
+      if (hadFocus && document.activeElement !== this.stageWrap) {
         const target = nextId ? this.itemFor(nextId) : this.search || this.stageWrap;
         if (target) target.focus();
       }
@@ -1572,6 +1597,7 @@
     select(id) {
       const item = this.cy.getElementById(id);
       if (item.empty()) return;
+      this.multiMode = false;
       this.cy.elements().not(item).unselect();
       item.select();
       this.renderSelection();
@@ -1616,7 +1642,7 @@
         if (id !== this.connectFrom) this.cy.getElementById(id).addClass("sbc-candidate");
         return;
       }
-      if (this.selection().length > 1) return;
+      if (this.multiMode || this.selection().length > 1) return;
       const current = this.selected();
       if (!current || current.id() !== id) this.select(id);
     }
@@ -1912,7 +1938,8 @@
     }
 
     // Arrow labels sit at the arrow's middle unless that covers a box; then at the nearest place that covers
-    // none (and no other label), trying offsets on a widening spiral.
+    // none (and no other label), trying offsets on a widening spiral. Positions and sizes are worked out here
+    // (not read back from cytoscape, which updates an edge's label box only when it next draws).
     placeEdgeLabels() {
       const cy = this.cy;
       if (!cy) return;
@@ -1920,26 +1947,31 @@
       const hit = (a, b) => a.x1 < b.x2 && a.x2 > b.x1 && a.y1 < b.y2 && a.y2 > b.y1;
       const placed = [];
       const offsets = [[0, 0]];
-      for (let r = 14; r <= 140; r += 14) {
+      for (let r = 14; r <= 320; r += 14) {
         offsets.push([0, -r], [0, r], [r, 0], [-r, 0], [r, -r], [-r, r], [r, r], [-r, -r]);
       }
       this.edges().forEach((edge) => {
-        if (!edge.data("label")) {
+        const label = edge.data("label");
+        if (!label) {
           if (edge.data("lmx") || edge.data("lmy")) edge.data({ lmx: 0, lmy: 0 });
           return;
         }
-        edge.data({ lmx: 0, lmy: 0 });
-        const base = edge.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true });
-        if (!Number.isFinite(base.w) || base.w <= 0) return;
-        const pad = 3;
+        const s = edge.source().position();
+        const t = edge.target().position();
+        const w = textWidth(label, 11) + 2 * 2 + 6; // text, its background padding, a little air
+        const h = 11 * 1.25 + 2 * 2 + 6;
+        const cx = (s.x + t.x) / 2;
+        const cy0 = (s.y + t.y) / 2;
+        let chosen = [0, 0];
         for (const [dx, dy] of offsets) {
-          const box = { x1: base.x1 + dx - pad, x2: base.x2 + dx + pad, y1: base.y1 + dy - pad, y2: base.y2 + dy + pad };
+          const box = { x1: cx + dx - w / 2, x2: cx + dx + w / 2, y1: cy0 + dy - h / 2, y2: cy0 + dy + h / 2 };
           if (!blockers.some((b) => hit(b, box)) && !placed.some((p) => hit(p, box))) {
-            edge.data({ lmx: dx, lmy: dy });
+            chosen = [dx, dy];
             placed.push(box);
-            return;
+            break;
           }
         }
+        if (edge.data("lmx") !== chosen[0] || edge.data("lmy") !== chosen[1]) edge.data({ lmx: chosen[0], lmy: chosen[1] });
       });
     }
 
@@ -1949,6 +1981,20 @@
       if (edge.empty() || !edge.isEdge() || !edge.data("label")) return null;
       const b = edge.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true });
       return { x1: b.x1, x2: b.x2, y1: b.y1, y2: b.y2 };
+    }
+
+    geometry() {
+      const rect = (b) => ({ x1: b.x1, x2: b.x2, y1: b.y1, y2: b.y2 });
+      const boxes = {};
+      this.cy.nodes("[role]").forEach((n) => {
+        boxes[n.id()] = Object.assign(rect(n.boundingBox({ includeLabels: false })), { x: n.position("x"), y: n.position("y") });
+      });
+      const labels = {};
+      this.edges().forEach((e) => {
+        const box = this.labelBox(e.id());
+        if (box) labels[e.id()] = box;
+      });
+      return { boxes, labels };
     }
 
     // ---- export ----
@@ -2320,7 +2366,17 @@
       }
       if (key === " " && e.shiftKey && onItem) {
         e.preventDefault();
-        this.toggleSelected(e.target.getAttribute("data-id"));
+        const id = e.target.getAttribute("data-id");
+        // The first Shift+Space keeps the focused item (focus selected it) and starts a multiple selection:
+        // from then on Tab leaves the selection alone, and Shift+Space adds or takes out the focused item.
+        if (!this.multiMode && this.cy.getElementById(id).selected()) {
+          this.multiMode = true;
+          this.renderSelection();
+          this.announce("Selecting several: Tab to another item and press Shift+Space.");
+        } else {
+          this.multiMode = true;
+          this.toggleSelected(id);
+        }
         return;
       }
       if (this.markable && (key === "m" || key === "M")) {
