@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from grading.core.grader import grade
+from grading.core.question_export import spec_to_dict
+from grading.core.question_files import load_question
 from grading.core.replay_inputs import replay_inputs
 from grading.core.review_check import grade_review
 from grading.core.sim import FAMILIES, run_scenario
-from grading.core.spec import load_question, spec_to_dict
 
 BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
 SLUGS = sorted(path.stem for path in BANK.glob("*.yaml"))
