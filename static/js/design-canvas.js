@@ -651,8 +651,11 @@
         this.select(e.target.id());
         this.rename();
       });
-      cy.on("mouseover", "node", (e) => {
-        if (!this.edgeDrawing && !e.target.hasClass("eh-ghost")) this.showHandle(e.target);
+      // mousemove too: after an arrow is dropped on a box the pointer is already over it, so no mouseover
+      // follows, and the handle must still move to that box rather than stay on the arrow's source.
+      cy.on("mouseover mousemove", "node", (e) => {
+        if (this.edgeDrawing || e.target.hasClass("eh-ghost")) return;
+        if (!this.handleNode || !this.handleNode.same(e.target)) this.showHandle(e.target);
       });
       cy.on("select", "node", (e) => {
         if (!this.edgeDrawing) this.showHandle(e.target);
@@ -682,9 +685,14 @@
           // Replace the extension's edge with ours, so it goes through undo and gets our id.
           added.remove();
           this.connect(source.id(), target.id());
+          this.dropTarget = target;
         });
         cy.on("ehstop", () => {
           this.edgeDrawing = false;
+          // The next drag starts from where this one ended.
+          if (this.dropTarget && !this.dropTarget.removed()) this.showHandle(this.dropTarget);
+          else this.hideHandle();
+          this.dropTarget = null;
         });
       }
     }
