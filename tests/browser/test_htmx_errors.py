@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from interview.models import Invitation
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, show_tab
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 
@@ -22,6 +22,7 @@ def test_a_refused_htmx_form_shows_the_message_beside_it_keeps_the_input_and_cle
     page.goto(f"/questions/{KV_QUESTION}/")
     page.get_by_role("button", name="Start a timed round").click()
     page.wait_for_url("**/rounds/*/")
+    show_tab(page, "Question")
 
     form = page.locator("form.invite-form").filter(has=page.get_by_label("Interviewer's username"))
     page.get_by_label("Interviewer's username").fill("nosuchuser")
