@@ -68,9 +68,9 @@ class DrillNextApi(APIView):
 
     @extend_schema(
         operation_id="drill_next",
-        description="The next step: a due card, else a new one while today's new steps last. With `question`, "
-        "a step of that question (`first` lines first). 204 when nothing is due and today's new steps are done; "
-        "409 while the question is held back by an unsubmitted round.",
+        description="The next step: a due card, else a new one while today's new steps last. With "
+        "`question`, a step of that question (`first` lines first). 204 when nothing is due and today's "
+        "new steps are done; 409 while the question is held back by an unsubmitted round.",
         parameters=[Input],
         responses={200: StepSerializer, 204: None, 409: REFUSAL},
     )
@@ -180,7 +180,8 @@ class DrillProgressApi(APIView):
 
     @extend_schema(
         operation_id="drill_progress",
-        description="Steps started and mastered per track, the streak of days, and accuracy and mean time per week.",
+        description="Steps started and mastered per track, the streak of days, and accuracy and mean "
+        "time per week.",
         responses={200: Output},
     )
     def get(self, request: Request) -> Response:

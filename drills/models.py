@@ -1,4 +1,4 @@
-"""Drill cards (one asked line of one question, per person, on an FSRS schedule) and the answers given to them."""
+"""Drill cards (one asked line of one question, per person, on an FSRS schedule) and their answers."""
 
 from django.conf import settings
 from django.db import models
@@ -30,7 +30,7 @@ class DrillCard(models.Model):
 
 
 class DrillAnswer(models.Model):
-    """One answer to a card: the step as drawn (its seed), what was typed, the verdict, the time and the rating."""
+    """One answer to a card: the step as drawn (its seed), what was typed, the verdict, time and rating."""
 
     card = models.ForeignKey(DrillCard, on_delete=models.CASCADE, related_name="answers")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="drill_answers")
@@ -48,3 +48,6 @@ class DrillAnswer(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["user", "answered_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.verdict} on card {self.card_id}"

@@ -1,9 +1,9 @@
 """Drill workflows: which step comes next, answering it (graded by the core, scheduled by FSRS), and progress.
 
-A step is drawn from a card's question (its current version) with a seed made of the card and how many times it
-was answered, so the same card gives new numbers each time and the same numbers when asked again before it is
-answered. The step travels to the client as a signed token (card, version, seed, time issued): the server redraws
-it from the token to grade, and the time taken is measured on the server.
+A step is drawn from a card's question (its current version) with a seed made of the card and how many times
+it was answered, so the same card gives new numbers each time and the same numbers when asked again before it
+is answered. The step travels to the client as a signed token (card, version, seed, time issued): the server
+redraws it from the token to grade, and the time taken is measured on the server.
 """
 
 from __future__ import annotations
@@ -97,8 +97,8 @@ def _refuse_if_held_back(*, user, question: Question, now: datetime) -> None:
     round_ = _holding_round(user=user, question=question, now=now)
     if round_ is not None:
         raise DrillRefused(
-            f"You have an unsubmitted round on \u201c{question.title}\u201d (round {round_.pk}): its steps are "
-            "held back until you submit it.",
+            f"You have an unsubmitted round on \u201c{question.title}\u201d (round {round_.pk}): its steps "
+            "are held back until you submit it.",
             round_=round_,
         )
 
@@ -194,7 +194,7 @@ def _card_get_or_create(*, user, question: Question, line: str, now: datetime) -
 
 
 def drill_next(*, user, now: datetime | None = None, track: str | None = None) -> DrillOffer | None:
-    """The next step of the daily queue: a due card, else a new one while today's new steps last, else None."""
+    """The next step of the daily queue: a due card, else a new one while today's new ones last, or None."""
     now = now or timezone.now()
     if track and track not in TRACKS:
         raise DrillRefused(
@@ -224,8 +224,9 @@ def drill_next_for_question(
     cards = {card.line: card for card in DrillCard.objects.filter(user=user, question=question)}
     ordered = [line for line in first if line in lines] + [line for line in lines if line not in first]
     just_answered = set(
-        DrillAnswer.objects.filter(card__in=cards.values(), answered_at__gt=now - timedelta(minutes=1))
-        .values_list("card_id", flat=True)
+        DrillAnswer.objects.filter(
+            card__in=cards.values(), answered_at__gt=now - timedelta(minutes=1)
+        ).values_list("card_id", flat=True)
     )
     for line in ordered:
         card = cards.get(line)
@@ -241,7 +242,7 @@ def drill_next_for_question(
 
 
 def drill_rating(*, credit: float, seconds: float) -> fsrs.Rating:
-    """The FSRS rating an answer earns: wrong is "again", a partial verdict "hard", a right one by its time."""
+    """The FSRS rating an answer earns: wrong is "again", a partial verdict "hard", a right one by time."""
     if credit < 0.5:
         return fsrs.Rating.Again
     if credit < 1.0:

@@ -5,11 +5,11 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
 
-from interview.services.number_reading import describe_reading
 from drills import services
 from drills.services import DrillNotFound, DrillRefused
 from grading.core.vocabulary import TRACKS
 from interview.models import Question, QuestionVersion
+from interview.services.number_reading import describe_reading
 
 SESSION_KEY = "drill_session"
 
@@ -22,6 +22,13 @@ def _get_published_question(slug: str) -> Question:
 
 def _session_count(request: HttpRequest) -> dict:
     return request.session.get(SESSION_KEY) or {"done": 0, "right": 0}
+
+
+def _start_again_when_done(request: HttpRequest) -> None:
+    """A new session of five on "another five", or on opening the page after a finished one."""
+    finished = _session_count(request)["done"] >= services.SESSION_STEPS
+    if request.GET.get("again") or (finished and not request.htmx):
+        request.session[SESSION_KEY] = {"done": 0, "right": 0}
 
 
 def _next_url(request: HttpRequest) -> str:
@@ -45,10 +52,7 @@ def _step_context(request: HttpRequest, *, offer, refusal: DrillRefused | None =
 @require_GET
 def session(request: HttpRequest) -> HttpResponse:
     track = request.GET.get("track") or None
-    if request.GET.get("again") or (
-        not request.htmx and _session_count(request)["done"] >= services.SESSION_STEPS
-    ):
-        request.session[SESSION_KEY] = {"done": 0, "right": 0}
+    _start_again_when_done(request)
     try:
         offer = services.drill_next(user=request.user, track=track)
         refusal = None
@@ -66,6 +70,7 @@ def session(request: HttpRequest) -> HttpResponse:
 @require_GET
 def question_steps(request: HttpRequest, slug: str) -> HttpResponse:
     question = _get_published_question(slug)
+    _start_again_when_done(request)
     first = tuple(name for name in request.GET.get("first", "").split(",") if name)
     try:
         offer = services.drill_next_for_question(user=request.user, question=question, first=first)

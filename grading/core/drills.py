@@ -1,13 +1,13 @@
-"""Estimation drills: one asked line of a question's model, with its direct inputs given, graded by the grader.
+"""Estimation drills: one asked line of a question's model, its direct inputs given, graded by the grader.
 
-A step asks for one derived line of a question (say "KV cache per token") and gives the values of the names its
-formula reads ("Transformer layers: 64; KV heads: 8; ..."). The given values come from a seeded draw of the
-model's inputs inside their plausible ranges, evaluated through the model and rounded the way a person states a
-premise, so a step is new every time and never the reference's own numbers.
+A step asks for one derived line of a question (say "KV cache per token") and gives the values of the names
+its formula reads ("Transformer layers: 64; KV heads: 8; ..."). The given values come from a seeded draw of
+the model's inputs inside their plausible ranges, evaluated through the model and rounded the way a person
+states a premise, so a step is new every time and never the reference's own numbers.
 
-Grading goes through the same engine as a round: the step is a small question of its own (the given values as
-fixed assumptions, the asked line's formula, its check and band) and `grader.grade` reads the typed answer with the
-sheet's read-back, units and messages.
+Grading goes through the same engine as a round: the step is a small question of its own (the given values
+as fixed assumptions, the asked line's formula, its check and band) and `grader.grade` reads the typed answer
+with the sheet's read-back, units and messages.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from grading.core.model import ModelError, ModelSpec, Quantity
 from grading.core.question_types import Asked, DesignSpec, Phase, QuestionSpec, RubricDimension
 from grading.core.report_text import arithmetic_template, format_quantity
 
-# How many seeds a draw may try before a step is declared impossible (its inputs are all fixed by the question,
+# How many draws a step may try before it is declared impossible (its inputs are all fixed by the question,
 # or every draw lands on the reference's own answer).
 MAX_DRAWS = 24
-# A step's answer must differ from the question's reference value by more than this share, so that a drill never
-# hands out the reference's answer.
+# A step's answer must differ from the question's reference value by more than this share, so that a drill
+# never hands out the reference's answer.
 DISTINCT_FROM_REFERENCE = 0.1
 PREMISE_DIGITS = 2
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -93,7 +93,7 @@ def drill_lines(spec: QuestionSpec) -> list[str]:
 
 
 def drill_template_problems(spec: QuestionSpec, templates: Mapping[str, str]) -> list[tuple[str, str]]:
-    """Problems with authored step wordings: each must state every name the line's formula reads, and no other."""
+    """Problems with authored step wordings: each states every name the line's formula reads, and no other."""
     model = spec.model.reference
     problems: list[tuple[str, str]] = []
     for name, template in templates.items():
@@ -126,7 +126,7 @@ def drill_template_problems(spec: QuestionSpec, templates: Mapping[str, str]) ->
 
 
 def drill_step(spec: QuestionSpec, name: str, *, seed: int, template: str = "") -> DrillStep:
-    """Draw the step for line `name` of `spec` from `seed` (deterministic). Raises DrillError when it cannot."""
+    """Draw the step for line `name` of `spec` from `seed` (deterministic); DrillError when it cannot."""
     model = spec.model.reference
     if name not in drill_lines(spec):
         raise DrillError(f"{name} is not an asked line with a formula")
@@ -181,7 +181,7 @@ def drill_step(spec: QuestionSpec, name: str, *, seed: int, template: str = "") 
 
 
 def drill_grade(step: DrillStep, text: str) -> dict[str, Any]:
-    """Grade the typed `text` for `step`: the grader's line report, plus the step's arithmetic when it is wrong."""
+    """Grade the typed `text` for `step`: the grader's line report, and the step's arithmetic if wrong."""
     report = grade(step.question, {"numbers": {step.name: text}})
     line = dict(report["lines"][0])
     line["arithmetic"] = step.arithmetic
@@ -235,7 +235,7 @@ def _prompt(template: str, label: str, unit: str, givens: tuple[Given, ...]) -> 
 
 
 def _step_question(spec: QuestionSpec, name: str, asked: Asked, givens: tuple[Given, ...]) -> QuestionSpec:
-    """The step as a question of its own: the givens as fixed assumptions, the line's formula, check and band."""
+    """The step as a question of its own: the givens as fixed assumptions, the formula, check and band."""
     quantity = spec.model.quantity(name)
     quantities = tuple(
         Quantity(

@@ -18,7 +18,9 @@ def given(step, name: str) -> float:
 @pytest.mark.parametrize("seed", [1, 2, 3, 11, 12345])
 def test_a_kv_per_token_step_worked_by_hand_is_graded_correct(seed):
     step = drill_step(KV, "kv_bytes_per_token", seed=seed)
-    layers, heads, dim, elem = (given(step, n) for n in ("n_layers", "n_kv_heads", "head_dim", "kv_bytes_per_elem"))
+    layers, heads, dim, elem = (
+        given(step, n) for n in ("n_layers", "n_kv_heads", "head_dim", "kv_bytes_per_elem")
+    )
     by_hand_kib = 2 * layers * heads * dim * elem / 1024  # K and V, per layer, per KV head, per element
     line = drill_grade(step, f"{by_hand_kib:g} KiB/tok")
     assert line["verdict"] == "correct", line
@@ -47,7 +49,10 @@ def test_a_conversation_step_reads_units_as_the_sheet_does():
 
 
 def test_the_same_seed_draws_the_same_step_and_other_seeds_draw_new_numbers():
-    assert drill_step(KV, "kv_bytes_per_token", seed=9).prompt == drill_step(KV, "kv_bytes_per_token", seed=9).prompt
+    assert (
+        drill_step(KV, "kv_bytes_per_token", seed=9).prompt
+        == drill_step(KV, "kv_bytes_per_token", seed=9).prompt
+    )
     prompts = {drill_step(KV, "kv_bytes_per_token", seed=seed).prompt for seed in range(20)}
     assert len(prompts) >= 10
 
@@ -57,7 +62,7 @@ def test_a_step_never_asks_for_the_references_own_answer():
     for seed in range(60):
         step = drill_step(KV, "kv_bytes_per_token", seed=seed)
         assert abs(step.answer - reference_kib) > 0.1 * reference_kib, step.prompt
-        assert not drill_grade(step, "320 KiB/tok")["verdict"] == "correct"
+        assert drill_grade(step, "320 KiB/tok")["verdict"] != "correct"
 
 
 def test_the_givens_stay_inside_the_questions_ranges():
@@ -81,20 +86,23 @@ def test_an_input_line_is_not_a_drill():
 
 
 def test_an_authored_wording_fills_in_the_givens():
-    template = "{n_layers} layers, {n_kv_heads} KV heads of {head_dim}, {kv_bytes_per_elem} per element. KV per token?"
+    template = "{n_layers} layers, {n_kv_heads} KV heads of {head_dim}, {kv_bytes_per_elem} an element. KV?"
     step = drill_step(KV, "kv_bytes_per_token", seed=3, template=template)
     assert step.prompt == (
-        f"{given(step, 'n_layers'):g} layers, 8 KV heads of 128, {given(step, 'kv_bytes_per_elem'):g} B per element. "
-        "KV per token?"
+        f"{given(step, 'n_layers'):g} layers, 8 KV heads of 128, "
+        f"{given(step, 'kv_bytes_per_elem'):g} B an element. KV?"
     )
 
 
 def test_a_wording_that_leaves_out_an_input_is_refused():
-    problems = drill_template_problems(KV, {"kv_bytes_per_token": "{n_layers} layers of {head_dim}. KV per token?"})
+    problems = drill_template_problems(
+        KV, {"kv_bytes_per_token": "{n_layers} layers of {head_dim}. KV per token?"}
+    )
     assert problems == [
         (
             "asked.kv_bytes_per_token.drill",
-            "the wording does not give {kv_bytes_per_elem}, {n_kv_heads}, so its inputs do not determine the answer",
+            "the wording does not give {kv_bytes_per_elem}, {n_kv_heads}, "
+            "so its inputs do not determine the answer",
         )
     ]
     assert drill_template_problems(KV, {"n_layers": "{x}"})[0][1].startswith("only a derived line")

@@ -1,4 +1,4 @@
-"""Drills: the daily queue, answering (graded, rated, scheduled by FSRS), the hold-back rule, progress, the API."""
+"""Drills: the daily queue, answering (graded, rated, scheduled by FSRS), hold-back, progress, the API."""
 
 from datetime import timedelta
 
@@ -33,7 +33,9 @@ def kv_per_token_answer(offer) -> str:
 
 
 def first_kv_offer(user, bank, now):
-    return drill_next_for_question(user=user, question=bank[KV_QUESTION], first=("kv_bytes_per_token",), now=now)
+    return drill_next_for_question(
+        user=user, question=bank[KV_QUESTION], first=("kv_bytes_per_token",), now=now
+    )
 
 
 @pytest.mark.parametrize(
@@ -86,7 +88,12 @@ def test_the_daily_queue_gives_due_cards_first_then_a_few_new_ones(alice, bank):
     for _ in range(services.NEW_PER_DAY):
         offer = drill_next(user=alice, now=now)
         offers.append(offer)
-        drill_answer(user=alice, token=offer.token, text=kv_per_token_answer(offer) if offer.step.name == "kv_bytes_per_token" else "0", now=now)
+        drill_answer(
+            user=alice,
+            token=offer.token,
+            text=kv_per_token_answer(offer) if offer.step.name == "kv_bytes_per_token" else "0",
+            now=now,
+        )
     assert len({o.card.pk for o in offers}) == services.NEW_PER_DAY
     assert drill_next(user=alice, now=now) is None  # nothing due yet, and today's new steps are done
     later = now + timedelta(minutes=11)  # wrong answers relearn after a few minutes
@@ -116,7 +123,10 @@ def test_an_unsubmitted_round_holds_its_questions_steps_back(alice, bank):
         drill_next_for_question(user=alice, question=bank[KV_QUESTION])
     assert refused.value.round == round_
     round_submit(round_id=round_.pk)
-    assert drill_next_for_question(user=alice, question=bank[KV_QUESTION], now=now).card.question.slug == KV_QUESTION
+    assert (
+        drill_next_for_question(user=alice, question=bank[KV_QUESTION], now=now).card.question.slug
+        == KV_QUESTION
+    )
 
 
 def test_a_step_given_before_a_round_began_cannot_be_answered_during_it(alice, bank):
@@ -132,7 +142,10 @@ def test_held_back_due_cards_stay_out_of_the_queue(alice, bank):
     offer = first_kv_offer(alice, bank, now)
     drill_answer(user=alice, token=offer.token, text="1 KiB/tok", now=now)
     round_start(candidate=alice, question=bank[KV_QUESTION], mode="practice")
-    assert all(card.question.slug != KV_QUESTION for card in services.drill_due(user=alice, now=now + timedelta(days=2)))
+    assert all(
+        card.question.slug != KV_QUESTION
+        for card in services.drill_due(user=alice, now=now + timedelta(days=2))
+    )
 
 
 def test_progress_counts_tracks_streak_and_weeks(alice, bank):
@@ -164,7 +177,8 @@ def test_the_due_queue_is_one_query_whatever_the_count(alice, bank, cards):
     now = timezone.now()
     question = bank[KV_QUESTION]
     DrillCard.objects.bulk_create(
-        DrillCard(user=alice, question=question, line=f"line_{i}", due=now - timedelta(minutes=i)) for i in range(cards)
+        DrillCard(user=alice, question=question, line=f"line_{i}", due=now - timedelta(minutes=i))
+        for i in range(cards)
     )
     with CaptureQueriesContext(connection) as queries:
         due = services.drill_due(user=alice, now=now, limit=5)
@@ -178,7 +192,8 @@ def test_the_session_page_answers_a_step_and_offers_the_next(client, alice, bank
     assert page.status_code == 200
     offer = page.context["offer"]
     answered = client.post(
-        reverse("drill-answer"), {"token": offer.token, "answer": kv_per_token_answer(offer), "next": "/drills/"}
+        reverse("drill-answer"),
+        {"token": offer.token, "answer": kv_per_token_answer(offer), "next": "/drills/"},
     )
     assert answered.status_code == 200
     assert b"Correct" in answered.content and b"Next step" in answered.content
@@ -196,18 +211,24 @@ def test_someone_elses_step_answers_404(client, alice, charlie, bank):
     offer = first_kv_offer(alice, bank, timezone.now())
     client.login(username="charlie", password=TEST_PASSWORD)
     assert client.post(reverse("drill-answer"), {"token": offer.token, "answer": "1"}).status_code == 404
-    api = client.post(reverse("api-drill-answer"), {"token": offer.token, "answer": "1"}, content_type="application/json")
+    api = client.post(
+        reverse("api-drill-answer"), {"token": offer.token, "answer": "1"}, content_type="application/json"
+    )
     assert api.status_code == 404
 
 
 def test_the_api_gives_the_next_step_grades_it_and_reports_progress(client, alice, bank):
     client.login(username="alice", password=TEST_PASSWORD)
-    step = client.get(reverse("api-drill-next"), {"question": KV_QUESTION, "first": "kv_bytes_per_token"}).json()
+    step = client.get(
+        reverse("api-drill-next"), {"question": KV_QUESTION, "first": "kv_bytes_per_token"}
+    ).json()
     assert step["line"] == "kv_bytes_per_token" and "token" in step
     given = {g["name"]: float(g["shown"].split()[0].replace(",", "")) for g in step["givens"]}
     kib = 2 * given["n_layers"] * given["n_kv_heads"] * given["head_dim"] * given["kv_bytes_per_elem"] / 1024
     answered = client.post(
-        reverse("api-drill-answer"), {"token": step["token"], "answer": f"{kib:g} KiB/tok"}, content_type="application/json"
+        reverse("api-drill-answer"),
+        {"token": step["token"], "answer": f"{kib:g} KiB/tok"},
+        content_type="application/json",
     ).json()
     assert answered["verdict"] == "correct"
     assert answered["rating"] in (3, 4)
