@@ -58,24 +58,25 @@ def _refusal(error: DrillRefused) -> Response:
     )
 
 
+class DrillNextQuery(serializers.Serializer):
+    track = serializers.ChoiceField(choices=TRACKS, required=False)
+    question = serializers.SlugField(required=False, help_text="Practise this question's steps")
+    first = serializers.CharField(required=False, help_text="Comma-separated lines to take first")
+
+
 class DrillNextApi(APIView):
     permission_classes = [IsAuthenticated]
-
-    class Input(serializers.Serializer):
-        track = serializers.ChoiceField(choices=TRACKS, required=False)
-        question = serializers.SlugField(required=False, help_text="Practise this question's steps")
-        first = serializers.CharField(required=False, help_text="Comma-separated lines to take first")
 
     @extend_schema(
         operation_id="drill_next",
         description="The next step: a due card, else a new one while today's new steps last. With "
         "`question`, a step of that question (`first` lines first). 204 when nothing is due and today's "
         "new steps are done; 409 while the question is held back by an unsubmitted round.",
-        parameters=[Input],
+        parameters=[DrillNextQuery],
         responses={200: StepSerializer, 204: None, 409: REFUSAL},
     )
     def get(self, request: Request) -> Response:
-        query = self.Input(data=request.query_params)
+        query = DrillNextQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         try:
             if "question" in query.validated_data:
@@ -96,11 +97,11 @@ class DrillNextApi(APIView):
 class DrillAnswerApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    class Input(serializers.Serializer):
+    class DrillAnswerInput(serializers.Serializer):
         token = serializers.CharField()
         answer = serializers.CharField(allow_blank=True, max_length=200)
 
-    class Output(serializers.Serializer):
+    class DrillAnswerResult(serializers.Serializer):
         verdict = serializers.CharField()
         verdict_label = serializers.CharField()
         message = serializers.CharField()
@@ -115,15 +116,15 @@ class DrillAnswerApi(APIView):
         operation_id="drill_answer",
         description="Grade the answer to a step (the same engine and messages as the numbers sheet) and move "
         "its card on the FSRS schedule. Answering the same token again returns the first answer's result.",
-        request=Input,
+        request=DrillAnswerInput,
         responses={
-            200: Output,
+            200: DrillAnswerResult,
             400: inline_serializer("DrillBadAnswer", {"answer": serializers.ListField()}),
             409: REFUSAL,
         },
     )
     def post(self, request: Request) -> Response:
-        data = self.Input(data=request.data)
+        data = self.DrillAnswerInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
             result = services.drill_answer(
@@ -135,7 +136,7 @@ class DrillAnswerApi(APIView):
             return _refusal(error)
         line = result.line
         return Response(
-            self.Output(
+            self.DrillAnswerResult(
                 {
                     "verdict": line["verdict"],
                     "verdict_label": line["verdict_label"],
@@ -154,7 +155,7 @@ class DrillAnswerApi(APIView):
 class DrillProgressApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    class Output(serializers.Serializer):
+    class DrillProgressOutput(serializers.Serializer):
         tracks = inline_serializer(
             "DrillTrack",
             {
@@ -182,7 +183,7 @@ class DrillProgressApi(APIView):
         operation_id="drill_progress",
         description="Steps started and mastered per track, the streak of days, and accuracy and mean "
         "time per week.",
-        responses={200: Output},
+        responses={200: DrillProgressOutput},
     )
     def get(self, request: Request) -> Response:
-        return Response(self.Output(services.drill_progress(user=request.user)).data)
+        return Response(self.DrillProgressOutput(services.drill_progress(user=request.user)).data)

@@ -114,8 +114,11 @@ def answer(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def read_back(request: HttpRequest) -> HttpResponse:
+    version_id = request.POST.get("version", "")
+    if not version_id.isdigit():
+        raise Http404("No such question version.")
     version = get_object_or_404(
-        QuestionVersion.objects.exclude(question__current_version=None), pk=request.POST.get("version")
+        QuestionVersion.objects.exclude(question__current_version=None), pk=int(version_id)
     )
     reading = describe_reading(
         version.spec, request.POST.get("line", ""), request.POST.get("answer", "")[:200]

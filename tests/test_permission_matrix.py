@@ -152,7 +152,8 @@ EXPECTED: dict[str, tuple[str, str, str, str]] = {
     "api-version-list": ("GET 200", "GET 200", "GET 200", "GET 403"),
     "api-version-detail": ("GET 200", "GET 200", "GET 200", "GET 403"),
     "api-comment-list": ("GET 200", "GET 200, POST 400", "GET 200, POST 400", "GET 403, POST 403"),
-    "api-comment-vote": ("", "POST 200", "POST 200", "POST 403"),
+    # The thread is folded for people who have not attempted the question: no votes through the API.
+    "api-comment-vote": ("", "POST 403", "POST 403", "POST 403"),
     "api-bookmark-toggle": ("", "POST 200", "POST 200", "POST 403"),
     "api-bookmark-list": ("GET 200", "GET 200", "GET 200", "GET 403"),
     "api-pack-export": ("GET 200", "GET 403", "GET 403", "GET 403"),
@@ -264,6 +265,14 @@ EXPECTED: dict[str, tuple[str, str, str, str]] = {
     "invitation-create": ("GET 405", "GET 405, POST 404", "GET 405, POST 404", "GET login, POST login"),
     "invitation-revoke": ("GET 405", "GET 405, POST 404", "GET 405, POST 404", "GET login, POST login"),
     "round-begin-scheduled": ("GET 302", "GET 404, POST 404", "GET 404, POST 404", "GET login, POST login"),
+    "drill-session": ("GET 200", "GET 200, POST 405", "GET 200, POST 405", "GET login, POST login"),
+    "drill-answer": ("GET 405", "GET 405, POST 409", "GET 405, POST 409", "GET login, POST login"),
+    "drill-read-back": ("GET 405", "GET 405, POST 404", "GET 405, POST 404", "GET login, POST login"),
+    "drill-progress": ("GET 200", "GET 200, POST 405", "GET 200, POST 405", "GET login, POST login"),
+    "drill-question": ("GET 200", "GET 200, POST 405", "GET 200, POST 405", "GET login, POST login"),
+    "api-drill-next": ("GET 200", "GET 200", "GET 200", "GET 403"),
+    "api-drill-answer": ("", "POST 400", "POST 400", "POST 403"),
+    "api-drill-progress": ("GET 200", "GET 200", "GET 200", "GET 403"),
 }
 
 # Pages anyone may read without logging in; every other page sends an anonymous visitor to log in.
