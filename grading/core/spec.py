@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from grading.core.box_words import KindWords, Term, read_terms
 from grading.core.model import ModelError, ModelSpec, Quantity, read_model, read_number
 from grading.core.units import UnitError, compatible, parse_unit
 
@@ -36,6 +37,7 @@ __all__ = [
     "SpecError",
     "load_pack",
     "load_palette",
+    "load_palette_file",
     "load_question",
     "parse_question",
     "read_yaml",
@@ -280,6 +282,8 @@ class PaletteComponent:
     synonyms: tuple[str, ...]
     job: str
     failure: str
+    jobs: tuple[Term, ...] = ()  # the vocabulary of what it does and how it fails (grading.core.box_words)
+    failures: tuple[Term, ...] = ()
 
 
 class _Reader:
@@ -850,17 +854,32 @@ def read_yaml(path: str | Path) -> Any:
 
 def load_palette(path: str | Path) -> dict[str, PaletteComponent]:
     """The component palette, keyed by kind (so `kind in palette` works). Raises SpecError on a bad file."""
+    return load_palette_file(path)[0]
+
+
+def load_palette_file(path: str | Path) -> tuple[dict[str, PaletteComponent], KindWords, int]:
+    """The palette by kind, the vocabulary's common jobs and failure modes, and the palette's version."""
     name = Path(path).name
     try:
         data = read_yaml(path)
     except (OSError, yaml.YAMLError) as error:
         raise SpecError([("palette", _yaml_message(error))], name) from None
     reader = _Reader()
-    top = reader.mapping(data, "", {"components"})
+    top = reader.mapping(data, "", {"version", "common", "components"})
+    version = top.get("version", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        reader.add("version", "must be a whole number")
+        version = 0
+    common_entry = reader.mapping(top.get("common") or {}, "common", {"jobs", "failures"})
+    common = KindWords(
+        read_terms(common_entry.get("jobs"), "common.jobs", reader.problems),
+        read_terms(common_entry.get("failures"), "common.failures", reader.problems),
+    )
     palette: dict[str, PaletteComponent] = {}
+    allowed = {"kind", "name", "group", "synonyms", "job", "failure", "jobs", "failures"}
     for index, item in enumerate(reader.items(top, "components", "components", required=True)):
         field = f"components[{index}]"
-        entry = reader.mapping(item, field, {"kind", "name", "group", "synonyms", "job", "failure"})
+        entry = reader.mapping(item, field, allowed)
         kind = reader.text(entry, "kind", f"{field}.kind")
         if kind in palette:
             reader.add(f"{field}.kind", f"{kind!r} appears twice")
@@ -869,11 +888,15 @@ def load_palette(path: str | Path) -> dict[str, PaletteComponent]:
             reader.add(f"{field}.synonyms", "must be a list of words")
             synonyms = []
         texts = [reader.text(entry, key, f"{field}.{key}") for key in ("name", "group", "job", "failure")]
+        jobs = read_terms(entry.get("jobs"), f"{field}.jobs", reader.problems)
+        failures = read_terms(entry.get("failures"), f"{field}.failures", reader.problems)
         if kind:
-            palette[kind] = PaletteComponent(kind, texts[0], texts[1], tuple(synonyms), texts[2], texts[3])
+            palette[kind] = PaletteComponent(
+                kind, texts[0], texts[1], tuple(synonyms), texts[2], texts[3], jobs, failures
+            )
     if reader.problems:
         raise SpecError(reader.problems, name)
-    return palette
+    return palette, common, version
 
 
 def load_question(path: str | Path, *, palette: Collection[str] | None = None) -> QuestionSpec:
