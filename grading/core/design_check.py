@@ -183,10 +183,10 @@ def edit_distance(a: str, b: str, limit: int) -> int:
 
 
 def build_index(
-    palette: Mapping[str, Any] | Iterable[Any], common: KindWords = KindWords(), version: int = 0
+    palette: Mapping[str, Any] | Iterable[Any], common: KindWords | None = None, version: int = 0
 ) -> PaletteIndex:
-    """A PaletteIndex from `grading.core.spec.load_palette`'s result (kind -> PaletteComponent) or from plain
-    dicts with kind, name, synonyms and job (and the vocabulary's jobs and failures)."""
+    """A PaletteIndex from `grading.core.question_files.load_palette`'s result (kind -> PaletteComponent) or
+    from plain dicts with kind, name, synonyms and job (and the vocabulary's jobs and failures)."""
     components = list(palette.values() if isinstance(palette, Mapping) else palette)
     entries, synonyms = [], {}
     for component in components:
@@ -198,13 +198,14 @@ def build_index(
         kind = get("kind")
         entries.append(PaletteEntry(kind, get("name") or kind, get("job") or ""))
         synonyms[kind] = tuple(get("synonyms") or ())
-    return PaletteIndex(entries, synonyms, vocabulary_from(components, common, version))
+    return PaletteIndex(entries, synonyms, vocabulary_from(components, common or KindWords(), version))
 
 
 @functools.lru_cache(maxsize=16)
 def load_index(path: str | Path = DEFAULT_PALETTE_PATH) -> PaletteIndex:
-    """The palette file at `path` as an index, read once per path (raises grading.core.spec.SpecError)."""
-    from grading.core.spec import load_palette_file
+    """The palette file at `path` as an index, read once per path (raises
+    grading.core.question_types.SpecError)."""
+    from grading.core.question_files import load_palette_file
 
     return build_index(*load_palette_file(path))
 

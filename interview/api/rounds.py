@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from designs.models import Work
-from grading.core.spec import FIX_CATEGORIES
+from grading.core.vocabulary import FIX_CATEGORIES
 from interview.models import Question, Round, RoundMode, RoundStatus
 from interview.selectors import round_of_candidate
 from interview.services.rounds import (

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from designs.models import Work, WorkEvent
 from grading.core.report_text import format_unit
-from grading.core.spec import FIX_CATEGORIES
+from grading.core.vocabulary import FIX_CATEGORIES
 from grading.services import question_version_model
 from interview.models import Question, QuestionVersion, Round, RoundMode, RoundStatus
 from interview.services.grading import round_grade
@@ -324,8 +324,7 @@ def round_submit(*, round_id: int) -> Round:
         now = timezone.now()
         round_.submitted_at = min(now, round_.deadline) if round_.deadline else now
         round_.status = RoundStatus.SUBMITTED
-        round_.report = round_grade(round_)
-        round_.score = round_.report["scores"]["overall"]
+        round_.record_report(round_grade(round_))
         round_.save()
         transaction.on_commit(lambda: _replays_enqueue(round_))
     return round_

@@ -13,8 +13,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from grading.core.spec import spec_to_dict
+from grading.core.question_export import spec_to_dict
 from grading.core.verdicts import VERDICTS
+from grading.core.vocabulary import DIFFICULTIES, KINDS, TRACKS
 from interview.models import Question, QuestionVersion
 from interview.models.authoring import Draft, SampleAnswer
 from interview.questions import public_view
@@ -38,11 +39,11 @@ from interview.services.authoring import (
     sample_results_with_model,
     sample_save,
     sheet_grade,
-    version_diff,
     version_republish,
 )
 from interview.services.packs import pack_export_zip, pack_files_from_upload, pack_import
 from interview.services.palette import palette_for_canvas
+from interview.services.version_diff import version_diff
 
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
@@ -129,9 +130,9 @@ def _editor_context(request: HttpRequest, draft: Draft, texts: dict[str, str], p
         "canvas_design": design_for_canvas(draft.data),
         "canvas_design_json": json.dumps(design_for_canvas(draft.data)),
         "design_path": ", ".join(str(kind) for kind in design.get("path", []) or []),
-        "tracks": ["inference", "training", "data", "platform"],
-        "difficulties": ["easy", "medium", "hard"],
-        "kinds": ["design", "review"],
+        "tracks": TRACKS,
+        "difficulties": DIFFICULTIES,
+        "kinds": KINDS,
         "can_publish": can_publish(request.user),
     }
 

@@ -1,10 +1,10 @@
-"""The words in the boxes: the palette's vocabulary of jobs and failure modes, and how text is matched to it."""
+"""The words in the boxes: the palette's vocabulary of jobs and failure modes, and how text matches it."""
 
 import pytest
 
 from grading.core.box_words import FAILURE, JOB, KindWords, Term, Vocabulary
 from grading.core.design_check import ReferenceBox, ReferenceDesign, check_design, load_index
-from grading.core.spec import load_pack, load_palette_file
+from grading.core.question_files import load_pack, load_palette_file
 from grading.core.submission import Box
 
 PALETTE = "interview/bank/palette.yaml"
@@ -17,14 +17,14 @@ DOMAIN_SEVEN = (
         "gateway",
         "authenticate the caller, validate the request, identify tenant and model; terminate TLS and "
         "long-lived streams",
-        "auth/key-service dependency outage or connection exhaustion. Long-lived SSE connections use up "
-        "connection/file-descriptor limits and every request 5xxs even though GPUs are idle",
+        "auth/key-service dependency outage or connection exhaustion. Long-lived SSE connections use "
+        "up connection/file-descriptor limits and every request 5xxs even though GPUs are idle",
     ),
     (
         "rate_limiter",
         "keep each tenant inside its token budget (input and output tokens, not requests)",
-        "counts requests instead of tokens, so one 50,000-token request passes a limit sized for 50-token "
-        "ones. Also: fails open, or a hot distributed counter key",
+        "counts requests instead of tokens, so one 50,000-token request passes a limit sized for "
+        "50-token ones. Also: fails open, or a hot distributed counter key",
     ),
     (
         "router",
@@ -41,14 +41,14 @@ DOMAIN_SEVEN = (
     (
         "scheduler",
         "each step, pick which sequences run (prefill chunks + decodes) within token, KV and TPOT budgets",
-        "prefill stalls decode: a long prompt inflates every decoding sequence's TPOT. Or it over-admits past "
-        "KV capacity, causing preemption and recompute thrash",
+        "prefill stalls decode: a long prompt inflates every decoding sequence's TPOT. Or it over-admits "
+        "past KV capacity, causing preemption and recompute thrash",
     ),
     (
         "engine",
         "run the forward pass on the GPUs; hold each sequence's KV state",
-        "KV-cache exhaustion/OOM forces evictions and preemption. GPU faults (Xid, NCCL hang) take a whole TP "
-        "group down; a hung engine with open sockets fails silently",
+        "KV-cache exhaustion/OOM forces evictions and preemption. GPU faults (Xid, NCCL hang) take a whole "
+        "TP group down; a hung engine with open sockets fails silently",
     ),
     (
         "streamer",

@@ -86,7 +86,7 @@ def test_an_unknown_question_is_refused(tmp_path):
 
 
 def reference_design(nonsense: bool = False) -> dict:
-    from grading.core.spec import read_yaml
+    from grading.core.question_files import read_yaml
     from interview.services.questions import CORE_PACK
 
     design = read_yaml(CORE_PACK / f"{SLUG}.yaml")["design"]
