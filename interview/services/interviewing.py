@@ -36,6 +36,7 @@ from interview.models import (
 )
 from interview.models.interviewing import RUBRIC_DIMENSIONS, RUBRIC_LEVELS
 from interview.services.rounds import round_close_if_expired, round_start
+from interview.tasks import send_invitation_mail
 
 INTERVIEW_PERMISSION = "interview.interview_candidates"
 LINK_VALID_FOR = timedelta(hours=24)
@@ -120,9 +121,11 @@ def invitation_create_for_username(
         if existing is not None:
             return existing
         now = timezone.now()
-        return Invitation.objects.create(
+        invitation = Invitation.objects.create(
             round=round_, interviewer=interviewer, used_at=now, created_by=created_by, created_at=now
         )
+    send_invitation_mail.delay_on_commit(invitation.pk)
+    return invitation
 
 
 def invitation_create_link(

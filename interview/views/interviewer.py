@@ -42,13 +42,13 @@ from interview.services.interviewing import (
     round_begin_scheduled,
     round_for_interviewer,
     round_schedule_for_candidate,
-    rounds_interviewed_by,
     rubric_of,
     scorecard_compare,
     scorecard_for_candidate,
     scorecard_release,
     scorecard_save,
 )
+from interview.services.my_interviews import interviews_by_stage
 from interview.services.palette import palette_for_canvas
 from interview.views.rounds import round_clock
 
@@ -276,13 +276,12 @@ def timeline(request: HttpRequest, round_id: int) -> HttpResponse:
 @require_GET
 def my_interviews(request: HttpRequest) -> HttpResponse:
     _require_interviewer(request)
-    rounds = (
-        rounds_interviewed_by(request.user)
-        .select_related("question_version__question", "candidate", "scorecard")
-        .order_by("-started_at")[:200]
-    )
     questions = Question.objects.exclude(current_version=None).order_by("title")
-    context = {"rounds": rounds, "questions": questions, "modes": RoundMode.choices}
+    context = {
+        "stages": interviews_by_stage(user=request.user),
+        "questions": questions,
+        "modes": RoundMode.choices,
+    }
     return render(request, "interviewer/my_interviews.html", context)
 
 
