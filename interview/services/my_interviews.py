@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser
 
 from interview.models import Round, RoundStatus
-from interview.services.interviewing import rounds_interviewed_by
+from interview.services.interviewing.access import rounds_interviewed_by
 
 MY_INTERVIEWS_LIMIT = 200
 

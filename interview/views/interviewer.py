@@ -22,28 +22,23 @@ from interview.markdown import markdown_render
 from interview.models import Invitation, Question, Round, RoundMode, RoundStatus, Scorecard
 from interview.models.interviewing import Recommendation
 from interview.questions import asked_line_view
-from interview.services.interviewing import (
-    InterviewError,
-    InvitationInvalid,
-    calibration_for,
-    follow_ups_for_phase,
+from interview.services.interviewing.access import is_admin, is_interviewer, round_for_interviewer
+from interview.services.interviewing.calibration import calibration_for
+from interview.services.interviewing.engine_comparison import replay_summary, scorecard_compare
+from interview.services.interviewing.errors import InterviewError, InvitationInvalid
+from interview.services.interviewing.invitations import (
     invitation_accept,
     invitation_create_for_username,
     invitation_create_link,
     invitation_is_open,
     invitation_revoke,
     invitations_of_round,
-    is_admin,
-    is_interviewer,
-    note_add,
-    notes_of_round,
-    reference_values,
-    replay_summary,
-    round_begin_scheduled,
-    round_for_interviewer,
-    round_schedule_for_candidate,
+)
+from interview.services.interviewing.notes import follow_ups_for_phase, note_add, notes_of_round
+from interview.services.interviewing.reference import reference_values
+from interview.services.interviewing.scheduling import round_begin_scheduled, round_schedule_for_candidate
+from interview.services.interviewing.scorecards import (
     rubric_of,
-    scorecard_compare,
     scorecard_for_candidate,
     scorecard_release,
     scorecard_save,

@@ -2,6 +2,8 @@
 
 from playwright.sync_api import Page, expect
 
+from tests.browser.conftest import show_tab
+
 
 def start_timed_round(page: Page, slug: str) -> int:
     """From the question page, start a timed round; returns its id."""
@@ -13,6 +15,7 @@ def start_timed_round(page: Page, slug: str) -> int:
 
 def invite_by_username(page: Page, username: str) -> None:
     """On the round page, invite an interviewer by name and wait for the panel to list them."""
+    show_tab(page, "Question")
     page.get_by_label("Interviewer's username").fill(username)
     page.get_by_role("button", name="Invite", exact=True).click()
     expect(page.locator("#invitations")).to_contain_text(username)

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from interview.models import Invitation
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, show_tab
 from tests.browser.round_helpers import invite_by_username, start_timed_round
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
@@ -21,6 +21,7 @@ def test_a_refused_htmx_form_shows_the_message_beside_it_keeps_the_input_and_cle
     page.problems.expect_console_error("400")
     log_in(page, "alice")
     start_timed_round(page, KV_QUESTION)
+    show_tab(page, "Question")
 
     form = page.locator("form.invite-form").filter(has=page.get_by_label("Interviewer's username"))
     page.get_by_label("Interviewer's username").fill("nosuchuser")

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from interview.models import InterviewNote, Round, RoundStatus, Scorecard
 from tests.browser.canvas_helpers import add_box
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, show_tab
 from tests.browser.round_helpers import invite_by_username, start_timed_round
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
@@ -50,6 +50,7 @@ def test_an_interviewer_watches_scores_and_releases_and_the_candidate_sees_the_s
 
     # Alice draws a box and types a number; bob sees both appear within a few seconds.
     add_box(page, "api gateway")
+    show_tab(page, "Numbers")
     page.get_by_label("KV cache per token").fill("320 KB")
     page.get_by_label("KV cache per token").blur()
     typed_at = time.monotonic()

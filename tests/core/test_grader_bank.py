@@ -108,7 +108,7 @@ def test_inference_sizing_the_reranker_by_queries_instead_of_pairs_is_the_wrong_
     queries = shown("rag-at-10k-qps", "rerank_pairs_s") / shown("rag-at-10k-qps", "top_k")
     line = graded("rag-at-10k-qps", {"rerank_pairs_s": f"{queries:,.0f} queries/s"})["rerank_pairs_s"]
     assert line["verdict"] == "unit_error"
-    assert "query/s" in line["message"] and "pair/s" in line["message"]
+    assert "queries/s" in line["message"] and "pair/s" in line["message"]  # the unit as typed
 
 
 def test_inference_forgetting_headroom_on_the_replica_count_is_a_slip_showing_the_target():
@@ -213,7 +213,7 @@ def test_platform_limiting_requests_instead_of_tokens_is_the_wrong_unit():
     slug = "token-rate-limits"
     line = graded(slug, {"worst_tpm": f"{shown(slug, 'rpm_limit'):.0f} req/min"})["worst_tpm"]
     assert line["verdict"] == "unit_error"
-    assert "req/s" in line["message"] and "tok/min" in line["message"]
+    assert "is in req/min" in line["message"] and "tok/min" in line["message"]  # as typed, not req/s
 
 
 def test_platform_a_copy_time_eight_times_too_short_is_bits_versus_bytes():
