@@ -102,6 +102,14 @@ class ComponentSerializer(serializers.Serializer):
     matched_ids = serializers.ListField(child=serializers.CharField())
     message = serializers.CharField()
     credit = serializers.FloatField()
+    job_named = serializers.ListField(
+        child=serializers.CharField(), help_text="The jobs of its kind the box's job text names"
+    )
+    failure_named = serializers.ListField(
+        child=serializers.CharField(), help_text="The failure modes of its kind its failure text names"
+    )
+    reference_job_named = serializers.ListField(child=serializers.CharField())
+    reference_failure_named = serializers.ListField(child=serializers.CharField())
 
 
 class ExtraBoxSerializer(serializers.Serializer):
@@ -119,6 +127,7 @@ class DesignReportSerializer(serializers.Serializer):
     path_message = serializers.CharField()
     problems = serializers.ListField(child=serializers.CharField())
     coverage = serializers.FloatField()
+    vocabulary_version = serializers.IntegerField(help_text="The palette version whose words were matched")
 
 
 class SensitivitySerializer(serializers.Serializer):

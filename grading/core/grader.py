@@ -51,7 +51,7 @@ from grading.core.report_text import ArithmeticTemplate, arithmetic_template, fo
 from grading.core.submission import Submission, read_submission
 from grading.core.units import Unit
 
-GRADER_VERSION = "1.0.0"
+GRADER_VERSION = "1.1.0"  # 1.1: the shape score grades what the boxes say (the palette vocabulary)
 SENSITIVITY_TOP = 3
 ARITHMETIC_DEPTH = 1  # how many unwritten steps a message opens up
 UNASKED_CHECK = ("relative", 0.05)
@@ -144,7 +144,9 @@ class _Prepared:
         self.ranges = {name: self._range(name) for name in model.input_names}
         self.plan = tuple((phase.name, float(phase.minutes)) for phase in spec.plan)
         self.plan_minutes = dict(self.plan)
-        nodes = tuple(ReferenceBox(node.id, node.kind, node.label) for node in spec.design.nodes)
+        nodes = tuple(
+            ReferenceBox(node.id, node.kind, node.label, node.job, node.failure) for node in spec.design.nodes
+        )
         self.design = ReferenceDesign(
             tuple(node for node in nodes if node.kind != CLIENT_KIND),
             tuple(kind for kind in spec.design.path if kind != CLIENT_KIND),
