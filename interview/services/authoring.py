@@ -15,6 +15,7 @@ import yaml
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Permission
 from django.db import transaction
 
+from designs.palette import palette_components
 from grading.core.formula import FormulaError, parse_formula
 from grading.core.grader import grade
 from grading.core.model import ModelError, ModelSpec, describe_model, read_model
@@ -25,7 +26,6 @@ from interview.models import Question, QuestionVersion
 from interview.models.authoring import Draft, SampleAnswer
 from interview.roles import Role, has_role, roles_of
 from interview.services.packs import yaml_dump, yaml_error_message, yaml_read_text
-from interview.services.palette import palette_components
 from interview.services.questions import question_version_publish
 
 Problem = tuple[str, str]

@@ -14,10 +14,10 @@ from typing import Any
 
 import yaml
 
+from designs.palette import PALETTE_FILE, palette_components
 from grading.core.spec import SpecError, parse_question, spec_to_dict
 from grading.core.spec import _Loader as _SpecLoader  # the bank's YAML 1.2 reading rules
 from interview.models import Question
-from interview.services.palette import PALETTE_FILE, palette_components
 from interview.services.questions import LoadReport, question_version_publish
 
 MAX_FILE_BYTES = 512 * 1024

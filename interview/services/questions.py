@@ -7,9 +7,9 @@ from pathlib import Path
 
 from django.db import transaction
 
+from designs.palette import PALETTE_FILE, palette_components
 from grading.core.spec import SpecError, load_question, spec_to_dict
 from interview.models import Question, QuestionVersion
-from interview.services.palette import PALETTE_FILE, palette_components
 
 CORE_PACK = PALETTE_FILE.parent / "core"
 

@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from designs.models import WorkEvent
+from designs.palette import palette_for_canvas
 from designs.timeline import state_at
 from interview.markdown import markdown_render
 from interview.models import Invitation, Question, Round, RoundMode, RoundStatus, Scorecard
@@ -48,7 +49,6 @@ from interview.services.interviewing import (
     scorecard_release,
     scorecard_save,
 )
-from interview.services.palette import palette_for_canvas
 from interview.views.rounds import round_clock
 
 CONSOLE = "interviewer/console.html"

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from grading.core.spec import PaletteComponent, load_palette
 
-PALETTE_FILE = Path(__file__).resolve().parent.parent / "bank" / "palette.yaml"
+PALETTE_FILE = Path(__file__).resolve().parent.parent / "interview" / "bank" / "palette.yaml"
 GROUP_ORDER = {"serving": 0, "platform": 1, "training": 2, "data": 3}
 
 
