@@ -2,21 +2,29 @@
 PYTHON ?= python3.12
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUNTIME_STAMP := $(VENV)/.installed-runtime
+DEV_STAMP := $(VENV)/.installed-dev
 MANAGE := $(BIN)/python manage.py
 # make run defaults to development mode; export DEBUG=0 and a SECRET_KEY for production-like runs.
 RUN_ENV := DEBUG=$${DEBUG:-1}
 
-.PHONY: install run test test-core test-fast lint format lock bench bench-tools check-deploy browsers clean
+.PHONY: install install-runtime run test test-core test-fast lint format lock bench bench-tools check-deploy browsers clean
 
-$(STAMP): requirements.lock pyproject.toml
+# Two stamps: `make run` installs the runtime lock only; tests, lint and benchmarks add the development lock.
+$(RUNTIME_STAMP): requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	touch $(STAMP)
+	touch $(RUNTIME_STAMP)
 
-install: $(STAMP)
+$(DEV_STAMP): $(RUNTIME_STAMP) requirements-dev.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.lock
+	touch $(DEV_STAMP)
 
-run: install
+install: $(DEV_STAMP)
+
+install-runtime: $(RUNTIME_STAMP)
+
+run: install-runtime
 	$(RUN_ENV) $(MANAGE) migrate --noinput
 	$(RUN_ENV) $(MANAGE) collectstatic --noinput -v 0
 	$(RUN_ENV) $(MANAGE) load_questions
@@ -42,8 +50,12 @@ format: install
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-lock:
-	$(BIN)/python -m pip freeze --exclude-editable > requirements.lock
+# Both locks from pyproject.toml: the runtime dependencies, then the extras constrained to the runtime pins.
+PIP_COMPILE := $(BIN)/pip-compile --quiet --strip-extras --no-emit-index-url --no-emit-find-links --newline LF
+lock: install
+	$(PIP_COMPILE) --output-file requirements.lock pyproject.toml
+	$(PIP_COMPILE) --extra dev --extra bench --constraint requirements.lock \
+	  --output-file requirements-dev.lock pyproject.toml
 
 bench: install
 	$(BIN)/python bench/models.py
@@ -54,7 +66,7 @@ bench: install
 bench-tools:
 	test -x /usr/bin/wrk || (apt-get update -qq && apt-get install -y -qq wrk)
 
-check-deploy: install
+check-deploy: install-runtime
 	DEBUG=0 SECRET_KEY=$${SECRET_KEY:-check-deploy-only-0123456789abcdefghijklmnopqrstuv} \
 	ALLOWED_HOSTS=sevenbox.example CSRF_TRUSTED_ORIGINS=https://sevenbox.example \
 	$(MANAGE) check --deploy --fail-level WARNING

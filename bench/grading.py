@@ -132,7 +132,7 @@ def bench_question() -> dict[str, Any]:
 
 def bench_submission(question: dict[str, Any]) -> dict[str, Any]:
     """40 numbers as people type them (a few wrong), and 12 boxes (three by free label, one without a job)."""
-    from grading.core.spec import parse_question
+    from grading.core.question_reader import parse_question
 
     spec = parse_question(question, source=question["slug"])
     model = spec.model.reference

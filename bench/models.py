@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a plain script from anywhere
 
 from grading.core.model import ModelSpec, ReferenceModel, read_model  # noqa: E402
-from grading.core.spec import load_pack  # noqa: E402
+from grading.core.question_files import load_pack  # noqa: E402
 
 DEFAULTS_TARGET_S = 0.200
 SAMPLES_TARGET_S = 0.050

@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 from designs.models import Work
 from designs.services import StaleRevision, work_save
 from designs.validation import MAX_FIX_TEXT, MAX_FIXES, MAX_NUMBER_TEXT, MAX_SCRATCH, WorkError
-from grading.core.spec import FIX_CATEGORIES
+from grading.core.vocabulary import FIX_CATEGORIES
 
 ERROR = inline_serializer("WorkError", {"error": serializers.CharField()})
 NOT_FOUND = inline_serializer("WorkNotFound", {"detail": serializers.CharField()})

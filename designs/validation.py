@@ -3,7 +3,7 @@ fixes. The page's autosave and the API share them; a refusal names the field and
 
 from typing import Any
 
-from grading.core.spec import FIX_CATEGORIES
+from grading.core.vocabulary import FIX_CATEGORIES
 
 MAX_NUMBER_TEXT = 200
 MAX_SCRATCH = 20_000

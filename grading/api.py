@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 from grading.core.submission import SubmissionError
 from grading.services import published_question_version, question_version_grade
 from interview.models import QuestionVersion
+from interview.services.reference_guard import reference_refusal, round_hiding_reference
 
 
 def _get_published_version(slug: str) -> QuestionVersion:
@@ -175,11 +176,16 @@ class QuestionGradeApi(APIView):
             200: ReportSerializer,
             400: OpenApiResponse(description="Malformed submission: {field: [message]}, e.g. numbers.NAME"),
             404: OpenApiResponse(description="No such published question"),
+            409: OpenApiResponse(
+                description="You have an unsubmitted round on this question: {detail, round, round_url}"
+            ),
         },
         summary="Grade a submission against a question (a practice check outside a round)",
     )
     def post(self, request: Request, slug: str) -> Response:
         version = _get_published_version(slug)
+        if hiding := round_hiding_reference(user=request.user, question=version.question):
+            return Response(reference_refusal(hiding), status=status.HTTP_409_CONFLICT)
         try:
             report = question_version_grade(version=version, submission=request.data)
         except SubmissionError as error:

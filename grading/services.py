@@ -6,7 +6,8 @@ from typing import Any
 
 from grading.core.grader import grade
 from grading.core.model import ReferenceModel
-from grading.core.spec import QuestionSpec, parse_question
+from grading.core.question_reader import parse_question
+from grading.core.question_types import QuestionSpec
 from interview.models import Question, QuestionVersion
 
 _SPECS_KEPT = 256

@@ -12,6 +12,7 @@ from grading.core.submission import SubmissionError, read_submission
 from grading.services import published_question_version, question_version_grade
 from interview.models import QuestionVersion
 from interview.questions import asked_line_view
+from interview.services.reference_guard import reference_refusal, round_hiding_reference
 
 MAX_TEXT_CHARS = 200
 
@@ -55,6 +56,9 @@ class PracticeCheckForm(forms.Form):
 @require_http_methods(["GET", "POST"])
 def practice_check(request: HttpRequest, slug: str) -> HttpResponse:
     version = _get_published_version(slug)
+    if hiding := round_hiding_reference(user=request.user, question=version.question):
+        context = {"question": version.question, "refusal": reference_refusal(hiding)}
+        return render(request, "grading/practice_check_refused.html", context, status=409)
     lines = [asked_line_view(version.spec, line) for line in version.spec.get("asked", [])]
     form = PracticeCheckForm(lines, request.POST or None)
     report = None

@@ -16,6 +16,7 @@ from grading.replays import (
     replays_current,
     replays_enqueue_for_round,
 )
+from interview.htmx import htmx_refusal
 from interview.models import Round, RoundStatus
 from interview.selectors import round_of_candidate
 
@@ -80,6 +81,8 @@ def replay_cancel_view(request: HttpRequest, round_id: int, run_id: int) -> Http
     try:
         run = replay_cancel(run=run)
     except ReplayError as error:
+        if request.htmx:
+            return htmx_refusal(str(error))
         messages.error(request, str(error))
     return _run_response(request, run)
 
@@ -91,5 +94,7 @@ def replay_retry_view(request: HttpRequest, round_id: int, run_id: int) -> HttpR
     try:
         run = replay_retry(run=run)
     except ReplayError as error:
+        if request.htmx:
+            return htmx_refusal(str(error))
         messages.error(request, str(error))
     return _run_response(request, run)

@@ -20,12 +20,9 @@ from grading import replays
 from grading.replays import replays_enqueue_for_round
 from interview.services.authoring import draft_create, sample_save
 from interview.services.discussion import comment_create
-from interview.services.interviewing import (
-    invitation_create_for_username,
-    invitation_create_link,
-    note_add,
-    scorecard_save,
-)
+from interview.services.interviewing.invitations import invitation_create_for_username, invitation_create_link
+from interview.services.interviewing.notes import note_add
+from interview.services.interviewing.scorecards import scorecard_save
 from interview.services.rounds import round_start, round_submit
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 

@@ -174,8 +174,8 @@ def edit_distance(a: str, b: str, limit: int) -> int:
 
 
 def build_index(palette: Mapping[str, Any] | Iterable[Any]) -> PaletteIndex:
-    """A PaletteIndex from `grading.core.spec.load_palette`'s result (kind -> PaletteComponent) or from plain
-    dicts with kind, name, synonyms and job."""
+    """A PaletteIndex from `grading.core.question_files.load_palette`'s result (kind -> PaletteComponent) or
+    from plain dicts with kind, name, synonyms and job."""
     components = palette.values() if isinstance(palette, Mapping) else palette
     entries, synonyms = [], {}
     for component in components:
@@ -192,8 +192,9 @@ def build_index(palette: Mapping[str, Any] | Iterable[Any]) -> PaletteIndex:
 
 @functools.lru_cache(maxsize=16)
 def load_index(path: str | Path = DEFAULT_PALETTE_PATH) -> PaletteIndex:
-    """The palette file at `path` as an index, read once per path (raises grading.core.spec.SpecError)."""
-    from grading.core.spec import load_palette
+    """The palette file at `path` as an index, read once per path (raises
+    grading.core.question_types.SpecError)."""
+    from grading.core.question_files import load_palette
 
     return build_index(load_palette(path))
 

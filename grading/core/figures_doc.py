@@ -7,8 +7,9 @@ python -m grading.core.figures_doc --check    # exit 1 if the page is out of dat
 import sys
 from pathlib import Path
 
+from grading.core.question_files import load_pack
+from grading.core.question_types import QuestionSpec
 from grading.core.report_text import format_number
-from grading.core.spec import QuestionSpec, load_pack
 from grading.core.units import from_base, parse_unit
 
 REPO = Path(__file__).resolve().parents[2]

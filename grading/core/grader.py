@@ -44,8 +44,10 @@ from grading.core.design_check import (
 from grading.core.formula import Evaluator
 from grading.core.model import ModelError, ReferenceModel
 from grading.core.quantity_text import ParseFailure, parse_quantity
+from grading.core.question_export import spec_to_dict
+from grading.core.question_reader import parse_question
+from grading.core.question_types import CLIENT_KIND, QuestionSpec
 from grading.core.report_text import ArithmeticTemplate, arithmetic_template, format_number, format_quantity
-from grading.core.spec import CLIENT_KIND, QuestionSpec, parse_question, spec_to_dict
 from grading.core.submission import Submission, read_submission
 from grading.core.units import Dims, Unit, compatible, format_dims
 

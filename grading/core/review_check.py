@@ -56,16 +56,12 @@ from grading.core.design_check import (
     label_key,
     load_index,
 )
+from grading.core.question_export import spec_to_dict
+from grading.core.question_reader import parse_question
+from grading.core.question_types import CLIENT_KIND, Flaw, QuestionSpec
 from grading.core.replay_inputs import replay_inputs, replay_seed
-from grading.core.spec import (
-    CLIENT_KIND,
-    FIX_CATEGORIES,
-    Flaw,
-    QuestionSpec,
-    parse_question,
-    spec_to_dict,
-)
 from grading.core.submission import Box
+from grading.core.vocabulary import FIX_CATEGORIES
 
 INFRASTRUCTURE = "infrastructure"
 MAX_FIXES = 20

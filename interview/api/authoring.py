@@ -93,7 +93,7 @@ class ModelCheckApi(APIView):
                 "ok": check.ok,
                 "problems": [list(problem) for problem in check.problems],
                 "values": values,
-                "edges": [[edge.source, edge.target] for edge in check.edges],
+                "edges": [[edge.source, edge.target] for edge in check.graph.edges],
             }
         )
 

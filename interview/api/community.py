@@ -147,14 +147,27 @@ class CommentVoteApi(APIView):
         voted = serializers.BooleanField()
         vote_count = serializers.IntegerField()
 
-    @extend_schema(request=VoteInputSerializer, responses=VoteOutputSerializer)
+    @extend_schema(
+        request=VoteInputSerializer,
+        responses={200: VoteOutputSerializer, 400: ErrorSerializer, 403: ErrorSerializer},
+    )
     def post(self, request: Request, comment_id: int) -> Response:
         comment = get_object_or_404(
-            Comment, pk=comment_id, deleted=False, hidden=False, question__current_version__isnull=False
+            Comment.objects.select_related("question"),
+            pk=comment_id,
+            deleted=False,
+            hidden=False,
+            question__current_version__isnull=False,
         )
         data = self.VoteInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        voted, count = comment_vote(comment=comment, user=request.user, up=data.validated_data["up"])
+        if not discussion_is_unlocked_for(user=request.user, question=comment.question):
+            detail = "This discussion is folded for you until you submit a round on the question."
+            return Response({"detail": detail}, status=status.HTTP_403_FORBIDDEN)
+        try:
+            voted, count = comment_vote(comment=comment, user=request.user, up=data.validated_data["up"])
+        except DiscussionError as error:
+            return Response({"detail": str(error)}, status=error.status)
         return Response({"voted": voted, "vote_count": count})
 
 

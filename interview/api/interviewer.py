@@ -16,20 +16,19 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from interview.models import Invitation, Recommendation, Round, Scorecard
-from interview.services.interviewing import (
+from interview.services.interviewing.access import round_for_interviewer
+from interview.services.interviewing.engine_comparison import scorecard_compare
+from interview.services.interviewing.errors import InterviewError, InvitationInvalid
+from interview.services.interviewing.invitations import (
     LINK_VALID_FOR,
-    NOTE_MAX_LENGTH,
-    InterviewError,
-    InvitationInvalid,
     invitation_accept,
     invitation_create_for_username,
     invitation_create_link,
     invitation_revoke,
     invitations_of_round,
-    note_add,
-    notes_of_round,
-    round_for_interviewer,
-    scorecard_compare,
+)
+from interview.services.interviewing.notes import NOTE_MAX_LENGTH, note_add, notes_of_round
+from interview.services.interviewing.scorecards import (
     scorecard_for_candidate,
     scorecard_release,
     scorecard_save,

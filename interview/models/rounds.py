@@ -35,6 +35,10 @@ class Round(models.Model):
     submitted_at = models.DateTimeField(null=True, blank=True)
     report = models.JSONField(null=True, blank=True)
     score = models.FloatField(null=True, blank=True)
+    # The report's phase scores again as columns: the history lists them without decoding any report.
+    score_numbers = models.FloatField(null=True, blank=True)
+    score_shape = models.FloatField(null=True, blank=True)
+    score_arithmetic = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["-started_at"]
@@ -50,6 +54,15 @@ class Round(models.Model):
     @property
     def spec(self) -> dict:
         return self.question_version.spec
+
+    def record_report(self, report: dict) -> None:
+        """Keep the graded report and the scores the history lists beside it (columns, not the JSON)."""
+        scores = report["scores"]
+        self.report = report
+        self.score = scores["overall"]
+        self.score_numbers = scores.get("numbers")
+        self.score_shape = scores.get("shape")
+        self.score_arithmetic = scores.get("arithmetic")
 
     def is_past_deadline(self, now: datetime | None = None) -> bool:
         return self.deadline is not None and (now or timezone.now()) >= self.deadline

@@ -1,11 +1,12 @@
 """Authoring workflows: drafts edited in sections, the live model check, sample answers as regression tests,
-publishing (and publishing an old version again), and the difference between two versions.
+publishing (and publishing an old version again). The model graph is laid out in model_graph.py, the
+difference between two versions in version_diff.py.
 
-Everything an author types goes through `grading.core.spec.parse_question` / `grading.core.model.read_model`
-(formulas only through the allow-list parser in grading/core/formula.py); nothing is ever evaluated as Python.
+Everything an author types goes through `grading.core.question_reader.parse_question` /
+`grading.core.model.read_model` (formulas only through the allow-list parser in grading/core/formula.py);
+nothing is ever evaluated as Python.
 """
 
-import difflib
 import json
 import math
 from dataclasses import dataclass, field
@@ -19,12 +20,16 @@ from designs.palette import palette_components
 from grading.core.formula import FormulaError, parse_formula
 from grading.core.grader import grade
 from grading.core.model import ModelError, ModelSpec, describe_model, read_model
+from grading.core.question_export import spec_to_dict
+from grading.core.question_reader import parse_question
+from grading.core.question_types import QuestionSpec, SpecError
 from grading.core.report_text import format_quantity
-from grading.core.spec import PHASES, QuestionSpec, SpecError, parse_question, spec_to_dict
 from grading.core.submission import SubmissionError
+from grading.core.vocabulary import PHASES
 from interview.models import Question, QuestionVersion
 from interview.models.authoring import Draft, SampleAnswer
 from interview.roles import Role, has_role, roles_of
+from interview.services.model_graph import ModelGraph, model_graph
 from interview.services.packs import yaml_dump, yaml_error_message, yaml_read_text
 from interview.services.questions import question_version_publish
 
@@ -247,44 +252,16 @@ def draft_check(data: dict[str, Any]) -> tuple[QuestionSpec | None, list[Problem
 
 
 @dataclass
-class GraphNode:
-    name: str
-    label: str
-    kind: str
-    value: str
-    broken: bool
-    x: int = 0
-    y: int = 0
-
-
-@dataclass
-class GraphEdge:
-    source: str
-    target: str
-    in_cycle: bool
-    x1: int = 0
-    y1: int = 0
-    x2: int = 0
-    y2: int = 0
-
-
-@dataclass
 class ModelCheck:
     """The model block as the author typed it: problems per quantity, values at the defaults, the graph."""
 
     problems: list[Problem] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
-    nodes: list[GraphNode] = field(default_factory=list)
-    edges: list[GraphEdge] = field(default_factory=list)
-    width: int = 0
-    height: int = 0
+    graph: ModelGraph = field(default_factory=ModelGraph)
 
     @property
     def ok(self) -> bool:
         return not self.problems
-
-
-NODE_WIDTH, NODE_HEIGHT, COLUMN_GAP, ROW_GAP = 190, 46, 70, 16
 
 
 def model_check_text(text: str) -> ModelCheck:
@@ -327,7 +304,11 @@ def model_check(block: object) -> ModelCheck:
         spec = _working_part(block, {where for where, _ in error.problems})
     if spec is not None:
         check.rows = _rows(spec)
-    _graph(check, items if isinstance(items, list) else [], {where for where, _ in check.problems})
+    check.graph = model_graph(
+        items[:MAX_QUANTITIES] if isinstance(items, list) else [],
+        {where for where, _ in check.problems},
+        {row["name"]: row["shown"] for row in check.rows},
+    )
     return check
 
 
@@ -368,74 +349,6 @@ def _rows(spec: ModelSpec) -> list[dict[str, Any]]:
     for row in rows:
         row["shown"] = format_quantity(row["value"], row["unit"]) if math.isfinite(row["value"]) else "—"
     return rows
-
-
-def _graph(check: ModelCheck, items: list, broken: set[str]) -> None:
-    reads: dict[str, set[str]] = {}
-    labels: dict[str, tuple[str, str]] = {}
-    for item in items[:MAX_QUANTITIES]:
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str) or item["name"] in reads:
-            continue
-        name, formula = item["name"], item.get("formula")
-        names: set[str] = set()
-        if isinstance(formula, str):
-            try:
-                names = set(parse_formula(formula).names)
-            except FormulaError:
-                broken.add(name)
-        reads[name] = names
-        labels[name] = (str(item.get("label", ""))[:80], "derived" if "formula" in item else "input")
-    for name in reads:
-        reads[name] &= reads.keys()
-    depth = {name: 0 for name in reads}
-    for _ in range(len(reads)):  # longest path from an input; bounded, so a cycle cannot loop forever
-        changed = False
-        for name, deps in reads.items():
-            best = max((depth[dep] + 1 for dep in deps), default=0)
-            if best > depth[name] and best <= len(reads):
-                depth[name], changed = best, True
-        if not changed:
-            break
-    shown = {row["name"]: row["shown"] for row in check.rows}
-    columns: dict[int, int] = {}
-    positions: dict[str, tuple[int, int]] = {}
-    for name in reads:
-        column = depth[name]
-        row = columns.get(column, 0)
-        columns[column] = row + 1
-        x, y = 10 + column * (NODE_WIDTH + COLUMN_GAP), 10 + row * (NODE_HEIGHT + ROW_GAP)
-        positions[name] = (x, y)
-        label, kind = labels[name]
-        check.nodes.append(GraphNode(name, label, kind, shown.get(name, "—"), name in broken, x, y))
-    reach = {name: _reachable(name, reads) for name in reads}
-    for target, deps in reads.items():
-        for source in sorted(deps):
-            (sx, sy), (tx, ty) = positions[source], positions[target]
-            check.edges.append(
-                GraphEdge(
-                    source,
-                    target,
-                    target in reach[source],  # the source reads its reader back: a cycle
-                    sx + NODE_WIDTH,
-                    sy + NODE_HEIGHT // 2,
-                    tx,
-                    ty + NODE_HEIGHT // 2,
-                )
-            )
-    check.width = 20 + (max(columns, default=0) + 1) * (NODE_WIDTH + COLUMN_GAP)
-    check.height = 20 + max(columns.values(), default=0) * (NODE_HEIGHT + ROW_GAP)
-
-
-def _reachable(start: str, reads: dict[str, set[str]]) -> set[str]:
-    """Every quantity `start` reads, directly or not."""
-    seen: set[str] = set()
-    pending = list(reads.get(start, ()))
-    while pending:
-        name = pending.pop()
-        if name not in seen:
-            seen.add(name)
-            pending.extend(reads.get(name, ()))
-    return seen
 
 
 # Sample answers.
@@ -535,52 +448,3 @@ def version_republish(*, version: QuestionVersion, user: AbstractBaseUser) -> Qu
         created_by=user,
     )
     return published
-
-
-# Differences between two versions.
-
-
-@dataclass
-class SectionDiff:
-    name: str
-    lines: list[tuple[str, str]]  # (css class, text)
-
-
-def version_diff(old: dict[str, Any], new: dict[str, Any]) -> list[SectionDiff]:
-    """Field by field, and quantity by quantity for the model; only what changed."""
-    sections = []
-    keys = [key for key in dict.fromkeys([*old, *new]) if key != "model"]
-    for key in keys:
-        lines = _diff_lines(old.get(key), new.get(key))
-        if lines:
-            sections.append(SectionDiff(key, lines))
-    old_model, new_model = old.get("model") or {}, new.get("model") or {}
-    if old_model.get("headline") != new_model.get("headline"):
-        headline = _diff_lines(old_model.get("headline"), new_model.get("headline"))
-        sections.append(SectionDiff("model.headline", headline))
-    old_q = {q.get("name"): q for q in old_model.get("quantities", []) if isinstance(q, dict)}
-    new_q = {q.get("name"): q for q in new_model.get("quantities", []) if isinstance(q, dict)}
-    for name in dict.fromkeys([*old_q, *new_q]):
-        lines = _diff_lines(old_q.get(name), new_q.get(name))
-        if lines:
-            sections.append(SectionDiff(f"model.{name}", lines))
-    return sections
-
-
-def _diff_lines(old: Any, new: Any) -> list[tuple[str, str]]:
-    if old == new:
-        return []
-    before, after = _dump_lines(old), _dump_lines(new)
-    lines = []
-    for line in list(difflib.unified_diff(before, after, lineterm="", n=2))[2:]:
-        kind = {"+": "added", "-": "removed", "@": "hunk"}.get(line[:1], "same")
-        lines.append((kind, line))
-    return lines
-
-
-def _dump_lines(value: Any) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str | int | float):
-        return str(value).splitlines()
-    return yaml_dump(value).splitlines()

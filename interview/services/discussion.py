@@ -2,7 +2,7 @@
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
@@ -12,6 +12,7 @@ from django.utils import timezone
 from interview.markdown import markdown_render
 from interview.models import Comment, Question, Report, Round, RoundStatus, ThreadLock, Vote
 from interview.models.discussion import AnchorKind
+from interview.questions import asked_line_view
 from interview.services.cache_counter import cache_count
 
 COMMENT_MAX_LENGTH = 4000
@@ -43,6 +44,7 @@ class RateLimited(DiscussionError):
 class Anchor:
     kind: str
     value: str
+    title: str = field(default="", compare=False)  # what people read: "Warm pool size", not warm_pool
 
     @property
     def key(self) -> str:
@@ -50,14 +52,20 @@ class Anchor:
 
     @property
     def label(self) -> str:
-        return f"on {self.value}" if self.kind else "The whole question"
+        return f"on {self.title or self.value}" if self.kind else "The whole question"
 
 
 def anchor_choices(*, question: Question) -> list[Anchor]:
     """The plan steps and asked quantities of the current version: what a comment may be anchored to."""
     spec = question.current_version.spec if question.current_version_id else {}
-    phases = [Anchor(AnchorKind.PHASE, phase["phase"]) for phase in spec.get("plan", [])]
-    quantities = [Anchor(AnchorKind.QUANTITY, line["name"]) for line in spec.get("asked", [])]
+    phases = [
+        Anchor(AnchorKind.PHASE, phase["phase"], phase["phase"].capitalize())
+        for phase in spec.get("plan", [])
+    ]
+    quantities = [
+        Anchor(AnchorKind.QUANTITY, line["name"], asked_line_view(spec, line)["label"])
+        for line in spec.get("asked", [])
+    ]
     return phases + quantities
 
 
@@ -189,6 +197,8 @@ def comment_vote(*, comment: Comment, user, up: bool | None = None) -> tuple[boo
 
     Returns (whether the person now votes for it, the comment's vote count).
     """
+    if comment.author_id == user.pk:
+        raise DiscussionError("You cannot vote for your own comment.")
     with transaction.atomic():
         # The row lock serialises clicks on one comment; the unique constraint is the backstop.
         locked = Comment.objects.select_for_update().get(pk=comment.pk)

@@ -15,8 +15,10 @@ from typing import Any
 import yaml
 
 from designs.palette import PALETTE_FILE, palette_components
-from grading.core.spec import SpecError, parse_question, spec_to_dict
-from grading.core.spec import _Loader as _SpecLoader  # the bank's YAML 1.2 reading rules
+from grading.core.question_export import spec_to_dict
+from grading.core.question_files import BankYamlLoader
+from grading.core.question_reader import parse_question
+from grading.core.question_types import SpecError
 from interview.models import Question
 from interview.services.questions import LoadReport, question_version_publish
 
@@ -43,16 +45,16 @@ _Dumper.add_representer(str, _str_presenter)
 def yaml_read_text(text: str) -> Any:
     """Parse YAML text by the bank's rules (raises yaml.YAMLError). Aliases are refused: a few lines of them
     can expand to gigabytes once the data is walked or stored as JSON."""
-    for event in yaml.parse(text, Loader=_SpecLoader):
+    for event in yaml.parse(text, Loader=BankYamlLoader):
         if isinstance(event, yaml.AliasEvent):
             raise yaml.composer.ComposerError(
                 None, None, "anchors and aliases (*name) are not allowed", event.start_mark
             )
-    return yaml.load(text, Loader=_SpecLoader)  # noqa: S506 - a SafeLoader subclass
+    return yaml.load(text, Loader=BankYamlLoader)  # noqa: S506 - a SafeLoader subclass
 
 
 def yaml_dump(data: Any) -> str:
-    """YAML text that `grading.core.spec.read_yaml` reads back to the same data."""
+    """YAML text that `grading.core.question_files.read_yaml` reads back to the same data."""
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)
 
 

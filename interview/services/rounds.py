@@ -103,8 +103,7 @@ def round_submit(*, round_id: int) -> Round:
         now = timezone.now()
         round_.submitted_at = min(now, round_.deadline) if round_.deadline else now
         round_.status = RoundStatus.SUBMITTED
-        round_.report = round_grade(round_)
-        round_.score = round_.report["scores"]["overall"]
+        round_.record_report(round_grade(round_))
         round_.save()
         transaction.on_commit(lambda: _replays_enqueue(round_))
     return round_

@@ -14,7 +14,7 @@ LINK_HOURS = (1, 24, 72)
 @register.simple_tag
 def invite_panel_data(round_: Round) -> dict[str, Any]:
     """The round's invitations for its candidate's panel, newest last, and the link lifetimes offered."""
-    from interview.services.interviewing import invitations_of_round
+    from interview.services.interviewing.invitations import invitations_of_round
 
     return {"invitations": invitations_of_round(round_), "link_hours": LINK_HOURS}
 
@@ -22,7 +22,8 @@ def invite_panel_data(round_: Round) -> dict[str, Any]:
 @register.simple_tag
 def released_scorecard(round_: Round) -> dict[str, Any] | None:
     """The released scorecard with its comparison to the engine, or None before release."""
-    from interview.services.interviewing import scorecard_compare, scorecard_for_candidate
+    from interview.services.interviewing.engine_comparison import scorecard_compare
+    from interview.services.interviewing.scorecards import scorecard_for_candidate
 
     scorecard = scorecard_for_candidate(round_)
     if scorecard is None:

@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from designs.palette import palette_for_canvas
-from grading.core.spec import spec_to_dict
+from grading.core.question_export import spec_to_dict
 from grading.core.verdicts import VERDICTS
 from interview.models import Question, QuestionVersion
 from interview.models.authoring import Draft, SampleAnswer
@@ -39,10 +39,10 @@ from interview.services.authoring import (
     sample_results_with_model,
     sample_save,
     sheet_grade,
-    version_diff,
     version_republish,
 )
 from interview.services.packs import pack_export_zip, pack_files_from_upload, pack_import
+from interview.services.version_diff import version_diff
 
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024

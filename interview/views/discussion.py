@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from interview.htmx import htmx_refusal
 from interview.models import Comment, Question, Report
 from interview.roles import Role, roles_of
 from interview.services.discussion import (
@@ -96,8 +97,10 @@ def thread_context(request: HttpRequest, question: Question, **extra) -> dict:
     page = Paginator(comments_all, COMMENTS_PER_PAGE).get_page(request.GET.get("page"))
     comments = list(page.object_list)
     voted = comments_voted_by(user=user, comments=comments)
+    anchor_labels = {choice.key: choice.label for choice in context["anchors"]}
     for comment in [*comments, *(r for c in comments for r in c.replies.all())]:
         comment.voted = comment.pk in voted
+        comment.anchor_label = anchor_labels.get(comment.anchor_key, f"on {comment.anchor_value}")
         comment.can_edit = user.is_authenticated and comment_can_edit(comment=comment, user=user)
     return {**context, "page": page, "comments": comments}
 
@@ -116,9 +119,7 @@ def _refused(
     request: HttpRequest, question: Question, error: DiscussionError, body: str = ""
 ) -> HttpResponse:
     if request.htmx:
-        return render(
-            request, THREAD, thread_context(request, question, form_error=str(error), form_body=body)
-        )
+        return htmx_refusal(str(error), error.status)
     context = {
         "question": question,
         "error": str(error),
@@ -194,11 +195,18 @@ def comment_delete_view(request: HttpRequest, comment_id: int) -> HttpResponse:
 def comment_vote_view(request: HttpRequest, comment_id: int) -> HttpResponse:
     comment = _get_visible_comment(comment_id)
     wanted = request.POST.get("up")
-    voted, count = comment_vote(
-        comment=comment, user=request.user, up=None if wanted is None else wanted == "1"
-    )
+    back = f"{reverse('question-detail', args=[comment.question.slug])}#comment-{comment.pk}"
+    try:
+        voted, count = comment_vote(
+            comment=comment, user=request.user, up=None if wanted is None else wanted == "1"
+        )
+    except DiscussionError as error:
+        if request.htmx:
+            return htmx_refusal(str(error), error.status)
+        messages.error(request, str(error))
+        return redirect(back)
     if not request.htmx:
-        return redirect(f"{reverse('question-detail', args=[comment.question.slug])}#comment-{comment.pk}")
+        return redirect(back)
     comment.voted, comment.vote_count = voted, count
     return render(request, "community/_vote.html", {"comment": comment})
 

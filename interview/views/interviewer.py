@@ -18,33 +18,33 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from designs.models import WorkEvent
 from designs.palette import palette_for_canvas
 from designs.timeline import state_at
+from interview.htmx import htmx_refusal
 from interview.markdown import markdown_render
 from interview.models import Invitation, Question, Round, RoundMode, RoundStatus, Scorecard
 from interview.models.interviewing import Recommendation
 from interview.questions import asked_line_view
-from interview.services.interviewing import (
-    InterviewError,
-    InvitationInvalid,
-    calibration_for,
-    follow_ups_for_phase,
+from interview.services.interviewing.access import (
+    is_admin,
+    is_interviewer,
+    round_for_interviewer,
+    rounds_interviewed_by,
+)
+from interview.services.interviewing.calibration import calibration_for
+from interview.services.interviewing.engine_comparison import replay_summary, scorecard_compare
+from interview.services.interviewing.errors import InterviewError, InvitationInvalid
+from interview.services.interviewing.invitations import (
     invitation_accept,
     invitation_create_for_username,
     invitation_create_link,
     invitation_is_open,
     invitation_revoke,
     invitations_of_round,
-    is_admin,
-    is_interviewer,
-    note_add,
-    notes_of_round,
-    reference_values,
-    replay_summary,
-    round_begin_scheduled,
-    round_for_interviewer,
-    round_schedule_for_candidate,
-    rounds_interviewed_by,
+)
+from interview.services.interviewing.notes import follow_ups_for_phase, note_add, notes_of_round
+from interview.services.interviewing.reference import reference_values
+from interview.services.interviewing.scheduling import round_begin_scheduled, round_schedule_for_candidate
+from interview.services.interviewing.scorecards import (
     rubric_of,
-    scorecard_compare,
     scorecard_for_candidate,
     scorecard_release,
     scorecard_save,
@@ -153,8 +153,9 @@ def note_create(request: HttpRequest, round_id: int) -> HttpResponse:
     except InterviewError as exc:
         error = str(exc)
     if request.htmx:
-        context = {"round": round_, "notes": notes_of_round(round_), "note_error": error}
-        return render(request, f"{CONSOLE}#notes", context, status=400 if error else 200)
+        if error:
+            return htmx_refusal(error)
+        return render(request, f"{CONSOLE}#notes", {"round": round_, "notes": notes_of_round(round_)})
     if error:
         messages.error(request, error)
     return redirect(reverse("interview-console", args=[round_.pk]) + "#notes")
@@ -185,9 +186,10 @@ def scorecard_save_view(request: HttpRequest, round_id: int) -> HttpResponse:
     except InterviewError as exc:
         error = str(exc)
     if request.htmx:
-        context = {"round": round_, "rubric_status": error or "Scores saved.", "rubric_error": bool(error)}
-        context.update(_scoring_context(round_))
-        return render(request, f"{CONSOLE}#scoring", context, status=400 if error else 200)
+        if error:
+            return htmx_refusal(error)
+        context = {"round": round_, "rubric_status": "Scores saved.", **_scoring_context(round_)}
+        return render(request, f"{CONSOLE}#scoring", context)
     if error:
         messages.error(request, error)
     else:
@@ -343,9 +345,7 @@ def calibration(request: HttpRequest, username: str) -> HttpResponse:
 
 def _panel_response(request: HttpRequest, round_: Round, **extra) -> HttpResponse:
     context = {"round": round_, "invitations": invitations_of_round(round_), **extra}
-    return render(
-        request, "interviewer/_invite_panel.html", context, status=400 if extra.get("invite_error") else 200
-    )
+    return render(request, "interviewer/_invite_panel.html", context)
 
 
 def _back_to_round(round_: Round) -> HttpResponse:
@@ -375,7 +375,9 @@ def invitation_create(request: HttpRequest, round_id: int) -> HttpResponse:
     except InterviewError as exc:
         error = str(exc)
     if request.htmx:
-        return _panel_response(request, round_, new_link=link, invite_error=error)
+        if error:
+            return htmx_refusal(error)
+        return _panel_response(request, round_, new_link=link)
     if link:  # the raw token is shown once, on this page, and never stored
         return render(request, "interviewer/invite_link.html", {"round": round_, "new_link": link})
     if error:

@@ -2,11 +2,12 @@ from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from interview.models import Question, Round, RoundStatus
+from interview.models import Question
 from interview.models.questions import Difficulty, Track
 from interview.questions import CONCEPT_TITLES, can_see_reference, public_view
 from interview.services.bookmarks import bookmarked_question_ids
 from interview.services.progress import NOT_STARTED, ProgressStatus, question_progress_for, track_progress_for
+from interview.services.reference_guard import round_hiding_reference
 from interview.views.discussion import thread_context
 
 
@@ -18,20 +19,9 @@ def _get_published_question(slug: str) -> Question:
     return get_object_or_404(published_questions(), slug=slug)
 
 
-def _active_round(request: HttpRequest, question: Question) -> Round | None:
-    if not request.user.is_authenticated:
-        return None
-    return (
-        Round.objects.filter(
-            candidate=request.user, question_version__question=question, status=RoundStatus.ACTIVE
-        )
-        .order_by("-started_at")
-        .first()
-    )
-
-
 def catalogue(request: HttpRequest) -> HttpResponse:
-    questions = published_questions()
+    # The cards show the question's own columns; the current version's spec stays unread.
+    questions = published_questions().select_related(None)
     query = request.GET.get("q", "").strip()[:100]
     track = request.GET.get("track", "")
     difficulty = request.GET.get("difficulty", "")
@@ -92,7 +82,7 @@ def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "concepts": [(slug, CONCEPT_TITLES.get(slug, slug)) for slug in spec.get("concepts", [])],
         "related": related,
         "up_next": up_next,
-        "active_round": _active_round(request, question),
+        "active_round": round_hiding_reference(user=request.user, question=question),
         "has_variables": any(q.get("variable") for q in spec["model"]["quantities"]),
         "show_reference": can_see_reference(request.user),
         "reference": spec if can_see_reference(request.user) else None,

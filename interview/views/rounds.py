@@ -139,10 +139,27 @@ def report(request: HttpRequest, round_id: int) -> HttpResponse:
     return render(request, "rounds/report.html", context)
 
 
+HISTORY_COLUMNS = (
+    "started_at",
+    "mode",
+    "status",
+    "score",
+    "score_numbers",
+    "score_shape",
+    "score_arithmetic",
+    "question_version__question__title",
+)
+
+
 @login_required
 @require_GET
 def history(request: HttpRequest) -> HttpResponse:
-    rounds = Round.objects.filter(candidate=request.user).select_related("question_version__question")
+    # Stored columns only: a round's report and its version's spec are large JSON this page never shows.
+    rounds = (
+        Round.objects.filter(candidate=request.user)
+        .select_related("question_version__question")
+        .only(*HISTORY_COLUMNS)
+    )
     track = request.GET.get("track", "")
     if track in Track.values:
         rounds = rounds.filter(question_version__question__track=track)

@@ -289,6 +289,8 @@
       redo: () => widget.redo(),
       destroy: () => widget.destroy(),
       boxRect: (id) => widget.boxRect(id),
+      flush: () => widget.flush(),
+      lock: () => widget.lock(),
     };
     controllers.set(container, controller);
     container.setAttribute("data-sevenbox-mounted", "true");
@@ -316,6 +318,7 @@
       // A read-only design can still take failure marks, and those can be undone.
       this.undoable = !this.readOnly || this.markable;
       this.onChange = typeof opts.onChange === "function" ? opts.onChange : null;
+      this.panelHost = opts.panelHost || null;
       this.marks = [];
       this.extra = {};
       this.keepMarks = false;
@@ -456,7 +459,15 @@
       if (!this.readOnly) this.panel.appendChild(this.buildHelp());
 
       this.root.appendChild(this.toolbar);
-      this.root.appendChild(el("div", { className: "sbc-body" }, [this.stageWrap, this.panel]));
+      if (this.panelHost) {
+        // The page has a place for the panel (the round's side panel): the stage fills the container.
+        this.root.classList.add("sbc-fill");
+        this.root.appendChild(el("div", { className: "sbc-body" }, [this.stageWrap]));
+        this.panel.classList.add("sbc", "sbc-hosted");
+        this.panelHost.appendChild(this.panel);
+      } else {
+        this.root.appendChild(el("div", { className: "sbc-body" }, [this.stageWrap, this.panel]));
+      }
       this.container.appendChild(this.root);
     }
 
@@ -543,6 +554,11 @@
       return el("details", { className: "sbc-help" }, [el("summary", { text: "Keyboard" }), list]);
     }
 
+    // The widget's parts: its container, and the panel when the page hosts it elsewhere.
+    owns(node) {
+      return Boolean(node) && (this.root.contains(node) || this.panel.contains(node));
+    }
+
     listen(target, type, handler, options) {
       target.addEventListener(type, handler, options);
       this.listeners.push([target, type, handler, options]);
@@ -550,6 +566,7 @@
 
     bindDom() {
       this.listen(this.root, "keydown", (e) => this.onKeyDown(e));
+      if (this.panelHost) this.listen(this.panel, "keydown", (e) => this.onKeyDown(e));
       this.listen(this.toolbar, "click", (e) => {
         const b = e.target.closest("button[data-action]");
         // detail 0: activated by keyboard, so focus may move to where the action continues.
@@ -645,14 +662,18 @@
           return;
         }
         if (e.target === cy) this.hideHandle();
+        else this.reveal();
       });
       cy.on("dbltap", "node", (e) => {
         if (this.readOnly) return;
         this.select(e.target.id());
         this.rename();
       });
-      cy.on("mouseover", "node", (e) => {
-        if (!this.edgeDrawing && !e.target.hasClass("eh-ghost")) this.showHandle(e.target);
+      // mousemove too: after an arrow is dropped on a box the pointer is already over it, so no mouseover
+      // follows, and the handle must still move to that box rather than stay on the arrow's source.
+      cy.on("mouseover mousemove", "node", (e) => {
+        if (this.edgeDrawing || e.target.hasClass("eh-ghost")) return;
+        if (!this.handleNode || !this.handleNode.same(e.target)) this.showHandle(e.target);
       });
       cy.on("select", "node", (e) => {
         if (!this.edgeDrawing) this.showHandle(e.target);
@@ -682,9 +703,14 @@
           // Replace the extension's edge with ours, so it goes through undo and gets our id.
           added.remove();
           this.connect(source.id(), target.id());
+          this.dropTarget = target;
         });
         cy.on("ehstop", () => {
           this.edgeDrawing = false;
+          // The next drag starts from where this one ended.
+          if (this.dropTarget && !this.dropTarget.removed()) this.showHandle(this.dropTarget);
+          else this.hideHandle();
+          this.dropTarget = null;
         });
       }
     }
@@ -848,6 +874,28 @@
       }, CHANGE_DELAY_MS);
     }
 
+    // Tell the page about a change still waiting for its debounce now (the page is being left).
+    flush() {
+      if (this.changeTimer === null || !this.cy) return;
+      clearTimeout(this.changeTimer);
+      this.changeTimer = null;
+      if (this.onChange) this.onChange(this.getDesign());
+    }
+
+    // From now on the design only shows: the page could not save it (a stale tab, a locked round).
+    lock() {
+      this.flush();
+      this.cancelConnect();
+      this.readOnly = true;
+      this.undoable = false;
+      this.markable = false;
+      this.hideHandle();
+      if (this.cy) this.cy.autoungrabify(true);
+      for (const field of this.panel.querySelectorAll("input, textarea")) field.readOnly = true;
+      this.root.classList.add("sbc-readonly");
+      this.renderButtons();
+    }
+
     setDesign(design) {
       clearTimeout(this.changeTimer);
       this.changeTimer = null;
@@ -922,7 +970,7 @@
       const list = isNode ? this.boxList : this.arrowList;
       const buttons = Array.from(list.querySelectorAll("button[data-id]"));
       const index = buttons.findIndex((b) => b.getAttribute("data-id") === id);
-      const hadFocus = this.root.contains(document.activeElement);
+      const hadFocus = this.owns(document.activeElement);
       this.record();
       const gone = new Set([isNode ? id : edgeKey(item.data("source"), item.data("target"))]);
       if (isNode) item.connectedEdges().forEach((e) => gone.add(edgeKey(e.data("source"), e.data("target"))));
@@ -1004,7 +1052,7 @@
       }
       if (this.connect(source, target)) this.select(target);
       const item = this.itemFor(target);
-      if (item && this.root.contains(document.activeElement) && document.activeElement !== this.stageWrap) item.focus();
+      if (item && this.owns(document.activeElement) && document.activeElement !== this.stageWrap) item.focus();
     }
 
     cancelConnect(message) {
@@ -1046,6 +1094,7 @@
         return;
       }
       const input = item.isNode() ? this.fields.label.input : this.fields.edgeLabel.input;
+      this.reveal();
       input.focus();
       input.select();
     }
@@ -1138,7 +1187,7 @@
 
     renderSelection() {
       const item = this.selected();
-      for (const b of this.root.querySelectorAll(".sbc-list button[data-id]")) {
+      for (const b of this.panel.querySelectorAll(".sbc-list button[data-id]")) {
         b.setAttribute("aria-current", item && b.getAttribute("data-id") === item.id() ? "true" : "false");
       }
       this.details.hidden = !item;
@@ -1188,6 +1237,18 @@
       if (b.undo) b.undo.disabled = !this.past.length;
       if (b.redo) b.redo.disabled = !this.future.length;
       if (b.mark) b.mark.disabled = !item;
+      if (this.readOnly && !this.markable) {
+        for (const name of ["connect", "rename", "delete", "mark"]) if (b[name]) b[name].disabled = true;
+      }
+      if (!this.undoable) {
+        if (b.undo) b.undo.disabled = true;
+        if (b.redo) b.redo.disabled = true;
+      }
+    }
+
+    // Ask the page to show the panel (it may sit in a hidden tab) before focus moves into it.
+    reveal() {
+      this.panel.dispatchEvent(new CustomEvent("sevenbox:reveal", { bubbles: true }));
     }
 
     announce(message) {
@@ -1370,6 +1431,7 @@
       this.markForm.hidden = false;
       this.markFormOpen = true;
       this.marksSection.hidden = false;
+      this.reveal();
       this.markWhat.focus();
     }
 
@@ -1519,6 +1581,7 @@
         const item = this.selected();
         if (!item || !item.isNode()) return;
         e.preventDefault();
+        this.reveal();
         this.fields[key.toLowerCase() === "j" ? "job" : "failure"].input.focus();
       } else if (key === "Delete" || key === "Backspace") {
         e.preventDefault();
@@ -1545,6 +1608,7 @@
       if (this.cy) this.cy.destroy();
       this.cy = null;
       this.root.remove();
+      if (this.panelHost) this.panel.remove();
       controllers.delete(this.container);
       this.container.removeAttribute("data-sevenbox-mounted");
     }
@@ -1598,6 +1662,7 @@
         palette: readJson(element.dataset.paletteId) || [],
         design: design || { nodes: [], edges: [] },
         readOnly: flag(element.dataset.readonly),
+        panelHost: element.dataset.panelHost ? document.getElementById(element.dataset.panelHost) : null,
         markable: flag(element.dataset.markable),
         onChange: (next) => {
           if (target) {

@@ -20,7 +20,7 @@ from schemathesis.specs.openapi.checks import content_type_conformance, response
 
 from config.wsgi import application
 from interview.services.discussion import comment_create
-from interview.services.interviewing import invitation_create_for_username
+from interview.services.interviewing.invitations import invitation_create_for_username
 from interview.services.rounds import round_start
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 

@@ -26,6 +26,14 @@ def canvas_root(page: Page, canvas: str = CANVAS) -> Locator:
     return root
 
 
+def canvas_parts(page: Page, canvas: str = CANVAS) -> Locator:
+    """The widget's container and, where the page hosts it elsewhere (the round's side panel), its panel:
+    search this for the box list, the details form and the marks."""
+    root = canvas_root(page, canvas)
+    host = root.get_attribute("data-panel-host")
+    return page.locator(f"{canvas}, #{host}") if host else root
+
+
 def read_design(page: Page, canvas: str = CANVAS) -> dict[str, Any]:
     """The design as the widget holds it now (before the ~300 ms debounced onChange)."""
     root = canvas_root(page, canvas)
@@ -48,18 +56,18 @@ def wait_for_saved(page: Page, target_input: str, canvas: str = CANVAS) -> dict[
 
 def box_item(page: Page, box_id: str, canvas: str = CANVAS) -> Locator:
     """The box's entry in the keyboard-usable box list."""
-    return canvas_root(page, canvas).locator(f"[data-sbc=boxes] button[data-id={json.dumps(box_id)}]")
+    return canvas_parts(page, canvas).locator(f"[data-sbc=boxes] button[data-id={json.dumps(box_id)}]")
 
 
 def arrow_item(page: Page, source: str, target: str, canvas: str = CANVAS) -> Locator:
     """The arrow's entry in the arrow list."""
     edge_id = json.dumps(f"{source}->{target}")
-    return canvas_root(page, canvas).locator(f"[data-sbc=arrows] button[data-id={edge_id}]")
+    return canvas_parts(page, canvas).locator(f"[data-sbc=arrows] button[data-id={edge_id}]")
 
 
 def selected_id(page: Page, canvas: str = CANVAS) -> str | None:
     """Id of the selected box, or `source->target` of the selected arrow."""
-    current = canvas_root(page, canvas).locator(".sbc-list button[aria-current=true]")
+    current = canvas_parts(page, canvas).locator(".sbc-list button[aria-current=true]")
     return current.first.get_attribute("data-id") if current.count() else None
 
 
@@ -95,7 +103,7 @@ def select_box(page: Page, box_id: str, canvas: str = CANVAS) -> None:
 def connect_boxes(page: Page, source: str, target: str, canvas: str = CANVAS) -> None:
     """Keyboard only: focus the source box, press C, Tab to the target box, press Enter."""
     root = canvas_root(page, canvas)
-    focused_id = "el => el.contains(document.activeElement) && document.activeElement.dataset.id"
+    focused_id = "() => document.activeElement && document.activeElement.dataset.id"
     count = len(read_design(page, canvas)["edges"])
     select_box(page, source, canvas)
     page.keyboard.press("c")
@@ -137,7 +145,7 @@ def connect_boxes_by_drag(page: Page, source: str, target: str, canvas: str = CA
 
 def _fill_field(page: Page, box_id: str, field: str, text: str, canvas: str) -> None:
     select_box(page, box_id, canvas)
-    canvas_root(page, canvas).locator(f"[data-sbc-field={field}]").fill(text)
+    canvas_parts(page, canvas).locator(f"[data-sbc-field={field}]").fill(text)
 
 
 def set_job(page: Page, box_id: str, text: str, canvas: str = CANVAS) -> None:
@@ -154,7 +162,7 @@ def rename_box(page: Page, box_id: str, label: str, canvas: str = CANVAS) -> Non
     """Keyboard: focus the box, press R, type the new label, press Enter."""
     select_box(page, box_id, canvas)
     page.keyboard.press("r")
-    field = canvas_root(page, canvas).locator("[data-sbc-field=label]")
+    field = canvas_parts(page, canvas).locator("[data-sbc-field=label]")
     field.fill(label)
     field.press("Enter")
 

@@ -105,3 +105,8 @@ def log_in(page: Page, username: str, password: str = TEST_PASSWORD) -> None:
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
+
+
+def show_tab(page: Page, name: str) -> None:
+    """Open a tab of the round page's side panel (Box, Numbers, Scratch, Fixes, Question)."""
+    page.get_by_role("tab", name=name, exact=True).click()

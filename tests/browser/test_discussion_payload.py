@@ -83,7 +83,7 @@ def test_an_anchored_comment_a_reply_and_the_filter_work_in_place(page, alice, b
     page.get_by_label("About").select_option("quantity:kv_bytes_per_token")
     expect(page.get_by_label("Share your approach")).to_have_value("GQA keeps it at 320 KiB")
     page.get_by_role("button", name="Post", exact=True).click()
-    expect(page.locator(".comment-item").first).to_contain_text("on kv_bytes_per_token")
+    expect(page.locator(".comment-item").first).to_contain_text("on KV cache per token")
 
     # Let htmx finish settling the swapped thread before using its filter (a person cannot be this quick).
     expect(page.locator(".htmx-request, .htmx-settling, .htmx-swapping")).to_have_count(0)

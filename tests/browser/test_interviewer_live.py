@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from interview.models import InterviewNote, Round, RoundStatus, Scorecard
 from tests.browser.canvas_helpers import add_box
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, show_tab
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 LIVE_WITHIN_MS = 10_000  # autosave every 5 s, then the console's 2 s poll
@@ -37,6 +37,7 @@ def test_an_interviewer_watches_scores_and_releases_and_the_candidate_sees_the_s
     page.get_by_role("button", name="Start a timed round").click()
     page.wait_for_url("**/rounds/*/")
     round_id = int(page.url.rstrip("/").split("/")[-1])
+    show_tab(page, "Question")
     page.get_by_label("Interviewer's username").fill("bob")
     page.get_by_role("button", name="Invite", exact=True).click()
     expect(page.locator("#invitations")).to_contain_text("bob")
@@ -54,6 +55,7 @@ def test_an_interviewer_watches_scores_and_releases_and_the_candidate_sees_the_s
 
     # Alice draws a box and types a number; bob sees both appear within a few seconds.
     add_box(page, "api gateway")
+    show_tab(page, "Numbers")
     page.get_by_label("KV cache per token").fill("320 KB")
     page.get_by_label("KV cache per token").blur()
     typed_at = time.monotonic()

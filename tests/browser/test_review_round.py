@@ -9,8 +9,8 @@ from playwright.sync_api import expect
 from grading.models import ReplayRun, ReplayStatus
 from grading.replays import replay_execute
 from interview.models import Round, RoundStatus
-from tests.browser.canvas_helpers import arrow_item, box_item, canvas_root, read_design, wait_for_saved
-from tests.browser.conftest import log_in
+from tests.browser.canvas_helpers import arrow_item, box_item, canvas_parts, read_design, wait_for_saved
+from tests.browser.conftest import log_in, show_tab
 from tests.interview.bank_fixtures import load_questions
 
 REVIEW_QUESTION = "gateway-fallback-review"
@@ -25,7 +25,7 @@ def mark(page, item, what: str, how: str) -> None:
     """Select a box or an arrow in the canvas's lists, press M, and add the mark with the form."""
     item.focus()
     page.keyboard.press("m")
-    root = canvas_root(page)
+    root = canvas_parts(page)
     form = root.locator("[data-sbc=mark-form]")
     expect(form).to_be_visible()
     form.locator("[data-sbc-field=mark-what]").fill(what)
@@ -35,6 +35,7 @@ def mark(page, item, what: str, how: str) -> None:
 
 
 def add_fix(page, text: str, category: str) -> None:
+    show_tab(page, "Fixes")
     page.get_by_label("New fix").fill(text)
     page.get_by_label("Category", exact=True).select_option(category)
     page.get_by_role("button", name="Add fix").click()
@@ -70,6 +71,7 @@ def test_a_candidate_marks_ranks_edits_and_submits_a_review_round(page, alice, r
     expect(page.get_by_label("Fix 3", exact=True)).to_have_value("Buy a fallback quota sized for the load")
 
     # Apply the admission fix to the design's numbers.
+    show_tab(page, "Numbers")
     page.get_by_label("Batch size per replica").fill("96 req")
     page.get_by_label("Queue limit").fill("300 req")
     page.get_by_label("Queue limit").blur()

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from designs.models import Work
 from interview.models import Round, RoundStatus
 from tests.browser.canvas_helpers import add_box, connect_boxes, read_design, set_failure, set_job
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, show_tab
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 SEVEN_BOXES = [
@@ -53,8 +53,10 @@ def test_a_candidate_draws_types_reloads_and_submits_a_timed_round(page, second_
         connect_boxes(page, source, target)
     assert len(read_design(page)["edges"]) == 6
 
+    show_tab(page, "Numbers")
     page.get_by_label("KV cache per token").fill("320 KB")
     expect(page.locator("#reading-kv_bytes_per_token")).to_contain_text("Read as")
+    show_tab(page, "Scratch")
     page.locator("#scratch").fill("2 x 80 x 8 x 128 x 2 bytes")
     page.locator("#scratch").blur()
     wait_saved(page)
@@ -72,10 +74,12 @@ def test_a_candidate_draws_types_reloads_and_submits_a_timed_round(page, second_
     # A second tab (another device) saves first; this tab's next save is refused, not silently lost.
     log_in(second_page, "alice")
     second_page.goto(f"/rounds/{round_id}/")
+    show_tab(second_page, "Scratch")
     second_page.locator("#scratch").fill("edited on the other device")
     second_page.locator("#scratch").blur()
     wait_saved(second_page)
     page.problems.expect_console_error("status of 409")
+    show_tab(page, "Scratch")
     page.locator("#scratch").fill("edited in the stale tab")
     page.locator("#scratch").blur()
     expect(page.locator("#stale-banner")).to_be_visible(timeout=15_000)
@@ -93,6 +97,7 @@ def test_a_candidate_draws_types_reloads_and_submits_a_timed_round(page, second_
 def test_the_round_locks_at_the_deadline_and_the_server_refuses_a_late_write(page, alice, kv_question):
     log_in(page, "alice")
     round_id = start_timed_round(page)
+    show_tab(page, "Numbers")
     page.get_by_label("KV cache per token").fill("320 KiB")
     page.get_by_label("KV cache per token").blur()
     wait_saved(page)

@@ -14,7 +14,7 @@ from grading.core.design_check import (
     label_key,
     load_index,
 )
-from grading.core.spec import load_pack
+from grading.core.question_files import load_pack
 from grading.core.submission import Arrow, Box
 
 SERVING = ReferenceDesign(

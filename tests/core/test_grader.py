@@ -6,7 +6,7 @@ import json
 import pytest
 
 from grading.core.grader import GRADER_VERSION, grade
-from grading.core.spec import parse_question
+from grading.core.question_reader import parse_question
 from grading.core.submission import SubmissionError
 
 QUESTION = {

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from grading.core.grader import grade
-from grading.core.spec import QuestionSpec, load_question
+from grading.core.question_files import load_question
+from grading.core.question_types import QuestionSpec
 
 BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
 

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from grading.core import verdicts as v
 from grading.core.grader import _accepted_range, grade
 from grading.core.model import ModelError
-from grading.core.spec import QuestionSpec, load_pack
+from grading.core.question_files import load_pack
+from grading.core.question_types import QuestionSpec
 
 BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
 SPECS, _ = load_pack(BANK)

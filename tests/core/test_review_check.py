@@ -5,6 +5,9 @@ from pathlib import Path
 import pytest
 
 from grading.core.design_check import load_index
+from grading.core.question_export import spec_to_dict
+from grading.core.question_files import load_question
+from grading.core.question_types import QuestionSpec
 from grading.core.review_check import (
     FOUND,
     check_marks,
@@ -13,7 +16,6 @@ from grading.core.review_check import (
     read_marks,
     text_names_kind,
 )
-from grading.core.spec import QuestionSpec, load_question, spec_to_dict
 from grading.core.submission import read_submission
 
 BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
@@ -174,8 +176,8 @@ FIXED_NUMBERS = {
 
 @pytest.mark.parametrize("slug", sorted(FIXED_NUMBERS))
 def test_each_flaws_scenario_fails_on_the_given_design_and_passes_on_the_fixed_numbers(slug):
+    from grading.core.question_files import load_palette
     from grading.core.review_check import review_replays
-    from grading.core.spec import load_palette
 
     spec = load_question(BANK / f"{slug}.yaml", palette=load_palette(BANK.parent / "palette.yaml"))
     assert spec.kind == "review" and len(spec.review.flaws) >= 4

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grading.core.spec import load_pack
+from grading.core.question_files import load_pack
 from grading.core.units import from_base, parse_unit
 
 PACK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"

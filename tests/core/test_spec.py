@@ -4,17 +4,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grading.core.spec import (
-    PHASES,
-    QuestionSpec,
-    SpecError,
-    load_pack,
-    load_palette,
-    load_question,
-    parse_question,
-    read_yaml,
-    spec_to_dict,
-)
+from grading.core.question_export import spec_to_dict
+from grading.core.question_files import load_pack, load_palette, load_question, read_yaml
+from grading.core.question_reader import parse_question
+from grading.core.question_types import QuestionSpec, SpecError
+from grading.core.vocabulary import PHASES
 
 PALETTE = {"gateway", "router", "admission_queue", "engine", "streamer"}
 
@@ -323,7 +317,10 @@ def test_a_key_given_twice_is_an_error_with_its_line(tmp_path: Path):
 def test_a_review_question_needs_its_planted_flaws_and_round_trips():
     from pathlib import Path
 
-    from grading.core.spec import SpecError, load_question, parse_question, spec_to_dict
+    from grading.core.question_export import spec_to_dict
+    from grading.core.question_files import load_question
+    from grading.core.question_reader import parse_question
+    from grading.core.question_types import SpecError
 
     path = (
         Path(__file__).resolve().parents[2] / "interview" / "bank" / "core" / "eight-gpu-design-review.yaml"

@@ -205,8 +205,8 @@ def test_a_comment_can_be_anchored_to_a_quantity_and_the_thread_filtered_by_it(c
     anchored = Comment.objects.get(body_markdown="320 KiB is GQA")
     assert (anchored.anchor_kind, anchored.anchor_value) == ("quantity", "kv_bytes_per_token")
     page = client.get(thread_url(question, discussion="open")).content.decode()
-    assert "on kv_bytes_per_token" in page
-    assert "on numbers" in page
+    assert "on KV cache per token" in page
+    assert "on Numbers" in page
     filtered = client.get(thread_url(question, discussion="open", on="quantity:kv_bytes_per_token")).content
     assert b"320 KiB is GQA" in filtered
     assert b"About the plan" not in filtered
@@ -544,3 +544,28 @@ def test_a_thread_of_a_thousand_comments_loads_in_a_bounded_number_of_queries_an
     assert "Comment number 20<" in second.content.decode()
     with django_assert_max_num_queries(30):
         client.get(thread_url(question, page=45))
+
+
+def test_nobody_votes_for_their_own_comment_and_sees_no_vote_button_on_it(client, alice, bob, question):
+    own = say(question, alice, "Mine")
+    other = say(question, bob, "Theirs")
+    round_record(alice, question)
+    client.force_login(alice)
+    page = client.get(thread_url(question)).content.decode()
+    assert f'<form id="vote-{own.pk}"' not in page and f'<span id="vote-{own.pk}"' in page
+    assert f'<form id="vote-{other.pk}"' in page
+    refused = client.post(reverse("comment-vote", args=[own.pk]), {"up": "1"}, headers={"HX-Request": "true"})
+    assert refused.status_code == 400
+    assert refused.content.decode() == "You cannot vote for your own comment."
+    assert not Vote.objects.exists()
+
+
+def test_anchors_read_as_labels_in_the_list_and_on_comments(client, alice, question):
+    say(question, alice, "About the cache", anchor_key="quantity:kv_bytes_per_token")
+    round_record(alice, question)
+    client.force_login(alice)
+    page = client.get(thread_url(question)).content.decode()
+    assert '<option value="quantity:kv_bytes_per_token">KV cache per token</option>' in page
+    assert '<option value="phase:numbers">Numbers</option>' in page
+    assert ">on KV cache per token</a>" in page
+    assert "quantity: kv_bytes_per_token" not in page and "on kv_bytes_per_token" not in page

@@ -81,11 +81,29 @@ def test_the_api_rate_limits_posts(api, alice, question):
 
 def test_the_api_toggles_a_vote(api, alice, bob, question):
     comment = comment_create(question=question, author=alice, body="Vote")
+    round_record(bob, question)
     api.force_authenticate(bob)
     url = reverse("api-comment-vote", args=[comment.pk])
     assert api.post(url, {}, format="json").data == {"voted": True, "vote_count": 1}
     assert api.post(url, {"up": True}, format="json").data == {"voted": True, "vote_count": 1}
     assert api.post(url, {}, format="json").data == {"voted": False, "vote_count": 0}
+    assert not Vote.objects.exists()
+
+
+def test_the_api_refuses_a_vote_on_a_thread_folded_for_you(api, alice, bob, question):
+    comment = comment_create(question=question, author=alice, body="Spoiler")
+    api.force_authenticate(bob)
+    response = api.post(reverse("api-comment-vote", args=[comment.pk]), {}, format="json")
+    assert response.status_code == 403 and "folded" in response.data["detail"]
+    assert not Vote.objects.exists()
+
+
+def test_the_api_refuses_a_vote_on_your_own_comment(api, alice, question):
+    comment = comment_create(question=question, author=alice, body="Mine")
+    round_record(alice, question)
+    api.force_authenticate(alice)
+    response = api.post(reverse("api-comment-vote", args=[comment.pk]), {}, format="json")
+    assert response.status_code == 400 and response.data["detail"] == "You cannot vote for your own comment."
     assert not Vote.objects.exists()
 
 

@@ -11,23 +11,19 @@ from django.utils import timezone
 from designs.services import work_save
 from interview.models import InterviewNote, Invitation, Round, RoundStatus, Scorecard
 from interview.roles import Role
-from interview.services.interviewing import (
-    InterviewError,
-    InvitationInvalid,
-    calibration_for,
-    engine_level,
+from interview.services.interviewing.access import round_for_interviewer
+from interview.services.interviewing.calibration import calibration_for
+from interview.services.interviewing.engine_comparison import engine_level, scorecard_compare
+from interview.services.interviewing.errors import InterviewError, InvitationInvalid
+from interview.services.interviewing.invitations import (
     invitation_accept,
     invitation_create_for_username,
     invitation_create_link,
     invitation_revoke,
-    note_add,
-    round_begin_scheduled,
-    round_for_interviewer,
-    round_schedule_for_candidate,
-    scorecard_compare,
-    scorecard_release,
-    scorecard_save,
 )
+from interview.services.interviewing.notes import note_add
+from interview.services.interviewing.scheduling import round_begin_scheduled, round_schedule_for_candidate
+from interview.services.interviewing.scorecards import scorecard_release, scorecard_save
 from interview.services.rounds import round_start, round_submit
 from tests.interview.interviewing_fixtures import alice_round, invited_round, kv_question  # noqa: F401
 
@@ -228,7 +224,9 @@ def test_the_comparison_flags_a_difference_of_more_than_one_level(invited_round,
 def test_the_failures_level_comes_from_the_replays(invited_round, bob, monkeypatch):
     round_submit(round_id=invited_round.pk)
     invited_round.refresh_from_db()
-    monkeypatch.setattr("interview.services.interviewing.replay_failure_score", lambda round_: 20.0)
+    monkeypatch.setattr(
+        "interview.services.interviewing.engine_comparison.replay_failure_score", lambda round_: 20.0
+    )
     scorecard_save(round_=invited_round, interviewer=bob, levels=all_levels(4))
     rows = {row["dimension"]: row for row in scorecard_compare(invited_round)}
     assert rows["failures"]["engine_level"] == 1 and rows["failures"]["disagrees"]

@@ -17,13 +17,13 @@ from interview.api.interviewer import urlpatterns as api_urlpatterns
 from interview.models import Invitation, Round
 from interview.roles import Role
 from interview.services.accounts import user_grant_role
-from interview.services.interviewing import (
+from interview.services.interviewing.invitations import (
     invitation_accept,
     invitation_create_link,
     invitation_revoke,
-    note_add,
-    scorecard_save,
 )
+from interview.services.interviewing.notes import note_add
+from interview.services.interviewing.scorecards import scorecard_save
 from interview.services.rounds import round_submit
 from interview.urls_interviewer import interviewer_urlpatterns
 from interview.urls_rounds import round_urlpatterns

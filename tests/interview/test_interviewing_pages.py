@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from designs.services import work_save
 from interview.models import InterviewNote, Invitation, Round, RoundStatus, Scorecard
-from interview.services.interviewing import note_add, scorecard_release, scorecard_save
+from interview.services.interviewing.notes import note_add
+from interview.services.interviewing.scorecards import scorecard_release, scorecard_save
 from interview.services.rounds import round_submit
 from tests.interview.bank_fixtures import KV_QUESTION
 from tests.interview.interviewing_fixtures import alice_round, invited_round, kv_question  # noqa: F401

@@ -9,7 +9,8 @@ from django.db import connection
 
 from interview.models import Invitation
 from interview.roles import Role
-from interview.services.interviewing import InvitationInvalid, invitation_accept, invitation_create_link
+from interview.services.interviewing.errors import InvitationInvalid
+from interview.services.interviewing.invitations import invitation_accept, invitation_create_link
 from interview.services.rounds import round_start
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 

@@ -11,7 +11,9 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from grading.core.spec import load_pack, parse_question, read_yaml, spec_to_dict
+from grading.core.question_export import spec_to_dict
+from grading.core.question_files import load_pack, read_yaml
+from grading.core.question_reader import parse_question
 from interview.models import Question, QuestionVersion
 from interview.services.authoring import publish_grant_set
 from interview.services.packs import pack_export, pack_import, yaml_dump

@@ -33,7 +33,9 @@ def question_spec(slug: str) -> tuple[dict, str]:
     path = BANK / f"{slug}.yaml"
     if not path.is_file():
         raise CommandError(f"No question {slug!r}: not in the database, no {path.name} in the question bank.")
-    from grading.core.spec import SpecError, load_question, spec_to_dict
+    from grading.core.question_export import spec_to_dict
+    from grading.core.question_files import load_question
+    from grading.core.question_types import SpecError
 
     try:
         return spec_to_dict(load_question(path)), f"bank file {path.name}"

@@ -1,9 +1,7 @@
-"""Question files (docs/question-format.md): parse and validate a question dict into frozen dataclasses.
+"""The validating reader: `parse_question(data, source)` checks a question dict and builds a QuestionSpec.
 
-`parse_question(data, source)` collects every problem as `(field, message)` and raises one SpecError; a
-field reads like `model.kv_bytes_per_token`, `plan` or `asked[2].name`. `load_pack(folder)` reads every
-question file of a pack: a broken file yields its errors, the others still load. `spec_to_dict` is the inverse
-of `parse_question`: `parse_question(spec_to_dict(spec), ...) == spec`.
+Every problem is collected as `(field, message)` and raised as one SpecError; a field reads like
+`model.kv_bytes_per_token`, `plan` or `asked[2].name`.
 """
 
 from __future__ import annotations
@@ -11,75 +9,44 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from grading.core.model import ModelError, ModelSpec, Quantity, read_model, read_number
-from grading.core.units import UnitError, compatible, parse_unit
-
-__all__ = [
-    "Asked",
-    "DesignEdge",
-    "DesignNode",
-    "DesignSpec",
-    "Figure",
-    "FollowUp",
-    "PaletteComponent",
-    "Phase",
-    "Quantity",
-    "QuestionSpec",
-    "RubricDimension",
-    "Scenario",
-    "SpecError",
-    "load_pack",
-    "load_palette",
-    "load_question",
-    "parse_question",
-    "read_yaml",
-    "spec_to_dict",
-]
-
-PHASES = ("intro", "numbers", "shape", "arithmetic", "depth", "failures", "close")
-TRACKS = ("inference", "training", "data", "platform")
-DIFFICULTIES = ("easy", "medium", "hard")
-KINDS = ("design", "review")
-CHECKS = ("relative", "count", "magnitude")
-RUBRIC_DIMENSIONS = ("numbers", "shape", "arithmetic", "depth", "failures", "communication")
-RUBRIC_LEVELS = (1, 2, 3, 4)
-SCENARIO_FAMILIES = ("serving", "training", "pipeline", "events")
-CONCEPTS = (
-    "latency-slos",
-    "capacity-and-backpressure",
-    "gpu-job-scheduling",
-    "structured-outputs",
-    "kv-cache-memory",
-    "littles-law",
-    "continuous-batching",
-    "roofline-and-decode",
-    "queueing-theory",
-    "checkpointing",
-    "cluster-networking",
-    "failure-domains",
-    "idempotency-and-ledgers",
-    "rate-limiting",
-    "caching",
-    "autoscaling-and-cold-starts",
-    "multi-tenancy",
-    "data-pipelines",
-    "evaluation",
-    "observability",
-    "moe-and-expert-parallelism",
-    "speculative-decoding",
-    "power-and-cooling",
-    "artifact-distribution",
+from grading.core.model import ModelError, ModelSpec, read_model, read_number
+from grading.core.question_types import (
+    CLIENT_KIND,
+    DEFAULT_FIGURE_TOLERANCE,
+    DEFAULT_TOLERANCE,
+    PLAN_MINUTES,
+    Asked,
+    DesignEdge,
+    DesignNode,
+    DesignSpec,
+    Figure,
+    Flaw,
+    FollowUp,
+    Phase,
+    Problem,
+    QuestionSpec,
+    ReviewSpec,
+    RubricDimension,
+    Scenario,
+    SpecError,
 )
-PLAN_MINUTES = 45
-CLIENT_KIND = "client"
-DEFAULT_TOLERANCE = {"relative": 0.05, "magnitude": 3.0, "count": None}
-DEFAULT_FIGURE_TOLERANCE = 0.02
+from grading.core.units import UnitError, compatible, parse_unit
+from grading.core.vocabulary import (
+    CHECKS,
+    CONCEPTS,
+    DIFFICULTIES,
+    FIX_CATEGORIES,
+    KINDS,
+    PHASES,
+    RUBRIC_DIMENSIONS,
+    RUBRIC_LEVELS,
+    SCENARIO_FAMILIES,
+    TRACKS,
+)
 
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 _NODE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*\Z")
@@ -110,179 +77,9 @@ _TOP_LEVEL_FIELDS = frozenset(
         "review",
     )
 )
-FIX_CATEGORIES = ("correctness", "admission", "placement", "infrastructure")
-
-Problem = tuple[str, str]
 
 
-class SpecError(ValueError):
-    """Every problem found in one question file, as `(field, message)` pairs."""
-
-    def __init__(self, problems: list[Problem], source: str = ""):
-        self.problems = problems
-        self.source = source
-        super().__init__("\n".join(self.lines()))
-
-    def lines(self) -> list[str]:
-        """One `source: field: message` line per problem."""
-        prefix = f"{self.source}: " if self.source else ""
-        return [f"{prefix}{field}: {message}" for field, message in self.problems]
-
-
-@dataclass(frozen=True)
-class Phase:
-    """One step of the 45-minute plan."""
-
-    name: str
-    minutes: int | float
-    expect: str
-
-
-@dataclass(frozen=True)
-class FollowUp:
-    """A follow-up question the interviewer may ask in a phase."""
-
-    phase: str
-    text: str
-
-
-@dataclass(frozen=True)
-class Asked:
-    """A quantity the candidate is asked for. `tolerance` is the relative band (relative), the factor
-    (magnitude) or None (count: neighbouring whole numbers are accepted)."""
-
-    name: str
-    phase: str
-    weight: int | float = 1
-    check: str = "relative"
-    tolerance: float | None = 0.05
-
-
-@dataclass(frozen=True)
-class DesignNode:
-    """A box of the reference design; `kind` is a palette kind."""
-
-    id: str
-    kind: str
-    label: str = ""
-    job: str = ""
-    failure: str = ""
-
-
-@dataclass(frozen=True)
-class DesignEdge:
-    """An arrow between two boxes (`client` is the implicit start)."""
-
-    source: str
-    target: str
-    label: str = ""
-
-
-@dataclass(frozen=True)
-class DesignSpec:
-    """The reference design: boxes, arrows, and the palette kinds a request passes through, in order."""
-
-    nodes: tuple[DesignNode, ...] = ()
-    edges: tuple[DesignEdge, ...] = ()
-    path: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class RubricDimension:
-    """One rubric dimension with its four level descriptions (keys 1 to 4)."""
-
-    dimension: str
-    levels: Mapping[int, str]
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """A failure replay: simulator family, parameters (quantity names or base-unit numbers), events, SLO."""
-
-    name: str
-    title: str
-    family: str
-    duration_s: float
-    description: str = ""
-    params: Mapping[str, str | float] = field(default_factory=dict)
-    events: tuple[Mapping[str, Any], ...] = ()
-    slo: Mapping[str, float] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Figure:
-    """A seed figure the model must reproduce: `value` in `unit`, within `tolerance` (relative)."""
-
-    seed: str
-    quantity: str
-    value: float
-    unit: str
-    tolerance: float = DEFAULT_FIGURE_TOLERANCE
-
-
-@dataclass(frozen=True)
-class Flaw:
-    """A failure path planted in a review question's given design: where (a palette kind, or an arrow between
-    node ids as "a->b"), what kind of failure, the scenario that shows it, and the kind of fix it needs."""
-
-    id: str
-    component: str
-    kind: str
-    description: str
-    scenario: str
-    fix_category: str
-
-
-@dataclass(frozen=True)
-class ReviewSpec:
-    """What a review question adds: the planted flaws of its given design (the `design` block)."""
-
-    flaws: tuple[Flaw, ...] = ()
-
-
-@dataclass(frozen=True)
-class QuestionSpec:
-    """One question file, parsed and checked. Mappings inside are plain dicts: treat them as read-only."""
-
-    slug: str
-    title: str
-    track: str
-    difficulty: str
-    kind: str
-    summary: str
-    prompt: str
-    plan: tuple[Phase, ...]
-    model: ModelSpec
-    asked: tuple[Asked, ...]
-    design: DesignSpec
-    rubric: tuple[RubricDimension, ...]
-    outline: str
-    follow_ups: tuple[FollowUp, ...] = ()
-    mistakes: tuple[str, ...] = ()
-    scenarios: tuple[Scenario, ...] = ()
-    concepts: tuple[str, ...] = ()
-    related: tuple[str, ...] = ()
-    figures: tuple[Figure, ...] = ()
-    review: ReviewSpec | None = None
-
-    def phase(self, name: str) -> Phase | None:
-        """The plan step called `name`, or None."""
-        return next((phase for phase in self.plan if phase.name == name), None)
-
-
-@dataclass(frozen=True)
-class PaletteComponent:
-    """A box a candidate can draw, with the words people type for it."""
-
-    kind: str
-    name: str
-    group: str
-    synonyms: tuple[str, ...]
-    job: str
-    failure: str
-
-
-class _Reader:
+class FieldReader:
     """Reads fields out of nested dicts, recording a problem (and returning a fallback) for each bad one."""
 
     def __init__(self) -> None:
@@ -365,7 +162,7 @@ class _Reader:
 def parse_question(data: object, source: str, *, palette: Collection[str] | None = None) -> QuestionSpec:
     """Parse and check one question dict. `source` is its file name (the slug must equal its stem); `palette`
     is the set of component kinds design nodes may use (None skips that check). Raises SpecError."""
-    reader = _Reader()
+    reader = FieldReader()
     top = reader.mapping(data, "", _TOP_LEVEL_FIELDS)
     for key in _TOP_LEVEL_REQUIRED:
         if key not in top:
@@ -410,7 +207,7 @@ def parse_question(data: object, source: str, *, palette: Collection[str] | None
     return spec
 
 
-def _read_slug(reader: _Reader, top: Mapping[str, Any], source: str) -> str:
+def _read_slug(reader: FieldReader, top: Mapping[str, Any], source: str) -> str:
     if "slug" not in top:
         return ""
     slug = top["slug"]
@@ -423,7 +220,7 @@ def _read_slug(reader: _Reader, top: Mapping[str, Any], source: str) -> str:
     return slug
 
 
-def _read_plan(reader: _Reader, top: Mapping[str, Any]) -> tuple[Phase, ...]:
+def _read_plan(reader: FieldReader, top: Mapping[str, Any]) -> tuple[Phase, ...]:
     plan = []
     for index, item in enumerate(reader.items(top, "plan", "plan")):
         field = f"plan[{index}]"
@@ -442,7 +239,7 @@ def _read_plan(reader: _Reader, top: Mapping[str, Any]) -> tuple[Phase, ...]:
     return tuple(plan)
 
 
-def _read_model(reader: _Reader, top: Mapping[str, Any]) -> tuple[ModelSpec, dict[str, str | None]]:
+def _read_model(reader: FieldReader, top: Mapping[str, Any]) -> tuple[ModelSpec, dict[str, str | None]]:
     """The model, and each quantity name with its unit (None when the unit is unusable); names of broken
     quantities are kept so other sections do not report them as unknown."""
     block = top.get("model")
@@ -466,7 +263,7 @@ def _read_model(reader: _Reader, top: Mapping[str, Any]) -> tuple[ModelSpec, dic
 
 
 def _read_asked(
-    reader: _Reader, top: Mapping[str, Any], phases: Collection[str], units: Mapping[str, str | None]
+    reader: FieldReader, top: Mapping[str, Any], phases: Collection[str], units: Mapping[str, str | None]
 ) -> tuple[Asked, ...]:
     asked: list[Asked] = []
     for index, item in enumerate(reader.items(top, "asked", "asked")):
@@ -487,7 +284,7 @@ def _read_asked(
     return tuple(asked)
 
 
-def _read_tolerance(reader: _Reader, entry: Mapping[str, Any], field: str, check: str) -> float | None:
+def _read_tolerance(reader: FieldReader, entry: Mapping[str, Any], field: str, check: str) -> float | None:
     default = DEFAULT_TOLERANCE.get(check)
     if entry.get("tolerance") is None:
         return default
@@ -501,7 +298,7 @@ def _read_tolerance(reader: _Reader, entry: Mapping[str, Any], field: str, check
     return tolerance
 
 
-def _read_design(reader: _Reader, top: Mapping[str, Any], palette: Collection[str] | None) -> DesignSpec:
+def _read_design(reader: FieldReader, top: Mapping[str, Any], palette: Collection[str] | None) -> DesignSpec:
     if top.get("design") is None:
         return DesignSpec()
     design = reader.mapping(top["design"], "design", {"nodes", "edges", "path"})
@@ -546,7 +343,7 @@ def _read_design(reader: _Reader, top: Mapping[str, Any], palette: Collection[st
     return DesignSpec(tuple(nodes), tuple(edges), tuple(path))
 
 
-def _read_rubric(reader: _Reader, top: Mapping[str, Any]) -> tuple[RubricDimension, ...]:
+def _read_rubric(reader: FieldReader, top: Mapping[str, Any]) -> tuple[RubricDimension, ...]:
     rubric: list[RubricDimension] = []
     for index, item in enumerate(reader.items(top, "rubric", "rubric")):
         field = f"rubric[{index}]"
@@ -560,7 +357,7 @@ def _read_rubric(reader: _Reader, top: Mapping[str, Any]) -> tuple[RubricDimensi
     return tuple(rubric)
 
 
-def _read_levels(reader: _Reader, raw: object, field: str) -> dict[int, str]:
+def _read_levels(reader: FieldReader, raw: object, field: str) -> dict[int, str]:
     if not isinstance(raw, Mapping):
         reader.add(field, "must map the levels 1, 2, 3 and 4 to descriptions")
         return {}
@@ -580,7 +377,7 @@ def _read_levels(reader: _Reader, raw: object, field: str) -> dict[int, str]:
 
 
 def _read_follow_ups(
-    reader: _Reader, top: Mapping[str, Any], phases: Collection[str]
+    reader: FieldReader, top: Mapping[str, Any], phases: Collection[str]
 ) -> tuple[FollowUp, ...]:
     follow_ups = []
     for index, item in enumerate(reader.items(top, "follow_ups", "follow_ups")):
@@ -593,7 +390,7 @@ def _read_follow_ups(
     return tuple(follow_ups)
 
 
-def _read_mistakes(reader: _Reader, top: Mapping[str, Any]) -> tuple[str, ...]:
+def _read_mistakes(reader: FieldReader, top: Mapping[str, Any]) -> tuple[str, ...]:
     mistakes = []
     for index, item in enumerate(reader.items(top, "mistakes", "mistakes")):
         if not isinstance(item, str) or not item.strip():
@@ -604,7 +401,7 @@ def _read_mistakes(reader: _Reader, top: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _read_scenarios(
-    reader: _Reader, top: Mapping[str, Any], units: Mapping[str, str | None]
+    reader: FieldReader, top: Mapping[str, Any], units: Mapping[str, str | None]
 ) -> tuple[Scenario, ...]:
     scenarios: list[Scenario] = []
     allowed = {"name", "title", "family", "description", "params", "events", "slo", "duration_s"}
@@ -627,7 +424,7 @@ def _read_scenarios(
     return tuple(scenarios)
 
 
-def _read_review(reader: _Reader, top: Mapping[str, Any], spec: QuestionSpec) -> ReviewSpec | None:
+def _read_review(reader: FieldReader, top: Mapping[str, Any], spec: QuestionSpec) -> ReviewSpec | None:
     """A review question must list its planted flaws; a design question must not have a review block."""
     if "review" not in top:
         if spec.kind == "review":
@@ -671,7 +468,7 @@ def _read_review(reader: _Reader, top: Mapping[str, Any], spec: QuestionSpec) ->
 
 
 def _read_params(
-    reader: _Reader, raw: object, field: str, units: Mapping[str, str | None]
+    reader: FieldReader, raw: object, field: str, units: Mapping[str, str | None]
 ) -> dict[str, str | float]:
     if raw is None:
         return {}
@@ -692,7 +489,7 @@ def _read_params(
 
 
 def _read_events(
-    reader: _Reader, raw: object, field: str, duration: float | None
+    reader: FieldReader, raw: object, field: str, duration: float | None
 ) -> tuple[dict[str, Any], ...]:
     if raw is None:
         return ()
@@ -720,7 +517,7 @@ def _read_events(
     return tuple(events)
 
 
-def _read_slo(reader: _Reader, raw: object, field: str) -> dict[str, float]:
+def _read_slo(reader: FieldReader, raw: object, field: str) -> dict[str, float]:
     if raw is None:
         return {}
     slo = {}
@@ -733,7 +530,7 @@ def _read_slo(reader: _Reader, raw: object, field: str) -> dict[str, float]:
     return slo
 
 
-def _read_concepts(reader: _Reader, top: Mapping[str, Any]) -> tuple[str, ...]:
+def _read_concepts(reader: FieldReader, top: Mapping[str, Any]) -> tuple[str, ...]:
     concepts = []
     for index, concept in enumerate(reader.items(top, "concepts", "concepts")):
         if concept not in CONCEPTS:
@@ -745,7 +542,7 @@ def _read_concepts(reader: _Reader, top: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(concepts)
 
 
-def _read_related(reader: _Reader, top: Mapping[str, Any], slug: str) -> tuple[str, ...]:
+def _read_related(reader: FieldReader, top: Mapping[str, Any], slug: str) -> tuple[str, ...]:
     related = []
     for index, other in enumerate(reader.items(top, "related", "related")):
         if not isinstance(other, str) or not _SLUG.match(other):
@@ -758,7 +555,7 @@ def _read_related(reader: _Reader, top: Mapping[str, Any], slug: str) -> tuple[s
 
 
 def _read_figures(
-    reader: _Reader, top: Mapping[str, Any], units: Mapping[str, str | None]
+    reader: FieldReader, top: Mapping[str, Any], units: Mapping[str, str | None]
 ) -> tuple[Figure, ...]:
     figures = []
     for index, item in enumerate(reader.items(top, "figures", "figures")):
@@ -781,7 +578,7 @@ def _read_figures(
 
 
 def _check_figure_unit(
-    reader: _Reader, field: str, unit: str, quantity: str, units: Mapping[str, str | None]
+    reader: FieldReader, field: str, unit: str, quantity: str, units: Mapping[str, str | None]
 ) -> None:
     if quantity not in units:
         reader.add(field.rsplit(".", 1)[0] + ".quantity", f"{quantity!r} is not a quantity of the model")
@@ -799,222 +596,3 @@ def _check_figure_unit(
             reader.add(field, f"{unit!r} does not fit {quantity} (declared {declared!r})")
     except UnitError:
         return  # the quantity's own unit is reported under model.<name>
-
-
-# Files.
-
-
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when available: 10x faster
-
-
-class _Loader(_SafeLoader):  # type: ignore[misc, valid-type]
-    """Safe YAML with three fixes for hand-written files, as in YAML 1.2: `1e6` is a number (YAML 1.1 reads it
-    as text), only true/false are booleans (`id: off` stays the text "off"), and a key given twice in one
-    mapping is an error instead of silently keeping the last."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            try:
-                duplicate = key in seen
-            except TypeError:
-                continue  # unhashable: the base constructor reports it
-            if duplicate:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} appears twice", key_node.start_mark
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep)
-
-
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
-    for first, resolvers in _SafeLoader.yaml_implicit_resolvers.items()
-}
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
-    list("-+0123456789"),
-)
-
-
-def read_yaml(path: str | Path) -> Any:
-    """Load one YAML file with our loader (raises yaml.YAMLError, OSError)."""
-    with open(path, encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
-
-
-def load_palette(path: str | Path) -> dict[str, PaletteComponent]:
-    """The component palette, keyed by kind (so `kind in palette` works). Raises SpecError on a bad file."""
-    name = Path(path).name
-    try:
-        data = read_yaml(path)
-    except (OSError, yaml.YAMLError) as error:
-        raise SpecError([("palette", _yaml_message(error))], name) from None
-    reader = _Reader()
-    top = reader.mapping(data, "", {"components"})
-    palette: dict[str, PaletteComponent] = {}
-    for index, item in enumerate(reader.items(top, "components", "components", required=True)):
-        field = f"components[{index}]"
-        entry = reader.mapping(item, field, {"kind", "name", "group", "synonyms", "job", "failure"})
-        kind = reader.text(entry, "kind", f"{field}.kind")
-        if kind in palette:
-            reader.add(f"{field}.kind", f"{kind!r} appears twice")
-        synonyms = entry.get("synonyms", [])
-        if not isinstance(synonyms, list) or not all(isinstance(word, str) for word in synonyms):
-            reader.add(f"{field}.synonyms", "must be a list of words")
-            synonyms = []
-        texts = [reader.text(entry, key, f"{field}.{key}") for key in ("name", "group", "job", "failure")]
-        if kind:
-            palette[kind] = PaletteComponent(kind, texts[0], texts[1], tuple(synonyms), texts[2], texts[3])
-    if reader.problems:
-        raise SpecError(reader.problems, name)
-    return palette
-
-
-def load_question(path: str | Path, *, palette: Collection[str] | None = None) -> QuestionSpec:
-    """Read and parse one question file (raises SpecError, naming the file)."""
-    name = Path(path).name
-    try:
-        data = read_yaml(path)
-    except (OSError, yaml.YAMLError) as error:
-        raise SpecError([("yaml", _yaml_message(error))], name) from None
-    return parse_question(data, name, palette=palette)
-
-
-def load_pack(
-    folder: str | Path, *, palette: Collection[str] | str | Path | None = None
-) -> tuple[list[QuestionSpec], list[str]]:
-    """Every question in `folder` (each `*.yaml` but palette.yaml, in file-name order) and one
-    `file: field: message` line per problem; a broken file is left out and the others still load.
-
-    `palette`: the kinds, or a palette file; by default `palette.yaml` in the folder or its parent (if neither
-    exists, design kinds are not checked)."""
-    folder = Path(folder)
-    errors: list[str] = []
-    kinds = _pack_palette(folder, palette, errors)
-    specs = []
-    for path in sorted(folder.glob("*.yaml")):
-        if path.name == "palette.yaml":
-            continue
-        try:
-            specs.append(load_question(path, palette=kinds))
-        except SpecError as error:
-            errors += error.lines()
-    return specs, errors
-
-
-def _pack_palette(
-    folder: Path, palette: Collection[str] | str | Path | None, errors: list[str]
-) -> Collection[str] | None:
-    if palette is not None and not isinstance(palette, str | Path):
-        return palette
-    candidates = (
-        [Path(palette)] if palette is not None else [folder / "palette.yaml", folder.parent / "palette.yaml"]
-    )
-    for candidate in candidates:
-        if candidate.exists():
-            try:
-                return load_palette(candidate)
-            except SpecError as error:
-                errors += error.lines()
-                return None
-    if palette is not None:
-        errors.append(f"{Path(palette).name}: palette: file not found")
-    return None
-
-
-def _yaml_message(error: Exception) -> str:
-    mark = getattr(error, "problem_mark", None)
-    problem = getattr(error, "problem", None) or str(error)
-    return f"{problem} (line {mark.line + 1}, column {mark.column + 1})" if mark else problem
-
-
-# Export.
-
-
-def spec_to_dict(spec: QuestionSpec) -> dict[str, Any]:
-    """The question as a dict in the file format (YAML-ready); parsing it gives back an equal spec."""
-    return {
-        "slug": spec.slug,
-        "title": spec.title,
-        "track": spec.track,
-        "difficulty": spec.difficulty,
-        "kind": spec.kind,
-        "summary": spec.summary,
-        "prompt": spec.prompt,
-        "plan": [
-            {"phase": phase.name, "minutes": phase.minutes, "expect": phase.expect} for phase in spec.plan
-        ],
-        "model": _model_to_dict(spec.model),
-        "asked": [_asked_to_dict(asked) for asked in spec.asked],
-        "design": {
-            "nodes": [_drop_empty(vars(node), keep={"id", "kind"}) for node in spec.design.nodes],
-            "edges": [_drop_empty(vars(edge), keep={"source", "target"}) for edge in spec.design.edges],
-            "path": list(spec.design.path),
-        },
-        "rubric": [{"dimension": item.dimension, "levels": dict(item.levels)} for item in spec.rubric],
-        "outline": spec.outline,
-        "follow_ups": [{"phase": item.phase, "text": item.text} for item in spec.follow_ups],
-        "mistakes": list(spec.mistakes),
-        "scenarios": [_scenario_to_dict(scenario) for scenario in spec.scenarios],
-        "concepts": list(spec.concepts),
-        "related": list(spec.related),
-        "figures": [dict(vars(figure)) for figure in spec.figures],
-        **({"review": {"flaws": [dict(vars(flaw)) for flaw in spec.review.flaws]}} if spec.review else {}),
-    }
-
-
-def _model_to_dict(model: ModelSpec) -> dict[str, Any]:
-    quantities = []
-    for quantity in model.quantities:
-        if quantity.is_input:
-            item = {
-                "name": quantity.name,
-                "label": quantity.label,
-                "value": quantity.value,
-                "unit": quantity.unit,
-                "range": list(quantity.range) if quantity.range else None,
-                "source": quantity.source,
-            }
-            if quantity.variable:
-                item["variable"] = True
-        else:
-            item = {
-                "name": quantity.name,
-                "label": quantity.label,
-                "formula": quantity.formula,
-                "unit": quantity.unit,
-            }
-        if quantity.note:
-            item["note"] = quantity.note
-        quantities.append(item)
-    return {"headline": model.headline, "quantities": quantities}
-
-
-def _asked_to_dict(asked: Asked) -> dict[str, Any]:
-    item = {"name": asked.name, "phase": asked.phase, "weight": asked.weight, "check": asked.check}
-    if asked.tolerance is not None:
-        item["tolerance"] = asked.tolerance
-    return item
-
-
-def _scenario_to_dict(scenario: Scenario) -> dict[str, Any]:
-    return {
-        "name": scenario.name,
-        "title": scenario.title,
-        "family": scenario.family,
-        "description": scenario.description,
-        "params": dict(scenario.params or {}),
-        "events": [dict(event) for event in scenario.events],
-        "slo": dict(scenario.slo or {}),
-        "duration_s": scenario.duration_s,
-    }
-
-
-def _drop_empty(fields: Mapping[str, Any], keep: Collection[str]) -> dict[str, Any]:
-    return {key: value for key, value in fields.items() if key in keep or value}

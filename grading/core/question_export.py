@@ -1,0 +1,93 @@
+"""The export: `spec_to_dict` turns a QuestionSpec back into the file format, the inverse of `parse_question`:
+`parse_question(spec_to_dict(spec), ...) == spec`."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from grading.core.model import ModelSpec
+from grading.core.question_types import Asked, QuestionSpec, Scenario
+
+
+def spec_to_dict(spec: QuestionSpec) -> dict[str, Any]:
+    """The question as a dict in the file format (YAML-ready); parsing it gives back an equal spec."""
+    return {
+        "slug": spec.slug,
+        "title": spec.title,
+        "track": spec.track,
+        "difficulty": spec.difficulty,
+        "kind": spec.kind,
+        "summary": spec.summary,
+        "prompt": spec.prompt,
+        "plan": [
+            {"phase": phase.name, "minutes": phase.minutes, "expect": phase.expect} for phase in spec.plan
+        ],
+        "model": _model_to_dict(spec.model),
+        "asked": [_asked_to_dict(asked) for asked in spec.asked],
+        "design": {
+            "nodes": [_drop_empty(vars(node), keep={"id", "kind"}) for node in spec.design.nodes],
+            "edges": [_drop_empty(vars(edge), keep={"source", "target"}) for edge in spec.design.edges],
+            "path": list(spec.design.path),
+        },
+        "rubric": [{"dimension": item.dimension, "levels": dict(item.levels)} for item in spec.rubric],
+        "outline": spec.outline,
+        "follow_ups": [{"phase": item.phase, "text": item.text} for item in spec.follow_ups],
+        "mistakes": list(spec.mistakes),
+        "scenarios": [_scenario_to_dict(scenario) for scenario in spec.scenarios],
+        "concepts": list(spec.concepts),
+        "related": list(spec.related),
+        "figures": [dict(vars(figure)) for figure in spec.figures],
+        **({"review": {"flaws": [dict(vars(flaw)) for flaw in spec.review.flaws]}} if spec.review else {}),
+    }
+
+
+def _model_to_dict(model: ModelSpec) -> dict[str, Any]:
+    quantities = []
+    for quantity in model.quantities:
+        if quantity.is_input:
+            item = {
+                "name": quantity.name,
+                "label": quantity.label,
+                "value": quantity.value,
+                "unit": quantity.unit,
+                "range": list(quantity.range) if quantity.range else None,
+                "source": quantity.source,
+            }
+            if quantity.variable:
+                item["variable"] = True
+        else:
+            item = {
+                "name": quantity.name,
+                "label": quantity.label,
+                "formula": quantity.formula,
+                "unit": quantity.unit,
+            }
+        if quantity.note:
+            item["note"] = quantity.note
+        quantities.append(item)
+    return {"headline": model.headline, "quantities": quantities}
+
+
+def _asked_to_dict(asked: Asked) -> dict[str, Any]:
+    item = {"name": asked.name, "phase": asked.phase, "weight": asked.weight, "check": asked.check}
+    if asked.tolerance is not None:
+        item["tolerance"] = asked.tolerance
+    return item
+
+
+def _scenario_to_dict(scenario: Scenario) -> dict[str, Any]:
+    return {
+        "name": scenario.name,
+        "title": scenario.title,
+        "family": scenario.family,
+        "description": scenario.description,
+        "params": dict(scenario.params or {}),
+        "events": [dict(event) for event in scenario.events],
+        "slo": dict(scenario.slo or {}),
+        "duration_s": scenario.duration_s,
+    }
+
+
+def _drop_empty(fields: Mapping[str, Any], keep: Collection[str]) -> dict[str, Any]:
+    return {key: value for key, value in fields.items() if key in keep or value}

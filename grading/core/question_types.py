@@ -1,0 +1,183 @@
+"""A parsed question file as frozen dataclasses, and the error that lists every problem of a file."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from grading.core.model import ModelSpec
+
+PLAN_MINUTES = 45
+CLIENT_KIND = "client"
+DEFAULT_TOLERANCE = {"relative": 0.05, "magnitude": 3.0, "count": None}
+DEFAULT_FIGURE_TOLERANCE = 0.02
+
+Problem = tuple[str, str]
+
+
+class SpecError(ValueError):
+    """Every problem found in one question file, as `(field, message)` pairs."""
+
+    def __init__(self, problems: list[Problem], source: str = ""):
+        self.problems = problems
+        self.source = source
+        super().__init__("\n".join(self.lines()))
+
+    def lines(self) -> list[str]:
+        """One `source: field: message` line per problem."""
+        prefix = f"{self.source}: " if self.source else ""
+        return [f"{prefix}{field}: {message}" for field, message in self.problems]
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One step of the 45-minute plan."""
+
+    name: str
+    minutes: int | float
+    expect: str
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """A follow-up question the interviewer may ask in a phase."""
+
+    phase: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A quantity the candidate is asked for. `tolerance` is the relative band (relative), the factor
+    (magnitude) or None (count: neighbouring whole numbers are accepted)."""
+
+    name: str
+    phase: str
+    weight: int | float = 1
+    check: str = "relative"
+    tolerance: float | None = 0.05
+
+
+@dataclass(frozen=True)
+class DesignNode:
+    """A box of the reference design; `kind` is a palette kind."""
+
+    id: str
+    kind: str
+    label: str = ""
+    job: str = ""
+    failure: str = ""
+
+
+@dataclass(frozen=True)
+class DesignEdge:
+    """An arrow between two boxes (`client` is the implicit start)."""
+
+    source: str
+    target: str
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class DesignSpec:
+    """The reference design: boxes, arrows, and the palette kinds a request passes through, in order."""
+
+    nodes: tuple[DesignNode, ...] = ()
+    edges: tuple[DesignEdge, ...] = ()
+    path: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RubricDimension:
+    """One rubric dimension with its four level descriptions (keys 1 to 4)."""
+
+    dimension: str
+    levels: Mapping[int, str]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A failure replay: simulator family, parameters (quantity names or base-unit numbers), events, SLO."""
+
+    name: str
+    title: str
+    family: str
+    duration_s: float
+    description: str = ""
+    params: Mapping[str, str | float] = field(default_factory=dict)
+    events: tuple[Mapping[str, Any], ...] = ()
+    slo: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A seed figure the model must reproduce: `value` in `unit`, within `tolerance` (relative)."""
+
+    seed: str
+    quantity: str
+    value: float
+    unit: str
+    tolerance: float = DEFAULT_FIGURE_TOLERANCE
+
+
+@dataclass(frozen=True)
+class Flaw:
+    """A failure path planted in a review question's given design: where (a palette kind, or an arrow between
+    node ids as "a->b"), what kind of failure, the scenario that shows it, and the kind of fix it needs."""
+
+    id: str
+    component: str
+    kind: str
+    description: str
+    scenario: str
+    fix_category: str
+
+
+@dataclass(frozen=True)
+class ReviewSpec:
+    """What a review question adds: the planted flaws of its given design (the `design` block)."""
+
+    flaws: tuple[Flaw, ...] = ()
+
+
+@dataclass(frozen=True)
+class QuestionSpec:
+    """One question file, parsed and checked. Mappings inside are plain dicts: treat them as read-only."""
+
+    slug: str
+    title: str
+    track: str
+    difficulty: str
+    kind: str
+    summary: str
+    prompt: str
+    plan: tuple[Phase, ...]
+    model: ModelSpec
+    asked: tuple[Asked, ...]
+    design: DesignSpec
+    rubric: tuple[RubricDimension, ...]
+    outline: str
+    follow_ups: tuple[FollowUp, ...] = ()
+    mistakes: tuple[str, ...] = ()
+    scenarios: tuple[Scenario, ...] = ()
+    concepts: tuple[str, ...] = ()
+    related: tuple[str, ...] = ()
+    figures: tuple[Figure, ...] = ()
+    review: ReviewSpec | None = None
+
+    def phase(self, name: str) -> Phase | None:
+        """The plan step called `name`, or None."""
+        return next((phase for phase in self.plan if phase.name == name), None)
+
+
+@dataclass(frozen=True)
+class PaletteComponent:
+    """A box a candidate can draw, with the words people type for it."""
+
+    kind: str
+    name: str
+    group: str
+    synonyms: tuple[str, ...]
+    job: str
+    failure: str

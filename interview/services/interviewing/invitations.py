@@ -1,0 +1,106 @@
+"""Invitations: a named interviewer (accepted at once) or a single-use link whose raw token is shown once."""
+
+import hashlib
+import secrets
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from interview.models import Invitation, Round
+from interview.services.interviewing.access import is_interviewer
+from interview.services.interviewing.errors import InterviewError, InvitationInvalid
+
+LINK_VALID_FOR = timedelta(hours=24)
+LINK_VALID_FOR_MAX = timedelta(days=14)
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def invitation_create_for_username(
+    *, round_: Round, created_by: AbstractBaseUser, username: str
+) -> Invitation:
+    """Invite a named interviewer, accepted at once. Inviting the same person twice changes nothing."""
+    interviewer = get_user_model().objects.filter(username__iexact=username.strip()).first()
+    if interviewer is None or not is_interviewer(interviewer):
+        raise InterviewError(f"No interviewer is called {username.strip()!r}.")
+    if interviewer.pk == round_.candidate_id:
+        raise InterviewError("You cannot interview yourself.")
+    with transaction.atomic():
+        existing = (
+            Invitation.objects.select_for_update()
+            .filter(round=round_, interviewer=interviewer, used_at__isnull=False, revoked_at__isnull=True)
+            .first()
+        )
+        if existing is not None:
+            return existing
+        now = timezone.now()
+        return Invitation.objects.create(
+            round=round_, interviewer=interviewer, used_at=now, created_by=created_by, created_at=now
+        )
+
+
+def invitation_create_link(
+    *, round_: Round, created_by: AbstractBaseUser, valid_for: timedelta = LINK_VALID_FOR
+) -> tuple[Invitation, str]:
+    """A single-use link: returns the invitation and its raw token, which is shown once and never stored."""
+    if not timedelta(minutes=5) <= valid_for <= LINK_VALID_FOR_MAX:
+        raise InterviewError("A link is valid for between 5 minutes and 14 days.")
+    token = secrets.token_urlsafe(32)
+    now = timezone.now()
+    invitation = Invitation.objects.create(
+        round=round_,
+        token_hash=_token_hash(token),
+        expires_at=now + valid_for,
+        created_by=created_by,
+        created_at=now,
+    )
+    return invitation, token
+
+
+def invitation_is_open(token: str) -> bool:
+    """Whether a link can still be accepted: known, unused, unrevoked and unexpired."""
+    invitation = Invitation.objects.filter(token_hash=_token_hash(token)).first() if token else None
+    return invitation is not None and invitation.state() == "open"
+
+
+def invitation_accept(*, token: str, user: AbstractBaseUser) -> Invitation:
+    """Use a link once: the user becomes the round's interviewer. Anything wrong raises InvitationInvalid."""
+    if not token or not is_interviewer(user):
+        raise InvitationInvalid("This invitation link is not valid.")
+    with transaction.atomic():
+        invitation = (
+            Invitation.objects.select_for_update()
+            .select_related("round")
+            .filter(token_hash=_token_hash(token))
+            .first()
+        )
+        now = timezone.now()
+        if (
+            invitation is None
+            or invitation.used_at is not None
+            or invitation.revoked_at is not None
+            or invitation.is_expired(now)
+            or invitation.round.candidate_id == user.pk
+        ):
+            raise InvitationInvalid("This invitation link is not valid.")
+        invitation.interviewer = user
+        invitation.used_at = now
+        invitation.save(update_fields=["interviewer", "used_at"])
+    return invitation
+
+
+def invitation_revoke(*, invitation: Invitation) -> Invitation:
+    """The interviewer loses access at once; a link can no longer be used. Revoking twice changes nothing."""
+    if invitation.revoked_at is None:
+        invitation.revoked_at = timezone.now()
+        invitation.save(update_fields=["revoked_at"])
+    return invitation
+
+
+def invitations_of_round(round_: Round) -> list[Invitation]:
+    return list(Invitation.objects.filter(round=round_).select_related("interviewer"))
