@@ -8,6 +8,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from grading.core.submission import SubmissionError
+from grading.core.verdicts import VERDICTS
+from grading.core.vocabulary import CHECKS
 from grading.services import published_question_version, question_version_grade
 from interview.models import QuestionVersion
 from interview.services.reference_guard import reference_refusal, round_hiding_reference
@@ -67,21 +69,11 @@ class LineSerializer(serializers.Serializer):
     label = serializers.CharField()
     phase = serializers.CharField()
     weight = serializers.FloatField()
-    check = serializers.ChoiceField(choices=["relative", "count", "magnitude"])
+    check = serializers.ChoiceField(choices=CHECKS)
     tolerance = serializers.FloatField(allow_null=True)
     unit = serializers.CharField()
     kind = serializers.ChoiceField(choices=["input", "derived"])
-    verdict = serializers.ChoiceField(
-        choices=[
-            "correct",
-            "arithmetic_slip",
-            "unit_error",
-            "out_of_range",
-            "far_from_reference",
-            "missing",
-            "unparsed",
-        ]
-    )
+    verdict = serializers.ChoiceField(choices=VERDICTS)
     verdict_label = serializers.CharField()
     tone = serializers.ChoiceField(choices=["correct", "warn", "bad"])
     credit = serializers.FloatField()

@@ -43,13 +43,13 @@ from grading.core.design_check import (
 )
 from grading.core.formula import Evaluator
 from grading.core.model import ModelError, ReferenceModel
-from grading.core.quantity_text import ParseFailure, parse_quantity
+from grading.core.quantity_text import ParseFailure, read_on_line
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
 from grading.core.question_types import CLIENT_KIND, QuestionSpec
 from grading.core.report_text import ArithmeticTemplate, arithmetic_template, format_number, format_quantity
 from grading.core.submission import Submission, read_submission
-from grading.core.units import Dims, Unit, compatible, format_dims
+from grading.core.units import Unit
 
 GRADER_VERSION = "1.0.0"
 SENSITIVITY_TOP = 3
@@ -282,22 +282,19 @@ class _Reading:
     note: str
 
 
-@functools.lru_cache(maxsize=4096)
-def _compatible(given: Dims, asked: Dims) -> bool:
-    return compatible(given, asked)
+_FAILURE_VERDICTS = {"unparsed": v.UNPARSED, "dimension": v.UNIT_ERROR}
 
 
-def _read(text: str, unit: Unit) -> _Reading:
-    parsed = parse_quantity(text)
-    if isinstance(parsed, ParseFailure):
-        return _Reading(text, None, v.UNPARSED, parsed.message, "")
+def _read(text: str, unit: Unit) -> _Reading | None:
+    """The reading of one line's text, or None for an explicit non-answer ("idk", "N/A")."""
+    reading = read_on_line(text, unit)
+    if isinstance(reading, ParseFailure):
+        if reading.kind == "missing":
+            return None
+        message = reading.message + ("." if reading.kind == "dimension" else "")
+        return _Reading(text, None, _FAILURE_VERDICTS[reading.kind], message, "")
     # Values are numpy floats so that a division by zero in a formula gives inf instead of raising.
-    if parsed.dims is None:
-        return _Reading(text, np.float64(parsed.base_value * unit.factor), "", "", parsed.note)
-    if not _compatible(parsed.dims, unit.dims):
-        shown = "a plain number" if parsed.dims.is_dimensionless else format_dims(parsed.dims)
-        return _Reading(text, None, v.UNIT_ERROR, v.dimension_message(text, shown, unit.text), parsed.note)
-    return _Reading(text, np.float64(parsed.base_value), "", "", parsed.note)
+    return _Reading(text, np.float64(reading.value), "", "", reading.note)
 
 
 # Grading.
@@ -720,7 +717,9 @@ def grade(
         if unit is None:
             unknown.append(name)
         elif text.strip():
-            readings[name] = _read(text, unit)
+            reading = _read(text, unit)
+            if reading is not None:
+                readings[name] = reading
     run = _Run(prepared, reference, readings)
     run.run()
     lines = [_line_report(prepared, reference, run, line) for line in prepared.lines]

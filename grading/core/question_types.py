@@ -6,14 +6,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from grading.core.model import ModelSpec
+from grading.core.model import ModelSpec, Problem
 
 PLAN_MINUTES = 45
 CLIENT_KIND = "client"
 DEFAULT_TOLERANCE = {"relative": 0.05, "magnitude": 3.0, "count": None}
 DEFAULT_FIGURE_TOLERANCE = 0.02
-
-Problem = tuple[str, str]
 
 
 class SpecError(ValueError):

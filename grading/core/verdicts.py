@@ -255,11 +255,6 @@ def input_unit_factor_message(
     )
 
 
-def dimension_message(given_text: str, given_dims: str, unit: str) -> str:
-    asked = unit or "a plain number"
-    return f"{given_text.strip()!r} is in {given_dims}; this line asks for {asked}."
-
-
 def out_of_range_message(given: str, low: str, high: str, source: str, hint: str = "") -> str:
     text = f"{given} is outside the plausible range {low} to {high}"
     text += f" ({source})." if source else "."

@@ -22,7 +22,7 @@ from grading.core.grader import grade
 from grading.core.model import ModelError, ModelSpec, describe_model, read_model
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
-from grading.core.question_types import QuestionSpec, SpecError
+from grading.core.question_types import Problem, QuestionSpec, SpecError
 from grading.core.report_text import format_quantity
 from grading.core.submission import SubmissionError
 from grading.core.vocabulary import PHASES
@@ -32,8 +32,6 @@ from interview.roles import Role, has_role, roles_of
 from interview.services.model_graph import ModelGraph, model_graph
 from interview.services.packs import yaml_dump, yaml_error_message, yaml_read_text
 from interview.services.questions import question_version_publish
-
-Problem = tuple[str, str]
 
 TEXT_FIELDS = ("title", "summary", "prompt", "outline")
 CHOICE_FIELDS = ("track", "difficulty", "kind")

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from designs.palette import palette_for_canvas
 from grading.core.question_export import spec_to_dict
 from grading.core.verdicts import VERDICTS
+from grading.core.vocabulary import DIFFICULTIES, KINDS, TRACKS
 from interview.models import Question, QuestionVersion
 from interview.models.authoring import Draft, SampleAnswer
 from interview.questions import public_view
@@ -129,9 +130,9 @@ def _editor_context(request: HttpRequest, draft: Draft, texts: dict[str, str], p
         "canvas_design": design_for_canvas(draft.data),
         "canvas_design_json": json.dumps(design_for_canvas(draft.data)),
         "design_path": ", ".join(str(kind) for kind in design.get("path", []) or []),
-        "tracks": ["inference", "training", "data", "platform"],
-        "difficulties": ["easy", "medium", "hard"],
-        "kinds": ["design", "review"],
+        "tracks": TRACKS,
+        "difficulties": DIFFICULTIES,
+        "kinds": KINDS,
         "can_publish": can_publish(request.user),
     }
 

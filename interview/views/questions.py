@@ -2,9 +2,10 @@ from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from grading.core.vocabulary import CONCEPT_TITLES
 from interview.models import Question
 from interview.models.questions import Difficulty, Track
-from interview.questions import CONCEPT_TITLES, can_see_reference, public_view
+from interview.questions import can_see_reference, public_view
 from interview.services.bookmarks import bookmarked_question_ids
 from interview.services.progress import NOT_STARTED, ProgressStatus, question_progress_for, track_progress_for
 from interview.services.reference_guard import round_hiding_reference

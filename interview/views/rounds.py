@@ -12,6 +12,7 @@ from interview.models import Question, Round, RoundStatus
 from interview.models.questions import Track
 from interview.questions import PHASE_GUIDANCE, public_plan, public_view
 from interview.selectors import round_of_candidate
+from interview.services.grading import review_pending, round_review_complete
 from interview.services.rounds import RoundError, round_abandon, round_start, round_submit
 
 
@@ -120,22 +121,28 @@ def abandon(request: HttpRequest, round_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def report(request: HttpRequest, round_id: int) -> HttpResponse:
+    """The report; for htmx, its header alone (polled while the replays run, then it stops polling)."""
     round_ = _get_own_round(request, round_id)
     if round_.status != RoundStatus.SUBMITTED:
         return redirect("round-detail", round_id=round_.pk)
+    round_ = round_review_complete(round_=round_)
     runs = replays_current(round_=round_)
+    runs_pending = any(run.is_active for run in runs)
     context = {
         "round": round_,
         "question": round_.question,
         "report": round_.report,
         "runs": runs,
         "failure_score": replay_failure_score(round_),
-        "runs_pending": any(run.status in ("queued", "running") for run in runs),
+        "runs_pending": runs_pending,
+        "header_polls": runs_pending or review_pending(round_),
     }
     if (round_.report or {}).get("review"):
         context["side_labels"] = {"reference": "Given design", "candidate": "Your fixed design"}
     else:
         context["side_labels"] = {"reference": "Reference numbers", "candidate": "Your numbers"}
+    if request.htmx:
+        return render(request, "rounds/report.html#report-header", context)
     return render(request, "rounds/report.html", context)
 
 

@@ -221,9 +221,10 @@ def test_the_comparison_flags_a_difference_of_more_than_one_level(invited_round,
     assert rows["failures"]["engine_source"] == "replays" and rows["failures"]["engine_level"] is None
 
 
-def test_the_failures_level_comes_from_the_replays(invited_round, bob, monkeypatch):
+def test_a_failures_score_of_20_is_banded_as_level_1_and_flagged_against_a_4(invited_round, bob, monkeypatch):
     round_submit(round_id=invited_round.pk)
     invited_round.refresh_from_db()
+    # The replays' score is fixed here: this checks the banding (below 25 is level 1), not the replays.
     monkeypatch.setattr(
         "interview.services.interviewing.engine_comparison.replay_failure_score", lambda round_: 20.0
     )

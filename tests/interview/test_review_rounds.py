@@ -215,3 +215,68 @@ def test_an_author_edits_a_review_questions_flaws_in_the_editor_and_they_round_t
     draft.refresh_from_db()
     problems = draft_check(draft.data)[1]
     assert any(where.startswith("review.flaws") for where, _ in problems)
+
+
+def _submit_a_marked_review(client, review_round, django_capture_on_commit_callbacks):
+    design = dict(review_round.work.design)
+    design["marks"] = [{"target": "q", "what": "The queue has no limit", "how": "it grows at peak"}]
+    numbers = {"max_batch": "96 req", "queue_limit": "300 req"}
+    save(client, review_round, revision=0, design=design, numbers=numbers, fixes=FIXES)
+    with django_capture_on_commit_callbacks(execute=True):
+        return round_submit(round_id=review_round.pk)
+
+
+def test_submitting_a_review_runs_no_replay_inside_the_submission(
+    client, alice, review_round, sent, monkeypatch, django_capture_on_commit_callbacks
+):
+    import grading.core.sim
+
+    simulated = []
+    monkeypatch.setattr(grading.core.sim, "run_scenario", lambda *args, **kw: simulated.append(args))
+    client.force_login(alice)
+    round_ = _submit_a_marked_review(client, review_round, django_capture_on_commit_callbacks)
+    assert simulated == []
+    assert round_.report["review"]["replays"] == {
+        "pending": True,
+        "scenarios": [],
+        "fixed_meets": False,
+        "fixed_met": 0,
+        "given_failed": 0,
+        "total": 2,
+    }
+    assert round_.score is None and round_.report["scores"]["review"] is None
+    assert len(sent) == 4  # the replays went to the job queue instead
+
+
+def test_the_review_fills_in_from_its_replay_jobs_as_the_synchronous_grading_would(
+    client, alice, review_round, sent, django_capture_on_commit_callbacks
+):
+    from grading.core.review_check import grade_review
+    from grading.replays import replay_execute
+    from interview.services.grading import round_submission
+
+    client.force_login(alice)
+    round_ = _submit_a_marked_review(client, review_round, django_capture_on_commit_callbacks)
+    header_url = f"/rounds/{round_.pk}/report/"
+    polling = client.get(header_url, headers={"HX-Request": "true"}).content.decode()
+    assert 'id="report-header"' in polling and 'hx-trigger="every 2s"' in polling
+    assert "waiting for the replays" in polling
+
+    for run_id in sent[:-1]:
+        assert replay_execute(run_id=run_id) == "done"
+    still = client.get(header_url, headers={"HX-Request": "true"}).content.decode()
+    assert 'hx-trigger="every 2s"' in still  # one run left: still polling, still no score
+    assert replay_execute(run_id=sent[-1]) == "done"
+
+    done = client.get(header_url, headers={"HX-Request": "true"}).content.decode()
+    assert "hx-trigger" not in done.split('id="review-replays"')[0]  # the header stopped polling
+    assert 'id="review-replays" class="review-replays" hx-swap-oob="true"' in done
+    round_.refresh_from_db()
+    version = round_.question_version
+    synchronous = grade_review(
+        version.spec, round_submission(round_), seed_key=round_.pk, version=version.number
+    )
+    assert round_.report["review"]["replays"] == synchronous["review"]["replays"]
+    assert round_.report["scores"] == synchronous["scores"]
+    assert round_.score == synchronous["scores"]["overall"] is not None
+    assert f"Overall {round_.score:.0f} / 100" in done
