@@ -31,7 +31,9 @@ urlpatterns = [
     ),
     path("api/", include("grading.api_urls")),
     path("api/", include("interview.api.urls")),
+    path("api/", include("drills.api_urls")),
     path("", include("grading.urls")),
+    path("", include("drills.urls")),
     path("", include("interview.urls")),
 ]
 

@@ -23,12 +23,7 @@ from interview.markdown import markdown_render
 from interview.models import Invitation, Question, Round, RoundMode, RoundStatus, Scorecard
 from interview.models.interviewing import Recommendation
 from interview.questions import asked_line_view
-from interview.services.interviewing.access import (
-    is_admin,
-    is_interviewer,
-    round_for_interviewer,
-    rounds_interviewed_by,
-)
+from interview.services.interviewing.access import is_admin, is_interviewer, round_for_interviewer
 from interview.services.interviewing.calibration import calibration_for
 from interview.services.interviewing.engine_comparison import replay_summary, scorecard_compare
 from interview.services.interviewing.errors import InterviewError, InvitationInvalid
@@ -49,6 +44,7 @@ from interview.services.interviewing.scorecards import (
     scorecard_release,
     scorecard_save,
 )
+from interview.services.my_interviews import interviews_by_stage
 from interview.views.rounds import round_clock
 
 CONSOLE = "interviewer/console.html"
@@ -275,13 +271,12 @@ def timeline(request: HttpRequest, round_id: int) -> HttpResponse:
 @require_GET
 def my_interviews(request: HttpRequest) -> HttpResponse:
     _require_interviewer(request)
-    rounds = (
-        rounds_interviewed_by(request.user)
-        .select_related("question_version__question", "candidate", "scorecard")
-        .order_by("-started_at")[:200]
-    )
     questions = Question.objects.exclude(current_version=None).order_by("title")
-    context = {"rounds": rounds, "questions": questions, "modes": RoundMode.choices}
+    context = {
+        "stages": interviews_by_stage(user=request.user),
+        "questions": questions,
+        "modes": RoundMode.choices,
+    }
     return render(request, "interviewer/my_interviews.html", context)
 
 
