@@ -36,7 +36,7 @@ class Round(models.Model):
     report = models.JSONField(null=True, blank=True)
     score = models.FloatField(null=True, blank=True)
     reference_seen_at = models.DateTimeField(
-        null=True, blank=True, help_text="The candidate's last check of this question's reference before the start"
+        null=True, blank=True, help_text="When the candidate last checked the question's reference before it"
     )
     # The report's phase scores again as columns: the history lists them without decoding any report.
     score_numbers = models.FloatField(null=True, blank=True)
@@ -113,8 +113,12 @@ class Round(models.Model):
 class ReferenceCheck(models.Model):
     """A person graded numbers on a question's check page or API outside a round: they saw its reference."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reference_checks")
-    question = models.ForeignKey("interview.Question", on_delete=models.CASCADE, related_name="reference_checks")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reference_checks"
+    )
+    question = models.ForeignKey(
+        "interview.Question", on_delete=models.CASCADE, related_name="reference_checks"
+    )
     checked_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -8,7 +8,7 @@ from interview.models import Question, ReferenceCheck
 
 
 def reference_check_record(*, user, question: Question) -> ReferenceCheck:
-    """The person graded numbers on the question's check page or API: from now on they have seen its reference."""
+    """The person graded numbers on the question's check page or API: they have seen its reference."""
     return ReferenceCheck.objects.create(user=user, question=question, checked_at=timezone.now())
 
 

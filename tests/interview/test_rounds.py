@@ -3,6 +3,7 @@ from datetime import timedelta
 
 import pytest
 
+from designs.services import work_save
 from interview.models import Round, RoundStatus
 from interview.services.rounds import round_start
 from tests.interview.bank_fixtures import KV_QUESTION, PLAN_QUESTION, load_questions
@@ -141,7 +142,7 @@ def test_arrows_from_the_client_box_on_the_canvas_pass_the_path_check(timed_roun
     nodes = [*timed_round.work.design["nodes"]]
     nodes += [{key: node[key] for key in ("id", "kind", "label")} for node in spec["design"]["nodes"]]
     edges = [{"source": e["source"], "target": e["target"]} for e in spec["design"]["edges"]]
-    round_save(
+    work_save(
         round_id=timed_round.pk,
         candidate_id=timed_round.candidate_id,
         base_revision=0,
