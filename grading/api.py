@@ -74,7 +74,8 @@ class LineSerializer(serializers.Serializer):
     unit = serializers.CharField()
     kind = serializers.ChoiceField(choices=["input", "derived"])
     verdict = serializers.ChoiceField(choices=VERDICTS)
-    verdict_label = serializers.CharField()
+    verdict_label = serializers.CharField(help_text='With the band a pass fell in: "Correct (within 5%)"')
+    band = serializers.CharField(help_text='The line\'s check and band: "within 5%", "whole number, ±1"')
     tone = serializers.ChoiceField(choices=["correct", "warn", "bad"])
     credit = serializers.FloatField()
     message = serializers.CharField()
@@ -101,6 +102,14 @@ class ComponentSerializer(serializers.Serializer):
     matched_ids = serializers.ListField(child=serializers.CharField())
     message = serializers.CharField()
     credit = serializers.FloatField()
+    job_named = serializers.ListField(
+        child=serializers.CharField(), help_text="The jobs of its kind the box's job text names"
+    )
+    failure_named = serializers.ListField(
+        child=serializers.CharField(), help_text="The failure modes of its kind its failure text names"
+    )
+    reference_job_named = serializers.ListField(child=serializers.CharField())
+    reference_failure_named = serializers.ListField(child=serializers.CharField())
 
 
 class ExtraBoxSerializer(serializers.Serializer):
@@ -118,6 +127,7 @@ class DesignReportSerializer(serializers.Serializer):
     path_message = serializers.CharField()
     problems = serializers.ListField(child=serializers.CharField())
     coverage = serializers.FloatField()
+    vocabulary_version = serializers.IntegerField(help_text="The palette version whose words were matched")
 
 
 class SensitivitySerializer(serializers.Serializer):

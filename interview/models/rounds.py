@@ -67,8 +67,13 @@ class Round(models.Model):
     def is_past_deadline(self, now: datetime | None = None) -> bool:
         return self.deadline is not None and (now or timezone.now()) >= self.deadline
 
-    def accepts_writes(self, now: datetime | None = None) -> bool:
-        return self.status == RoundStatus.ACTIVE and not self.is_past_deadline(now)
+    def write_refusal(self, now: datetime | None = None) -> str | None:
+        """Why the round takes no more changes, in words for the candidate; None while it takes them."""
+        if self.status != RoundStatus.ACTIVE:
+            return f"This round is {self.get_status_display().lower()}; it no longer accepts changes."
+        if self.is_past_deadline(now):
+            return "Time is up: the round locked at its deadline and is graded on what was saved."
+        return None
 
     def elapsed_s(self, now: datetime | None = None) -> float:
         end = self.submitted_at or (now or timezone.now())

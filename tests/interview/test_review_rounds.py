@@ -5,9 +5,11 @@ import json
 import pytest
 
 from designs.models import WorkEvent
+from designs.services import work_save
+from designs.validation import WorkError
 from grading import replays
 from grading.models import ReplayRun
-from interview.services.rounds import RoundError, round_save, round_start, round_submit
+from interview.services.rounds import round_start, round_submit
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db
@@ -97,8 +99,8 @@ def test_fixes_are_saved_in_order_and_logged(client, alice, review_round):
     ],
 )
 def test_malformed_fixes_are_refused(review_round, fixes):
-    with pytest.raises(RoundError):
-        round_save(round_id=review_round.pk, base_revision=0, fixes=fixes)
+    with pytest.raises(WorkError):
+        work_save(round_id=review_round.pk, base_revision=0, fixes=fixes)
     review_round.work.refresh_from_db()
     assert review_round.work.fixes == [] and review_round.work.revision == 0
 
