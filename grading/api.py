@@ -12,6 +12,7 @@ from grading.core.verdicts import VERDICTS
 from grading.core.vocabulary import CHECKS
 from grading.services import published_question_version, question_version_grade
 from interview.models import QuestionVersion
+from interview.services.reference_checks import reference_check_record
 from interview.services.reference_guard import reference_refusal, round_hiding_reference
 
 
@@ -195,4 +196,5 @@ class QuestionGradeApi(APIView):
             for field, message in error.problems:
                 problems.setdefault(field, []).append(message)
             return Response(problems, status=status.HTTP_400_BAD_REQUEST)
+        reference_check_record(user=request.user, question=version.question)
         return Response(report)
