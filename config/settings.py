@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "interview",
     "designs",
     "grading",
+    "drills",
 ]
 
 MIDDLEWARE = [

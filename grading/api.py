@@ -12,6 +12,7 @@ from grading.core.verdicts import VERDICTS
 from grading.core.vocabulary import CHECKS
 from grading.services import published_question_version, question_version_grade
 from interview.models import QuestionVersion
+from interview.services.reference_checks import reference_check_record
 from interview.services.reference_guard import reference_refusal, round_hiding_reference
 
 
@@ -74,7 +75,8 @@ class LineSerializer(serializers.Serializer):
     unit = serializers.CharField()
     kind = serializers.ChoiceField(choices=["input", "derived"])
     verdict = serializers.ChoiceField(choices=VERDICTS)
-    verdict_label = serializers.CharField()
+    verdict_label = serializers.CharField(help_text='With the band a pass fell in: "Correct (within 5%)"')
+    band = serializers.CharField(help_text='The line\'s check and band: "within 5%", "whole number, ±1"')
     tone = serializers.ChoiceField(choices=["correct", "warn", "bad"])
     credit = serializers.FloatField()
     message = serializers.CharField()
@@ -101,6 +103,14 @@ class ComponentSerializer(serializers.Serializer):
     matched_ids = serializers.ListField(child=serializers.CharField())
     message = serializers.CharField()
     credit = serializers.FloatField()
+    job_named = serializers.ListField(
+        child=serializers.CharField(), help_text="The jobs of its kind the box's job text names"
+    )
+    failure_named = serializers.ListField(
+        child=serializers.CharField(), help_text="The failure modes of its kind its failure text names"
+    )
+    reference_job_named = serializers.ListField(child=serializers.CharField())
+    reference_failure_named = serializers.ListField(child=serializers.CharField())
 
 
 class ExtraBoxSerializer(serializers.Serializer):
@@ -118,6 +128,7 @@ class DesignReportSerializer(serializers.Serializer):
     path_message = serializers.CharField()
     problems = serializers.ListField(child=serializers.CharField())
     coverage = serializers.FloatField()
+    vocabulary_version = serializers.IntegerField(help_text="The palette version whose words were matched")
 
 
 class SensitivitySerializer(serializers.Serializer):
@@ -187,4 +198,5 @@ class QuestionGradeApi(APIView):
             for field, message in error.problems:
                 problems.setdefault(field, []).append(message)
             return Response(problems, status=status.HTTP_400_BAD_REQUEST)
+        reference_check_record(user=request.user, question=version.question)
         return Response(report)

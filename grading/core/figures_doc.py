@@ -4,6 +4,7 @@ python -m grading.core.figures_doc            # rewrite the page from the bank
 python -m grading.core.figures_doc --check    # exit 1 if the page is out of date
 """
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -64,8 +65,17 @@ def render_page() -> str:
 
 
 def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m grading.core.figures_doc",
+        description=f"Rewrite {PAGE.relative_to(REPO)} from the question bank: each seed figure, "
+        "the quantity that reproduces it, and its assumptions.",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if the page differs from the bank"
+    )
+    args = parser.parse_args(argv)
     page = render_page()
-    if "--check" in argv:
+    if args.check:
         current = PAGE.read_text(encoding="utf-8") if PAGE.exists() else ""
         if current != page:
             print(f"{PAGE.relative_to(REPO)} is out of date: run python -m grading.core.figures_doc")

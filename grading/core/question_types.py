@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from grading.core.box_words import Term
 from grading.core.model import ModelSpec, Problem
 
 PLAN_MINUTES = 45
@@ -179,3 +180,5 @@ class PaletteComponent:
     synonyms: tuple[str, ...]
     job: str
     failure: str
+    jobs: tuple[Term, ...] = ()  # the vocabulary of what it does and how it fails (grading.core.box_words)
+    failures: tuple[Term, ...] = ()

@@ -13,6 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from designs.palette import palette_for_canvas
 from grading.core.question_export import spec_to_dict
 from grading.core.verdicts import VERDICTS
 from grading.core.vocabulary import DIFFICULTIES, KINDS, TRACKS
@@ -42,7 +43,6 @@ from interview.services.authoring import (
     version_republish,
 )
 from interview.services.packs import pack_export_zip, pack_files_from_upload, pack_import
-from interview.services.palette import palette_for_canvas
 from interview.services.version_diff import version_diff
 
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")

@@ -92,3 +92,61 @@ def test_requests_per_minute_is_named_as_typed_on_a_tokens_line():
     line = graded(slug, {"fallback_demand_tpm": "600 req/min"})["fallback_demand_tpm"]
     assert line["verdict"] == "unit_error"
     assert line["message"] == "'600 req/min' is in req/min; this line asks for tok/min."
+
+
+# Say how close: every line names its check and band; a loose pass is labelled so and credited less.
+
+
+def test_a_pass_names_its_band_and_an_exact_one_earns_full_credit():
+    lines = graded("kv-cache-tiering", {})
+    assert lines["kv_conv"]["verdict_label"] == "Correct (within 5%)"  # relative, 5%
+    assert lines["convs_in_hbm"]["verdict_label"] == "Correct (whole number, ±1)"  # count
+    assert lines["reload_dram_s"]["verdict_label"] == "Correct (within 10%)"  # magnitude 3x, exact value
+    assert lines["reload_dram_s"]["band"] == "within 3×"
+    assert {line["credit"] for line in lines.values()} == {1.0}
+
+
+def test_a_pass_in_an_order_of_magnitude_band_is_labelled_and_credited_less():
+    reload_ms = shown("kv-cache-tiering", "reload_dram_s")  # 24.6 ms; 60 ms is 2.4x: inside 3x, beyond 10%
+    line = graded("kv-cache-tiering", {"reload_dram_s": f"{2.4 * reload_ms:.3g}"})["reload_dram_s"]
+    assert line["verdict"] == "correct"
+    assert line["verdict_label"] == "Right order of magnitude (within 3×)"
+    assert line["credit"] == 0.6
+
+
+def test_a_pass_in_a_wide_relative_band_is_labelled_loose_and_credited_less():
+    slug = "eight-gpu-design-review"  # comm_tp8 has a 30% band
+    comm = shown(slug, "comm_tp8")
+    line = graded(slug, {"comm_tp8": f"{1.2 * comm:.4g}"})["comm_tp8"]
+    assert line["verdict"] == "correct"
+    assert line["verdict_label"] == "Correct in the loose band (within 30%)"
+    assert line["credit"] == 0.8
+    assert (
+        graded(slug, {"comm_tp8": f"{1.05 * comm:.4g}"})["comm_tp8"]["verdict_label"]
+        == "Correct (within 10%)"
+    )
+
+
+def test_a_value_the_question_fixes_says_so_instead_of_a_range_of_one_value():
+    slug = "ttft-200ms-p99"
+    line = graded(slug, {})["rho_small_pool"]
+    assert line["verdict_label"] == "Correct (the question fixes it)"
+    assert line["message"].startswith("The question fixes this at 0.55")
+    assert "0.55 to 0.55" not in line["message"]
+    moved = graded(slug, {"rho_small_pool": "0.9"})["rho_small_pool"]
+    assert moved["verdict"] == "out_of_range"
+    assert moved["message"].startswith("The question fixes ")
+    assert moved["message"].endswith("; you wrote 0.9.")
+
+
+def test_a_line_that_repeats_another_names_it_instead_of_empty_arithmetic():
+    slug = "autoscaling-cold-start"  # the cooldown is the cold start itself: 70 s
+    line = graded(slug, {"scale_up_cooldown": "50 s"})["scale_up_cooldown"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert line["message"] == "This line is your cold start, 70 s; you wrote 50 s — too low by 29%."
+
+
+def test_an_absurd_magnitude_gets_a_plausibility_warning():
+    line = graded("kv-cache-tiering", {"kv_conv": "1e41 GB"})["kv_conv"]  # 9.83 GB is the right value
+    assert line["verdict"] == "arithmetic_slip"
+    assert "That is 40 orders of magnitude from the reference: not a plausible value." in line["message"]

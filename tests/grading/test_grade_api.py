@@ -39,7 +39,15 @@ def test_it_returns_the_report(client, alice, published):
 def test_boxes_and_arrows_are_graded_when_given(client, alice, published):
     client.force_login(alice)
     design = {
-        "nodes": [{"id": "gw", "kind": "gateway", "label": "Gateway", "job": "j", "failure": "f"}],
+        "nodes": [
+            {
+                "id": "gw",
+                "kind": "gateway",
+                "label": "Gateway",
+                "job": "Authenticate the caller",
+                "failure": "Connection exhaustion",
+            }
+        ],
         "edges": [{"source": "client", "target": "gw"}],
     }
     report = post(client, URL, {"numbers": {}, "design": design}).json()
