@@ -34,7 +34,9 @@ def wait_until_serving(port: int, timeout_s: float = 60) -> None:
         try:
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
             connection.request("GET", "/ping", headers={"Host": "127.0.0.1"})
-            if connection.getresponse().status == 200:
+            answered = connection.getresponse().status == 200
+            connection.close()  # left open, it would hold one of gunicorn's threads
+            if answered:
                 return
         except OSError:
             time.sleep(0.3)

@@ -49,12 +49,14 @@ INSTALLED_APPS = [
     "interview",
     "designs",
     "grading",
+    "drills",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.api_slash.ApiTrailingSlashMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -226,7 +228,9 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": "INFO" if not TESTING else "WARNING"},
 }
 
-# Periodic tasks (the worker runs with --beat): re-send replay runs the broker never got, requeue lost ones.
+# Periodic tasks (the worker runs with --beat): re-send replay runs the broker never got, requeue lost ones,
+# and fold finished replays into review rounds' reports.
 CELERY_BEAT_SCHEDULE = {
     "sweep-replays": {"task": "grading.sweep_replays", "schedule": 15.0},
+    "complete-reviews": {"task": "interview.complete_reviews", "schedule": 15.0},
 }

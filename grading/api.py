@@ -1,4 +1,4 @@
-"""Grading over the API: `POST /api/questions/<slug>/grade` checks a submission outside a round."""
+"""Grading over the API: `POST /api/questions/<slug>/grade/` checks a submission outside a round."""
 
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -8,8 +8,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from grading.core.submission import SubmissionError
+from grading.core.verdicts import VERDICTS
+from grading.core.vocabulary import CHECKS
 from grading.services import published_question_version, question_version_grade
 from interview.models import QuestionVersion
+from interview.services.reference_checks import reference_check_record
 from interview.services.reference_guard import reference_refusal, round_hiding_reference
 
 
@@ -67,22 +70,13 @@ class LineSerializer(serializers.Serializer):
     label = serializers.CharField()
     phase = serializers.CharField()
     weight = serializers.FloatField()
-    check = serializers.ChoiceField(choices=["relative", "count", "magnitude"])
+    check = serializers.ChoiceField(choices=CHECKS)
     tolerance = serializers.FloatField(allow_null=True)
     unit = serializers.CharField()
     kind = serializers.ChoiceField(choices=["input", "derived"])
-    verdict = serializers.ChoiceField(
-        choices=[
-            "correct",
-            "arithmetic_slip",
-            "unit_error",
-            "out_of_range",
-            "far_from_reference",
-            "missing",
-            "unparsed",
-        ]
-    )
-    verdict_label = serializers.CharField()
+    verdict = serializers.ChoiceField(choices=VERDICTS)
+    verdict_label = serializers.CharField(help_text='With the band a pass fell in: "Correct (within 5%)"')
+    band = serializers.CharField(help_text='The line\'s check and band: "within 5%", "whole number, ±1"')
     tone = serializers.ChoiceField(choices=["correct", "warn", "bad"])
     credit = serializers.FloatField()
     message = serializers.CharField()
@@ -109,6 +103,14 @@ class ComponentSerializer(serializers.Serializer):
     matched_ids = serializers.ListField(child=serializers.CharField())
     message = serializers.CharField()
     credit = serializers.FloatField()
+    job_named = serializers.ListField(
+        child=serializers.CharField(), help_text="The jobs of its kind the box's job text names"
+    )
+    failure_named = serializers.ListField(
+        child=serializers.CharField(), help_text="The failure modes of its kind its failure text names"
+    )
+    reference_job_named = serializers.ListField(child=serializers.CharField())
+    reference_failure_named = serializers.ListField(child=serializers.CharField())
 
 
 class ExtraBoxSerializer(serializers.Serializer):
@@ -126,6 +128,7 @@ class DesignReportSerializer(serializers.Serializer):
     path_message = serializers.CharField()
     problems = serializers.ListField(child=serializers.CharField())
     coverage = serializers.FloatField()
+    vocabulary_version = serializers.IntegerField(help_text="The palette version whose words were matched")
 
 
 class SensitivitySerializer(serializers.Serializer):
@@ -183,6 +186,8 @@ class QuestionGradeApi(APIView):
         summary="Grade a submission against a question (a practice check outside a round)",
     )
     def post(self, request: Request, slug: str) -> Response:
+        """Grade a submission (numbers, design, events) against a published question's reference model,
+        outside a round. Refused while you have an unsubmitted round on the question."""
         version = _get_published_version(slug)
         if hiding := round_hiding_reference(user=request.user, question=version.question):
             return Response(reference_refusal(hiding), status=status.HTTP_409_CONFLICT)
@@ -193,4 +198,5 @@ class QuestionGradeApi(APIView):
             for field, message in error.problems:
                 problems.setdefault(field, []).append(message)
             return Response(problems, status=status.HTTP_400_BAD_REQUEST)
+        reference_check_record(user=request.user, question=version.question)
         return Response(report)

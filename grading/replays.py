@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from config.celery import app as celery_app
 from grading.core.replay_inputs import failure_score, replay_inputs, replay_seed, simulator_version
+from grading.core.review_check import review_replays_summary, review_side
 from grading.core.sim import run_scenario
 from grading.models import FINISHED_STATUSES, ReplayRun, ReplaySide, ReplayStatus
 
@@ -191,10 +192,10 @@ def replays_send(run_ids: list[int]) -> int:
 
 
 def _publish(run_id: int) -> None:
-    if celery_app.conf.task_always_eager:
-        from grading.tasks import run_replay
-
-        run_replay.apply_async(args=[run_id])
+    if (
+        celery_app.conf.task_always_eager
+    ):  # the registered task by name: this module does not import the tasks
+        celery_app.tasks[RUN_REPLAY_TASK].apply_async(args=[run_id])
         return
     options = {"queue": REPLAY_QUEUE} if REPLAY_QUEUE else {}
     celery_app.send_task(
@@ -378,3 +379,36 @@ def replay_failure_score(round_) -> float | None:
         {run.scenario: run.result for run in done if run.side == ReplaySide.CANDIDATE},
         {run.scenario: run.result for run in done if run.side == ReplaySide.REFERENCE},
     )
+
+
+def review_replays_from_runs(*, round_) -> dict | None:
+    """A review round's replays section built from its finished runs (reference side = the given design,
+    candidate side = the fixed design); None while any run is queued or running, or none exist yet."""
+    runs = replays_current(round_=round_)
+    if not runs or any(run.status not in FINISHED_STATUSES for run in runs):
+        return None
+    by_scenario: dict[str, dict[str, ReplayRun]] = {}
+    for run in runs:
+        by_scenario.setdefault(run.scenario, {})[run.side] = run
+    rows = []
+    for scenario, sides in by_scenario.items():
+        given, fixed = sides.get(ReplaySide.REFERENCE), sides.get(ReplaySide.CANDIDATE)
+        anyone = given or fixed
+        rows.append(
+            {
+                "scenario": scenario,
+                "title": anyone.title,
+                "given": _review_side_of(given),
+                "fixed": _review_side_of(fixed),
+                "fallbacks": (fixed.inputs.get("fallbacks") if fixed is not None else None) or {},
+            }
+        )
+    return review_replays_summary(rows)
+
+
+def _review_side_of(run: ReplayRun | None) -> dict:
+    if run is None:
+        return review_side(None, "This side was not replayed.")
+    if run.status != ReplayStatus.DONE:
+        return review_side(None, run.error or f"The replay was {run.get_status_display().lower()}.")
+    return review_side(run.result)

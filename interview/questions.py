@@ -20,34 +20,6 @@ PUBLIC_FIELDS = (
     "related",
 )
 
-CONCEPT_TITLES = {
-    "latency-slos": "Designing for latency SLOs",
-    "capacity-and-backpressure": "Capacity and backpressure",
-    "gpu-job-scheduling": "GPU job scheduling",
-    "structured-outputs": "Structured outputs and constrained decoding",
-    "kv-cache-memory": "KV-cache memory",
-    "littles-law": "Little's law",
-    "continuous-batching": "Continuous batching",
-    "roofline-and-decode": "The roofline and decode",
-    "queueing-theory": "Queueing theory",
-    "checkpointing": "Checkpointing",
-    "cluster-networking": "Cluster networking",
-    "failure-domains": "Failure domains",
-    "idempotency-and-ledgers": "Idempotency and ledgers",
-    "rate-limiting": "Rate limiting",
-    "caching": "Caching",
-    "autoscaling-and-cold-starts": "Autoscaling and cold starts",
-    "multi-tenancy": "Multi-tenancy",
-    "data-pipelines": "Data pipelines",
-    "evaluation": "Evaluation",
-    "observability": "Observability",
-    "moe-and-expert-parallelism": "MoE and expert parallelism",
-    "speculative-decoding": "Speculative decoding",
-    "power-and-cooling": "Power and cooling",
-    "artifact-distribution": "Artifact distribution",
-}
-
-
 # What each phase asks of a candidate, in general terms. A question's own `expect` lines carry the reference's
 # numbers, so candidates see them only through the interviewer (and authors in the editor).
 PHASE_GUIDANCE = {

@@ -14,6 +14,9 @@ community_urlpatterns = [
     path("comments/<int:comment_id>/report/", discussion.comment_report_view, name="comment-report"),
     path("comments/<int:comment_id>/hide/", discussion.comment_hide_view, name="comment-hide"),
     path("discussion/reports/", discussion.reports, name="discussion-reports"),
+    path(
+        "discussion/reports/<int:report_id>/dismiss/", discussion.report_dismiss_view, name="report-dismiss"
+    ),
     path("questions/<slug:slug>/bookmark/", bookmarks.toggle, name="bookmark-toggle"),
     path("bookmarks/", bookmarks.bookmark_list, name="bookmarks"),
     path("concepts/", concepts.concept_list, name="concepts"),

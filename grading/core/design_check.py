@@ -11,8 +11,10 @@ path's kinds, in that order (other boxes may sit between them; an arrow counts i
 box that pulls its work draws it against the request). Nothing here depends on box ids or order:
 boxes are compared by what they say.
 
-Credit (used for the shape score): a reference component is worth 1 when a box matches it with a job and a
-failure mode written, 0.25 less for each of the two left blank, 0 when missing. Extra boxes cost nothing.
+Credit (used for the shape score): a reference component is worth half for a matched box whose job names a
+job of its kind, and half for a failure mode that names one of its kind's ways to fail (the palette's
+vocabulary, grading.core.box_words); a box whose words name nothing recognisable earns nothing, and a missing
+component 0. Extra boxes cost nothing. A kind without a vocabulary falls back to "written at all".
 """
 
 from __future__ import annotations
@@ -24,11 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grading.core.box_words import FAILURE, JOB, KindWords, Vocabulary, vocabulary_from
 from grading.core.submission import CLIENT_ID, Arrow, Box
 
 CLIENT_KIND = "client"
 DEFAULT_PALETTE_PATH = Path(__file__).resolve().parents[2] / "interview" / "bank" / "palette.yaml"
-MISSING_TEXT_PENALTY = 0.25
+JOB_SHARE = 0.5  # of a component's credit; the failure mode earns the other half
 MAX_NGRAM_WORDS = 5
 MIN_TYPO_CHARS = 4
 MIN_TYPO_WORD_CHARS = 6  # a single word inside a longer label: shorter ones are too easily another word
@@ -73,7 +76,13 @@ class PaletteEntry:
 class PaletteIndex:
     """Palette phrases by their spacing-insensitive key, for exact, contained and typo-tolerant matching."""
 
-    def __init__(self, entries: Iterable[PaletteEntry], synonyms: Mapping[str, Sequence[str]]):
+    def __init__(
+        self,
+        entries: Iterable[PaletteEntry],
+        synonyms: Mapping[str, Sequence[str]],
+        vocabulary: Vocabulary | None = None,
+    ):
+        self.vocabulary = vocabulary or Vocabulary({})
         self.entries: dict[str, PaletteEntry] = {entry.kind: entry for entry in entries}
         self.order = {kind: index for index, kind in enumerate(self.entries)}
         phrases: dict[str, list[str]] = {}
@@ -173,10 +182,12 @@ def edit_distance(a: str, b: str, limit: int) -> int:
     return previous[-1] if previous[-1] <= limit else limit + 1
 
 
-def build_index(palette: Mapping[str, Any] | Iterable[Any]) -> PaletteIndex:
+def build_index(
+    palette: Mapping[str, Any] | Iterable[Any], common: KindWords | None = None, version: int = 0
+) -> PaletteIndex:
     """A PaletteIndex from `grading.core.question_files.load_palette`'s result (kind -> PaletteComponent) or
-    from plain dicts with kind, name, synonyms and job."""
-    components = palette.values() if isinstance(palette, Mapping) else palette
+    from plain dicts with kind, name, synonyms and job (and the vocabulary's jobs and failures)."""
+    components = list(palette.values() if isinstance(palette, Mapping) else palette)
     entries, synonyms = [], {}
     for component in components:
         get = (
@@ -187,16 +198,16 @@ def build_index(palette: Mapping[str, Any] | Iterable[Any]) -> PaletteIndex:
         kind = get("kind")
         entries.append(PaletteEntry(kind, get("name") or kind, get("job") or ""))
         synonyms[kind] = tuple(get("synonyms") or ())
-    return PaletteIndex(entries, synonyms)
+    return PaletteIndex(entries, synonyms, vocabulary_from(components, common or KindWords(), version))
 
 
 @functools.lru_cache(maxsize=16)
 def load_index(path: str | Path = DEFAULT_PALETTE_PATH) -> PaletteIndex:
     """The palette file at `path` as an index, read once per path (raises
     grading.core.question_types.SpecError)."""
-    from grading.core.question_files import load_palette
+    from grading.core.question_files import load_palette_file
 
-    return build_index(load_palette(path))
+    return build_index(*load_palette_file(path))
 
 
 # The check.
@@ -209,6 +220,8 @@ class ReferenceBox:
     id: str
     kind: str
     label: str
+    job: str = ""
+    failure: str = ""
 
 
 @dataclass(frozen=True)
@@ -250,7 +263,7 @@ def check_design(
     by_kind: dict[str, list[Box]] = {}
     for box in ordered:
         by_kind.setdefault(kind_of[box.id], []).append(box)
-    components = _components(reference, by_kind, how, blanks, index, problems)
+    components = _components(reference, by_kind, how, index, problems)
     extra = _extra(ordered, kind_of, set(reference_kinds), index)
     for box in ordered:
         if blanks[box.id] and kind_of[box.id] != CLIENT_KIND:
@@ -267,6 +280,7 @@ def check_design(
         "path_message": path_message,
         "problems": problems,
         "coverage": sum(credit) / len(credit) if credit else 1.0,
+        "vocabulary_version": index.vocabulary.version,
     }
 
 
@@ -295,7 +309,6 @@ def _components(
     reference: ReferenceDesign,
     by_kind: Mapping[str, list[Box]],
     how: Mapping[str, str],
-    blanks_of: Mapping[str, list[str]],
     index: PaletteIndex,
     problems: list[str],
 ) -> list[dict[str, Any]]:
@@ -322,25 +335,86 @@ def _components(
             )
             message = message if message.endswith(".") else message + "."
             problems.append(message)
-            components.append(_component(ref, name, MISSING, [], message, 0.0))
+            components.append(_component(ref, name, MISSING, [], message, 0.0, index))
             continue
-        best = matched[0]
-        blanks = blanks_of[best.id]
-        way = {"kind": "its palette kind", "id": "its id"}.get(how[best.id], "its label")
-        if blanks:
-            message = (
-                f"Your {_box_name(best)} box is the {index.name(ref.kind)} but has no {' or '.join(blanks)}."
-            )
-            credit = 1.0 - MISSING_TEXT_PENALTY * len(blanks)
-            components.append(_component(ref, name, INCOMPLETE, matched, message, credit))
-        else:
-            message = f"Your {_box_name(best)} box is the {index.name(ref.kind)} (matched by {way})."
-            components.append(_component(ref, name, PRESENT, matched, message, 1.0))
+        components.append(_matched_component(ref, name, matched, how, index, problems))
     return components
 
 
+def _matched_component(
+    ref: ReferenceBox,
+    name: str,
+    matched: Sequence[Box],
+    how: Mapping[str, str],
+    index: PaletteIndex,
+    problems: list[str],
+) -> dict[str, Any]:
+    words = _BoxWords.of(ref.kind, matched, index.vocabulary)
+    best = words.box
+    kind_name = index.name(ref.kind)
+    way = {"kind": "its palette kind", "id": "its id"}.get(how[best.id], "its label")
+    credit = JOB_SHARE * bool(words.job) + (1.0 - JOB_SHARE) * bool(words.failure)
+    parts = (("job", words.job, best.job), ("failure mode", words.failure, best.failure))
+    unrecognised = [part for part, found, text in parts if not found and _box_has(text)]
+    blank = [part for part, found, text in parts if not found and not _box_has(text)]
+    message = f"Your {_box_name(best)} box is the {kind_name} (matched by {way})"
+    if unrecognised:
+        verb = "names" if len(unrecognised) == 1 else "name"
+        message += (
+            f", but its {' and '.join(unrecognised)} {verb} nothing we recognise for one"
+            f"{_examples(ref.kind, unrecognised, index.vocabulary)}"
+        )
+    if blank:
+        message += f"{';' if unrecognised else ', but it'} has no {' or '.join(blank)}"
+    message += "." + (" Nothing scored for this box." if credit == 0 else "")
+    if unrecognised:
+        problems.append(message)
+    verdict = PRESENT if credit == 1.0 else INCOMPLETE
+    component = _component(ref, name, verdict, matched, message, credit, index)
+    component["job_named"], component["failure_named"] = list(words.job), list(words.failure)
+    return component
+
+
+def _examples(kind: str, unnamed: Sequence[str], vocabulary: Vocabulary) -> str:
+    examples = [
+        f'{part} such as "{example}"'
+        for part, field_name in (("a job", JOB), ("a failure mode", FAILURE))
+        if (field_name == JOB and "job" in unnamed) or (field_name == FAILURE and "failure mode" in unnamed)
+        if (example := vocabulary.example(kind, field_name))
+    ]
+    return f" ({' and '.join(examples)})" if examples else ""
+
+
+@dataclass(frozen=True)
+class _BoxWords:
+    """The box of a component whose words name the most, and the job and failure terms they name."""
+
+    box: Box
+    job: tuple[str, ...]
+    failure: tuple[str, ...]
+
+    @classmethod
+    def of(cls, kind: str, boxes: Sequence[Box], vocabulary: Vocabulary) -> _BoxWords:
+        candidates = [cls(box, *_named(kind, box, vocabulary)) for box in boxes]
+        return max(candidates, key=lambda words: bool(words.job) + bool(words.failure))
+
+
+def _named(kind: str, box: Box, vocabulary: Vocabulary) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    if not vocabulary.knows(kind):  # no vocabulary for this kind: written at all is all we can check
+        return tuple(text.strip() for text in (box.job,) if _box_has(text)), tuple(
+            text.strip() for text in (box.failure,) if _box_has(text)
+        )
+    return vocabulary.recognise(kind, JOB, box.job), vocabulary.recognise(kind, FAILURE, box.failure)
+
+
 def _component(
-    ref: ReferenceBox, name: str, verdict: str, matched: Sequence[Box], message: str, credit: float
+    ref: ReferenceBox,
+    name: str,
+    verdict: str,
+    matched: Sequence[Box],
+    message: str,
+    credit: float,
+    index: PaletteIndex,
 ) -> dict[str, Any]:
     return {
         "kind": ref.kind,
@@ -350,6 +424,10 @@ def _component(
         "matched_ids": sorted(box.id for box in matched),
         "message": message,
         "credit": credit,
+        "job_named": [],
+        "failure_named": [],
+        "reference_job_named": list(index.vocabulary.recognise(ref.kind, JOB, ref.job)),
+        "reference_failure_named": list(index.vocabulary.recognise(ref.kind, FAILURE, ref.failure)),
     }
 
 

@@ -43,15 +43,15 @@ from grading.core.design_check import (
 )
 from grading.core.formula import Evaluator
 from grading.core.model import ModelError, ReferenceModel
-from grading.core.quantity_text import ParseFailure, parse_quantity
+from grading.core.quantity_text import ParseFailure, read_on_line
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
 from grading.core.question_types import CLIENT_KIND, QuestionSpec
 from grading.core.report_text import ArithmeticTemplate, arithmetic_template, format_number, format_quantity
 from grading.core.submission import Submission, read_submission
-from grading.core.units import Dims, Unit, compatible, format_dims
+from grading.core.units import Unit
 
-GRADER_VERSION = "1.0.0"
+GRADER_VERSION = "1.1.0"  # 1.1: the shape score grades what the boxes say (the palette vocabulary)
 SENSITIVITY_TOP = 3
 ARITHMETIC_DEPTH = 1  # how many unwritten steps a message opens up
 UNASKED_CHECK = ("relative", 0.05)
@@ -88,6 +88,7 @@ class _InputRange:
     low_text: str
     high_text: str
     in_range: str  # the message for a value inside the range
+    fixed: bool  # the question fixes the value (a range of one value)
 
 
 class _Prepared:
@@ -143,7 +144,9 @@ class _Prepared:
         self.ranges = {name: self._range(name) for name in model.input_names}
         self.plan = tuple((phase.name, float(phase.minutes)) for phase in spec.plan)
         self.plan_minutes = dict(self.plan)
-        nodes = tuple(ReferenceBox(node.id, node.kind, node.label) for node in spec.design.nodes)
+        nodes = tuple(
+            ReferenceBox(node.id, node.kind, node.label, node.job, node.failure) for node in spec.design.nodes
+        )
         self.design = ReferenceDesign(
             tuple(node for node in nodes if node.kind != CLIENT_KIND),
             tuple(kind for kind in spec.design.path if kind != CLIENT_KIND),
@@ -166,7 +169,8 @@ class _Prepared:
             quantity.source,
             low_text,
             high_text,
-            v.in_range_message(low_text, high_text, quantity.source),
+            v.in_range_message(low_text, high_text, quantity.source, fixed=low == high),
+            low == high,
         )
 
     def shown(self, name: str, base: float) -> str:
@@ -282,22 +286,19 @@ class _Reading:
     note: str
 
 
-@functools.lru_cache(maxsize=4096)
-def _compatible(given: Dims, asked: Dims) -> bool:
-    return compatible(given, asked)
+_FAILURE_VERDICTS = {"unparsed": v.UNPARSED, "dimension": v.UNIT_ERROR}
 
 
-def _read(text: str, unit: Unit) -> _Reading:
-    parsed = parse_quantity(text)
-    if isinstance(parsed, ParseFailure):
-        return _Reading(text, None, v.UNPARSED, parsed.message, "")
+def _read(text: str, unit: Unit) -> _Reading | None:
+    """The reading of one line's text, or None for an explicit non-answer ("idk", "N/A")."""
+    reading = read_on_line(text, unit)
+    if isinstance(reading, ParseFailure):
+        if reading.kind == "missing":
+            return None
+        message = reading.message + ("." if reading.kind == "dimension" else "")
+        return _Reading(text, None, _FAILURE_VERDICTS[reading.kind], message, "")
     # Values are numpy floats so that a division by zero in a formula gives inf instead of raising.
-    if parsed.dims is None:
-        return _Reading(text, np.float64(parsed.base_value * unit.factor), "", "", parsed.note)
-    if not _compatible(parsed.dims, unit.dims):
-        shown = "a plain number" if parsed.dims.is_dimensionless else format_dims(parsed.dims)
-        return _Reading(text, None, v.UNIT_ERROR, v.dimension_message(text, shown, unit.text), parsed.note)
-    return _Reading(text, np.float64(parsed.base_value), "", "", parsed.note)
+    return _Reading(text, np.float64(reading.value), "", "", reading.note)
 
 
 # Grading.
@@ -380,6 +381,7 @@ class _Run:
                     v.format_factor(factor.factor),
                     bounds.low_text,
                     bounds.high_text,
+                    fixed=bounds.fixed,
                 )
                 self.outcomes[name] = _Outcome(v.UNIT_ERROR, message, factor=factor.factor)
             return
@@ -387,7 +389,15 @@ class _Run:
         if asked:
             exponent = v.power_of_ten(float(value) / float(self.ref[name])) if self.ref[name] else 0
             hint = "Check the power of ten." if exponent else ""
-            message = v.out_of_range_message(given, bounds.low_text, bounds.high_text, bounds.source, hint)
+            message = v.out_of_range_message(
+                given,
+                bounds.low_text,
+                bounds.high_text,
+                bounds.source,
+                hint,
+                fixed=bounds.fixed,
+                label=_in_sentence(self.p.labels[name]),
+            )
             self.outcomes[name] = _Outcome(v.OUT_OF_RANGE, message)
 
     def _input_unit_slip(
@@ -498,7 +508,14 @@ class _Run:
     def _arithmetic(self, name: str, world: Mapping[str, Any], result: float) -> str:
         """The formula with their numbers, "2 × 80 × 8 × 128 × 2 B = 320 KiB/tok"; a step they did not write
         down is opened up one level, so a headroom factor inside it still shows."""
-        return f"{self._render(name, world, ARITHMETIC_DEPTH)} = {self.p.shown(name, result)}"
+        shown = self.p.shown(name, result)
+        rendered = self._render(name, world, ARITHMETIC_DEPTH).strip()
+        if rendered != shown:
+            return f"{rendered} = {shown}"
+        deps = sorted(self.p.deps[name])  # "70 s = 70 s" says nothing: name what the line repeats
+        if len(deps) == 1:
+            return f"This line is your {_in_sentence(self.p.labels[deps[0]])}, {shown}"
+        return f"It comes to {shown}"
 
     def _render(self, name: str, world: Mapping[str, Any], depth: int) -> str:
         parts = self.p.templates[name].parts
@@ -720,14 +737,16 @@ def grade(
         if unit is None:
             unknown.append(name)
         elif text.strip():
-            readings[name] = _read(text, unit)
+            reading = _read(text, unit)
+            if reading is not None:
+                readings[name] = reading
     run = _Run(prepared, reference, readings)
     run.run()
     lines = [_line_report(prepared, reference, run, line) for line in prepared.lines]
     design = None
     if checked.boxes is not None and (prepared.design.boxes or prepared.design.path):
         design = check_design(prepared.design, checked.boxes, checked.arrows, _palette_index(palette))
-    scores = scoring.line_scores((line["phase"], line["weight"], line["verdict"]) for line in lines)
+    scores = scoring.line_scores((line["phase"], line["weight"], line["credit"]) for line in lines)
     if design is not None:
         scores[scoring.SHAPE_PHASE] = scoring.shape_score(design["coverage"], design["path_ok"])
     overall = scoring.overall_score(scores, prepared.plan_minutes)
@@ -747,13 +766,17 @@ def _line_report(prepared: _Prepared, reference: _Reference, run: _Run, line: _L
     implied = (
         None if line.is_input else (outcome.implied if outcome.implied is not None else run.implied.get(name))
     )
+    label, share = v.LABELS[outcome.verdict], 1.0
+    if outcome.verdict == v.CORRECT and given is not None:
+        label, share = _pass_band(prepared, line, float(given), implied, reference.values[name])
     return {
         **reference.lines[name],
         "verdict": outcome.verdict,
-        "verdict_label": v.LABELS[outcome.verdict],
+        "verdict_label": label,
+        "band": v.band_text(line.check, line.tolerance),
         "tone": v.TONES[outcome.verdict],
-        "credit": scoring.LINE_CREDIT[outcome.verdict],
-        "message": outcome.message,
+        "credit": scoring.LINE_CREDIT[outcome.verdict] * share,
+        "message": outcome.message + _implausible(outcome.verdict, given, reference.values[name]),
         "note": reading.note if reading is not None else "",
         "given_text": reading.text if reading is not None else "",
         "given": None if given is None else _rounded(given / factor),
@@ -762,6 +785,27 @@ def _line_report(prepared: _Prepared, reference: _Reference, run: _Run, line: _L
         "factor": outcome.factor,
         "driver": outcome.driver,
     }
+
+
+def _implausible(verdict: str, given: float | None, reference: float) -> str:
+    """A plausibility warning for a wrong value nine or more orders of magnitude from the reference."""
+    if verdict == v.CORRECT or not given or not reference:
+        return ""
+    orders = abs(math.log10(abs(float(given) / float(reference))))
+    return v.implausible_note(orders) if orders >= v.IMPLAUSIBLE_ORDERS else ""
+
+
+def _pass_band(
+    prepared: _Prepared, line: _Line, given: float, implied: float | None, reference: float
+) -> tuple[str, float]:
+    """How a correct line passed: an input inside its range (or the value the question fixes), a derived
+    line in its band around what their own numbers imply."""
+    if line.is_input:
+        bounds = prepared.ranges[line.name]
+        return (
+            "Correct (the question fixes it)" if bounds.low == bounds.high else "Correct (inside its range)"
+        ), 1.0
+    return v.pass_band(line.check, line.tolerance, given, implied if implied is not None else reference)
 
 
 def _static_line(

@@ -3,35 +3,47 @@
 `parse_quantity(text)` gives the magnitude in base units and the dimensions of the unit it read (None when
 the text is a bare number, so the caller applies the asked quantity's unit), or a ParseFailure with a message
 a person can act on; it never raises. Results are cached per text, and pint is consulted once per unit string.
+`read_on_line(text, unit)` reads a text for one line (its unit, its counts, its period); the grader uses it.
 
 Rules, in order:
+- Digits of other scripts ("٣٢٠", "３２０") are read as ASCII digits, with a note.
+- An explicit non-answer ("idk", "N/A", "?", "none", "-") is a ParseFailure of kind "missing".
 - Leading "~", "≈", "about", "approx.", "around", "roughly" (and a trailing "or so", "-ish") mark the value
   as approximate; leading "<", "≤", "under", "at most", ">", "at least", ... mark it as a bound. Both are
   noted and the number is read as it is.
+- Two or more time parts are one duration ("1h30m", "2 min 10 s").
 - A number: digits with "," only between groups of three ("2,000"; "2,5" is refused), "_" separators, a
-  decimal point, an exponent ("1.7e6"), or "× 10^6". A leading "$" means USD.
-- A scale word right after the number: k/K/thousand = 1e3, M/mn/million = 1e6, B/bn/billion = 1e9,
+  decimal point, an exponent ("1.7e6"), or "× 10^6". A leading "$", "US$", "USD", "€", "£", "EUR" (or a
+  following "€", "EUR", "euros") is money, read as USD with a note when it is not dollars; "cents" and "¢"
+  are hundredths. Beyond ±1e308, or non-zero and below 1e-308, a number is refused as such (never as 0).
+- A ratio or fraction right after the number is a plain number ("3:1", "1,000:1", "1/6", "2/3 of the fleet").
+- A scale word right after the number: k/K/thousand = 1e3, M/mn/million = 1e6, G/B/bn/billion = 1e9,
   T/trillion = 1e12, when it ends there ("10k", "1.7M tok/s", "2 T"). A bare "B" is bytes ("175B", "175 B",
   "9.8e9 B"); "B" is a billion only before a count unit ("175B params") or after "$" ("$1.5B").
+- A trailing "of the fleet" after a fraction or percentage is noted and dropped.
 - The rest is a unit over our registry (grading/core/units.py): "KiB/tok", "Gb/s" (bits), "tokens per second",
   "GPU-hours", "%" (0.01), "x" (a plain ratio).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 
+from grading.core.report_text import format_number
 from grading.core.units import (
     BIT_UNIT_NAMES,
+    COUNT_EQUIVALENTS,
     DIMENSIONLESS,
     Dims,
     Unit,
     UnitError,
     compatible,
-    format_dims,
+    counts_named_by,
     is_count_word,
     normalize_unit_text,
     parse_unit,
@@ -53,12 +65,12 @@ _APPROXIMATE_SUFFIX = re.compile(
 _NUMBER = re.compile(
     r"""(?P<sign>[+-])?\s*
     (?P<digits>\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d*)?|\d[\d_]*(?:\.\d*)?|\.\d+)
-    (?:[eE](?P<exponent>[+-]?\d{1,3}))?
-    (?:\s*[x×*·]\s*10\s*(?:\^|\*\*)\s*(?P<power_of_ten>[+-]?\d{1,3}))?""",
+    (?:[eE](?P<exponent>[+-]?\d{1,6}))?
+    (?:\s*[x×*·]\s*10\s*(?:\^|\*\*)\s*(?P<power_of_ten>[+-]?\d{1,6}))?""",
     re.VERBOSE,
 )
 _EUROPEAN_DECIMAL = re.compile(r",\d")
-_SCALE = re.compile(r"(?P<word>(?i:thousand|million|billion|trillion)|bn|mn|k|K|M|B|T)(?![A-Za-z])")
+_SCALE = re.compile(r"(?P<word>(?i:thousand|million|billion|trillion)|bn|mn|k|K|M|G|B|T)(?![A-Za-z])")
 _SCALES = {
     "k": ("thousand", 1e3),
     "K": ("thousand", 1e3),
@@ -67,6 +79,7 @@ _SCALES = {
     "mn": ("million", 1e6),
     "million": ("million", 1e6),
     "B": ("billion", 1e9),
+    "G": ("billion", 1e9),
     "bn": ("billion", 1e9),
     "billion": ("billion", 1e9),
     "T": ("trillion", 1e12),
@@ -74,9 +87,40 @@ _SCALES = {
 }
 _RATIO_WORDS = frozenset({"x", "×", "times"})
 _FIRST_WORD = re.compile(r"[A-Za-z]+")
-_UNIT_START = re.compile(r"[A-Za-z%/(µμ$]")
+_UNIT_START = re.compile(r"[A-Za-z%/(µμ$¢]")
 _EXPONENTS = re.compile(r"(?:\*\*|\^)\s*[+-]?\d+(?:\.5)?")
 _DIGIT = re.compile(r"\d")
+_TOO_FAR = "that number is too far from zero to compute with (its size passes 1e308)"
+_TOO_CLOSE = "that number is too close to zero to compute with (below 1e-308); write 0 if you mean zero"
+_NON_ANSWER = re.compile(
+    r"\s*(?:idk|i\s+don'?t\s+know|don'?t\s+know|dunno|no\s+idea|not\s+sure|n/?a|tbd|tbc|unknown|skip(?:ped)?|"
+    r"pass|none|nothing|-+|—|\?+)\s*[.!]?\s*",
+    re.IGNORECASE,
+)
+_ZERO_WORDS = frozenset({"none", "nothing"})
+_ARABIC_SEPARATORS = {"\u066b": ".", "\u066c": ","}
+_DURATION_SECONDS = {
+    **dict.fromkeys(("d", "day", "days"), 86400.0),
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), 3600.0),
+    **dict.fromkeys(("m", "min", "mins", "minute", "minutes"), 60.0),
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), 1.0),
+    "ms": 1e-3,
+}
+_DURATION_UNIT = r"(days?|d|hours?|hrs?|h|minutes?|mins?|ms|m|seconds?|secs?|s)"
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*" + _DURATION_UNIT + r"(?![A-Za-z])", re.IGNORECASE)
+_COMPOUND_DURATION = re.compile(
+    r"(?:\d+(?:\.\d+)?\s*" + _DURATION_UNIT + r"(?![A-Za-z])\s*,?\s*(?:and\s+)?){2,}", re.IGNORECASE
+)
+_CURRENCY_PREFIX = re.compile(r"(\$|US\$|€|£|USD|EUR|GBP)\s*", re.IGNORECASE)
+_CURRENCY_SUFFIX = re.compile(r"(?<![A-Za-z])(€|£|EUR|GBP|euros?)(?![A-Za-z])", re.IGNORECASE)
+_RATIO_OR_FRACTION = re.compile(
+    r"(?P<sign>[:/])\s*(?P<denominator>\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w.])(?P<after>.*)\Z"
+)
+_NOUN = re.compile(r"(?<![A-Za-z])[A-Za-z][A-Za-z0-9]*")
+_UNIT_PREFIX = re.compile(r"\s*(?P<prefix>[kKMGTPE])i?(?:B|b|bit|FLOPS|FLOP|Wh|W|bps)(?![A-Za-z])")
+_PREFIX_OF_SCALE = {"k": "K", "K": "K", "M": "M", "mn": "M", "G": "G", "B": "G", "bn": "G", "T": "T"}
+_SECONDS = parse_unit("s")
+_SHARE_OF = re.compile(r"(?P<keep>%|percent)?\s*(?P<of>of\s.*)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -89,14 +133,19 @@ class ParsedQuantity:
     unit: str | None = None
     note: str = ""
     approximate: bool = False
+    scale: float = 1.0  # the scale word's factor ("1.04T": 1e12), already inside base_value
+    scale_word: str = ""
 
 
 @dataclass(frozen=True)
 class ParseFailure:
-    """Text that could not be read, with a message for the person who typed it."""
+    """Text that could not be read, with a message for the person who typed it. `kind` is "unparsed", or
+    "missing" for an explicit non-answer ("idk", "N/A", "?"), or "dimension" for a reading in the wrong
+    dimension for the line (from `read_on_line`)."""
 
     text: str
     message: str
+    kind: str = "unparsed"
 
 
 @functools.lru_cache(maxsize=16384)
@@ -113,14 +162,24 @@ def parse_quantity(text: str) -> ParsedQuantity | ParseFailure:
     if not cleaned:
         return ParseFailure(text, "nothing was typed; enter a number, like 320 KB")
     notes: list[str] = []
+    if not cleaned.isascii():
+        cleaned, digits_note = _ascii_digits(cleaned)
+        if digits_note:
+            notes.append(digits_note)
+    if _NON_ANSWER.fullmatch(cleaned):
+        return ParseFailure(text, "no answer given", kind="missing")
     cleaned, approximate, bound = _strip_qualifiers(cleaned)
     if approximate:
         notes.append("approximate")
     if bound:
         notes.append(f"read {bound!r} as the value itself")
-    money = cleaned.startswith("$")
-    if money:
-        cleaned = cleaned[1:].lstrip()
+    duration = _compound_duration(cleaned)
+    if duration is not None:
+        notes.append(f"read as {format_number(duration)} s")
+        return ParsedQuantity(duration, parse_unit("s").dims, "s", "; ".join(notes), approximate)
+    cleaned, currency, money = _strip_currency(cleaned)
+    if currency not in ("", "$", "USD"):
+        notes.append(f"read {currency} as the question's currency (USD)")
     number = _NUMBER.match(cleaned)
     if not number:
         return ParseFailure(text, f"no number at the start of {text.strip()!r}; write digits, like 10 pods")
@@ -128,14 +187,83 @@ def parse_quantity(text: str) -> ParsedQuantity | ParseFailure:
     if _EUROPEAN_DECIMAL.match(rest) or (rest.startswith(",") and rest[1:2].isdigit()):
         return ParseFailure(text, "use a point for decimals (2.5) and commas only between thousands (2,000)")
     magnitude = _magnitude(number)
-    if magnitude is None:
-        return ParseFailure(text, "that number is too large")
+    if isinstance(magnitude, str):
+        return ParseFailure(text, magnitude)
+    ratio = _RATIO_OR_FRACTION.match(rest)
+    if ratio:
+        return _ratio(text, magnitude, number.group(0).strip(), ratio, notes, approximate)
     scale, rest, scale_word = _scale(rest, money)
     if scale_word:
         notes.append(f"{scale_word!r} read as {_SCALES[scale_word][0]}")
+    share = _SHARE_OF.fullmatch(rest)
+    if share:
+        notes.append(f"{share.group('of')!r} read as a share")
+        rest = share.group("keep") or ""
     if money:
         rest = "USD" if not rest else ("USD" + rest if rest.startswith("/") else f"USD {rest}")
-    return _with_unit(text, magnitude * scale, rest, notes, approximate)
+    parsed = _with_unit(text, magnitude * scale, rest, notes, approximate)
+    if scale != 1 and isinstance(parsed, ParsedQuantity):
+        return dataclasses.replace(parsed, scale=scale, scale_word=scale_word)
+    return parsed
+
+
+def _ascii_digits(text: str) -> tuple[str, str]:
+    """Digits of other scripts ("٣٢٠", "３２０") as ASCII, read on purpose and noted."""
+    scripts = []
+    out = []
+    for char in text:
+        digit = unicodedata.decimal(char, None) if not char.isascii() else None
+        if digit is not None:
+            out.append(str(digit))
+            script = unicodedata.name(char, "").split(" DIGIT")[0].title()
+            if script not in scripts:
+                scripts.append(script)
+        else:
+            out.append(_ARABIC_SEPARATORS.get(char, char))
+    converted = "".join(out)
+    if not scripts:
+        return converted, ""
+    return converted, f"read the {' and '.join(scripts)} digits as {converted.strip()}"
+
+
+def _compound_duration(text: str) -> float | None:
+    """ "1h30m", "2 min 10 s", "1 h 30 min" as seconds; None if the text is not two or more such parts."""
+    if not _COMPOUND_DURATION.fullmatch(text):
+        return None
+    parts = _DURATION_PART.findall(text)
+    if len(parts) < 2:
+        return None
+    return sum(float(amount) * _DURATION_SECONDS[unit.lower()] for amount, unit in parts)
+
+
+def _strip_currency(text: str) -> tuple[str, str, bool]:
+    """The text with a currency sign or code taken off the front (then the third item is True) or written as
+    USD where it follows the number, and the sign or code as typed ("" if none)."""
+    match = _CURRENCY_PREFIX.match(text)
+    if match and _starts_a_number(text[match.end() :]):
+        sign = match.group(1).upper().replace("US$", "$")
+        return text[match.end() :].lstrip(), sign, True
+    match = _CURRENCY_SUFFIX.search(text)
+    if match:
+        return text[: match.start()] + " USD " + text[match.end() :], match.group(1), False
+    return text, "", False
+
+
+def _ratio(
+    text: str, numerator: float, shown: str, match: re.Match[str], notes: list[str], approximate: bool
+) -> ParsedQuantity | ParseFailure:
+    """ "3:1", "1,000:1", "1/6", "2/3 of the fleet": a plain number."""
+    denominator = float(match.group("denominator").replace(",", ""))
+    if denominator == 0:
+        return ParseFailure(text, "a ratio or fraction cannot have 0 below the line")
+    value = numerator / denominator
+    written = f"{shown}{match.group('sign')}{match.group('denominator')}"
+    kind = "the ratio" if match.group("sign") == ":" else "the fraction"
+    notes.append(f"{kind} {written} read as {format_number(value)}")
+    after = match.group("after").strip()
+    if after and not _SHARE_OF.fullmatch(after):
+        return ParseFailure(text, f"cannot read {after!r} after {written}; write the fraction alone (1/6)")
+    return ParsedQuantity(value, DIMENSIONLESS, None, "; ".join(notes), approximate)
 
 
 def _strip_qualifiers(text: str) -> tuple[str, bool, str]:
@@ -156,15 +284,21 @@ def _starts_a_number(text: str) -> bool:
     return bool(re.match(r"\s*[$+-]?\s*[\d.]", text))
 
 
-def _magnitude(number: re.Match[str]) -> float | None:
+def _magnitude(number: re.Match[str]) -> float | str:
+    """The number's value, or a message when it cannot be computed with (beyond ±1e308, or a non-zero
+    number so close to zero that it would read as 0)."""
     digits = number.group("digits").replace(",", "").replace("_", "")
     exponent = int(number.group("exponent") or 0) + int(number.group("power_of_ten") or 0)
     try:
         value = float(digits) * 10.0**exponent
     except OverflowError:
-        return None
+        value = math.inf
     if not math.isfinite(value):
-        return None
+        return _TOO_FAR
+    if value == 0 and float(digits) != 0:
+        return _TOO_CLOSE
+    if value == 0:
+        return 0.0  # "-0" is 0
     return -value if number.group("sign") == "-" else value
 
 
@@ -187,7 +321,7 @@ def _with_unit(
     text: str, value: float, unit_text: str, notes: list[str], approximate: bool
 ) -> ParsedQuantity | ParseFailure:
     if not math.isfinite(value):
-        return ParseFailure(text, "that number is too large")
+        return ParseFailure(text, _TOO_FAR)
     if not unit_text:
         return ParsedQuantity(value, None, None, "; ".join(notes), approximate)
     if unit_text in _RATIO_WORDS:
@@ -204,7 +338,9 @@ def _with_unit(
     if "percent" in normalize_unit_text(unit_text):
         notes.append("a percentage")
     if not math.isfinite(value * unit.factor):
-        return ParseFailure(text, "that number is too large")
+        return ParseFailure(text, _TOO_FAR)
+    if value != 0 and value * unit.factor == 0:
+        return ParseFailure(text, _TOO_CLOSE)
     return ParsedQuantity(value * unit.factor, unit.dims, unit_text, "; ".join(notes), approximate)
 
 
@@ -213,20 +349,143 @@ def _uses_bits(unit_text: str) -> bool:
     return any(word in BIT_UNIT_NAMES for word in re.findall(r"[A-Za-z]+", normalize_unit_text(unit_text)))
 
 
-def read_value(text: str, unit: str | Unit) -> float | ParseFailure:
-    """`text` as a base-unit value for a quantity shown in `unit`: a bare number is taken in `unit`; a number
-    with a unit must be compatible with it (count rule). Never raises for bad text."""
+@dataclass(frozen=True)
+class LineReading:
+    """A text read for one line: the value in the line's base units, the notes on how it was read, and
+    whether a unit was written (else the line's unit was applied)."""
+
+    value: float
+    note: str
+    unit_written: bool
+
+
+def read_on_line(text: str, unit: str | Unit) -> LineReading | ParseFailure:
+    """`text` read for a line shown in `unit`; never raises for bad text.
+
+    On top of `parse_quantity`: a bare number is in the line's unit, and a scale word that repeats the unit's
+    own prefix is that prefix ("1.04T" on a TB line is 1.04 TB); a bare "B" on a line that is not in bytes is
+    a billion ("175B" parameters); a noun the line counts under another name is that count ("44
+    conversations" on a session line, "20k ops/s" on a req/s line; units.COUNT_NOUNS), and requests and
+    sequences are one count; "none" on a line of counts is 0. A unit of another dimension is a failure of
+    kind "dimension"."""
+    target = unit if isinstance(unit, Unit) else parse_unit(unit)
     parsed = parse_quantity(text)
     if isinstance(parsed, ParseFailure):
-        return parsed
-    target = unit if isinstance(unit, Unit) else parse_unit(unit)
+        return _read_failure(text, parsed, target)
     if parsed.dims is None:
-        return parsed.base_value * target.factor
-    if not compatible(parsed.dims, target.dims):
-        asked = target.text or "a plain number"
-        return ParseFailure(text, f"{text.strip()!r} is in {_describe(parsed.dims)}; this asks for {asked}")
-    return parsed.base_value
+        return _bare_on_line(parsed, target)
+    line_symbols = {symbol for symbol, _ in target.dims.exponents}
+    if parsed.unit == "B" and "B" not in line_symbols:
+        notes = _joined(parsed.note, "'B' read as billion (this line is not in bytes)")
+        return LineReading(parsed.base_value * 1e9 * target.factor, notes, False)
+    if compatible(parsed.dims, target.dims):
+        return LineReading(parsed.base_value, parsed.note, True)
+    renamed = _equivalent_counts(parsed.dims, target.dims)
+    if renamed:
+        return LineReading(parsed.base_value, _joined(parsed.note, renamed), True)
+    period = _line_period(target.text, parsed.dims) if "/" not in (parsed.unit or "") else None
+    if period is not None and "per" not in (parsed.unit or "").lower().split():
+        amount = format_number(parsed.base_value / _unit_factor(parsed.unit))
+        note = f"read as {amount} {parsed.unit} in the line's unit, {target.text}"
+        return LineReading(parsed.base_value / period, _joined(parsed.note, note), True)
+    asked = target.text or "a plain number"
+    message = f"{text.strip()!r} is in {parsed.unit}; this line asks for {asked}"
+    return ParseFailure(text, message, "dimension")
 
 
-def _describe(dims: Dims) -> str:
-    return "a plain number" if dims.is_dimensionless else format_dims(dims)
+def _read_failure(text: str, failure: ParseFailure, target: Unit) -> LineReading | ParseFailure:
+    if failure.kind == "missing":
+        word = text.strip().rstrip(".!").lower()
+        counts_only = bool(target.dims.exponents) and not target.dims.physical.exponents
+        if word in _ZERO_WORDS and counts_only:
+            return LineReading(0.0, f"read {word!r} as 0", False)
+        return failure
+    renamed_text, renamed = _with_line_nouns(text, target)
+    if not renamed:
+        return failure
+    reading = read_on_line(renamed_text, target)
+    if isinstance(reading, ParseFailure):
+        return failure
+    return dataclasses.replace(reading, note=_joined(reading.note, renamed))
+
+
+def _with_line_nouns(text: str, target: Unit) -> tuple[str, str]:
+    """`text` with the nouns outside the registry that name one of the line's counts (or name one count
+    only) replaced by that count's symbol, and a note saying so ("" if nothing was replaced)."""
+    line_counts = {symbol for symbol, _ in target.dims.counts.exponents}
+    notes = []
+
+    def replace(match: re.Match[str]) -> str:
+        word = match.group(0)
+        named = counts_named_by(word)
+        chosen = sorted(named & line_counts or named)
+        if not chosen or (len(chosen) > 1 and line_counts):
+            return word
+        # A noun of several counts on a line that counts none of them: any count fits it the same way.
+        notes.append(f"{word!r} read as {chosen[0]}" if len(chosen) == 1 else f"{word!r} read as a count")
+        return chosen[0]
+
+    replaced = _NOUN.sub(replace, text)
+    return replaced, "; ".join(notes)
+
+
+def _equivalent_counts(given: Dims, line: Dims) -> str:
+    """A note when `given` fits the line once a count is read as its equivalent (req as seq), else ""."""
+    line_counts = {symbol for symbol, _ in line.counts.exponents}
+    renames = {
+        symbol: COUNT_EQUIVALENTS[symbol]
+        for symbol, _ in given.counts.exponents
+        if symbol not in line_counts and COUNT_EQUIVALENTS.get(symbol) in line_counts
+    }
+    if not renames:
+        return ""
+    renamed = Dims.of((renames.get(symbol, symbol), exponent) for symbol, exponent in given.exponents)
+    if not compatible(renamed, line):
+        return ""
+    return "; ".join(f"{old} read as {new} (one request is one sequence)" for old, new in renames.items())
+
+
+@functools.lru_cache(maxsize=1024)
+def _line_period(line_unit: str, given: Dims) -> float | None:
+    """The seconds of the time word below the line's "/" that `given` leaves out: "$38,880" on a
+    USD/(team*month) line is an amount per team per month, "98,300 GPU-hours" on a GPU*h/day line per day."""
+    below = line_unit.partition("/")[2]
+    for word in reversed(_NOUN.findall(below)):
+        try:
+            period = parse_unit(word)
+            without = parse_unit(f"({line_unit}) * {word}")
+        except UnitError:
+            continue
+        if period.dims == _SECONDS.dims and compatible(given, without.dims):
+            return period.factor
+    return None
+
+
+def _unit_factor(unit_text: str | None) -> float:
+    try:
+        return parse_unit(unit_text or "").factor
+    except UnitError:
+        return 1.0
+
+
+def _bare_on_line(parsed: ParsedQuantity, target: Unit) -> LineReading:
+    prefix = _UNIT_PREFIX.match(target.text)
+    repeats_prefix = prefix and _PREFIX_OF_SCALE.get(parsed.scale_word) == prefix.group("prefix").upper()
+    if parsed.scale != 1 and repeats_prefix:
+        number = parsed.base_value / parsed.scale
+        note = parsed.note.replace(
+            f"{parsed.scale_word!r} read as {_SCALES[parsed.scale_word][0]}",
+            f"{parsed.scale_word!r} read as the {prefix.group('prefix')} of {target.text}",
+        )
+        return LineReading(number * target.factor, note, False)
+    return LineReading(parsed.base_value * target.factor, parsed.note, False)
+
+
+def _joined(*notes: str) -> str:
+    return "; ".join(note for note in notes if note)
+
+
+def read_value(text: str, unit: str | Unit) -> float | ParseFailure:
+    """`text` as a base-unit value for a quantity shown in `unit` (see `read_on_line`)."""
+    reading = read_on_line(text, unit)
+    return reading if isinstance(reading, ParseFailure) else reading.value

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from grading.core.box_words import KindWords, read_terms
 from grading.core.question_reader import FieldReader, parse_question
 from grading.core.question_types import PaletteComponent, QuestionSpec, SpecError
 
@@ -62,17 +63,32 @@ def read_yaml(path: str | Path) -> Any:
 
 def load_palette(path: str | Path) -> dict[str, PaletteComponent]:
     """The component palette, keyed by kind (so `kind in palette` works). Raises SpecError on a bad file."""
+    return load_palette_file(path)[0]
+
+
+def load_palette_file(path: str | Path) -> tuple[dict[str, PaletteComponent], KindWords, int]:
+    """The palette by kind, the vocabulary's common jobs and failure modes, and the palette's version."""
     name = Path(path).name
     try:
         data = read_yaml(path)
     except (OSError, yaml.YAMLError) as error:
         raise SpecError([("palette", _yaml_message(error))], name) from None
     reader = FieldReader()
-    top = reader.mapping(data, "", {"components"})
+    top = reader.mapping(data, "", {"version", "common", "components"})
+    version = top.get("version", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        reader.add("version", "must be a whole number")
+        version = 0
+    common_entry = reader.mapping(top.get("common") or {}, "common", {"jobs", "failures"})
+    common = KindWords(
+        read_terms(common_entry.get("jobs"), "common.jobs", reader.problems),
+        read_terms(common_entry.get("failures"), "common.failures", reader.problems),
+    )
     palette: dict[str, PaletteComponent] = {}
+    allowed = {"kind", "name", "group", "synonyms", "job", "failure", "jobs", "failures"}
     for index, item in enumerate(reader.items(top, "components", "components", required=True)):
         field = f"components[{index}]"
-        entry = reader.mapping(item, field, {"kind", "name", "group", "synonyms", "job", "failure"})
+        entry = reader.mapping(item, field, allowed)
         kind = reader.text(entry, "kind", f"{field}.kind")
         if kind in palette:
             reader.add(f"{field}.kind", f"{kind!r} appears twice")
@@ -81,11 +97,15 @@ def load_palette(path: str | Path) -> dict[str, PaletteComponent]:
             reader.add(f"{field}.synonyms", "must be a list of words")
             synonyms = []
         texts = [reader.text(entry, key, f"{field}.{key}") for key in ("name", "group", "job", "failure")]
+        jobs = read_terms(entry.get("jobs"), f"{field}.jobs", reader.problems)
+        failures = read_terms(entry.get("failures"), f"{field}.failures", reader.problems)
         if kind:
-            palette[kind] = PaletteComponent(kind, texts[0], texts[1], tuple(synonyms), texts[2], texts[3])
+            palette[kind] = PaletteComponent(
+                kind, texts[0], texts[1], tuple(synonyms), texts[2], texts[3], jobs, failures
+            )
     if reader.problems:
         raise SpecError(reader.problems, name)
-    return palette
+    return palette, common, version
 
 
 def load_question(path: str | Path, *, palette: Collection[str] | None = None) -> QuestionSpec:

@@ -6,14 +6,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from grading.core.model import ModelSpec
+from grading.core.box_words import Term
+from grading.core.model import ModelSpec, Problem
 
 PLAN_MINUTES = 45
 CLIENT_KIND = "client"
 DEFAULT_TOLERANCE = {"relative": 0.05, "magnitude": 3.0, "count": None}
 DEFAULT_FIGURE_TOLERANCE = 0.02
-
-Problem = tuple[str, str]
 
 
 class SpecError(ValueError):
@@ -57,6 +56,7 @@ class Asked:
     weight: int | float = 1
     check: str = "relative"
     tolerance: float | None = 0.05
+    drill: str = ""  # an optional wording for the drill step, with a {name} for each input it gives
 
 
 @dataclass(frozen=True)
@@ -181,3 +181,5 @@ class PaletteComponent:
     synonyms: tuple[str, ...]
     job: str
     failure: str
+    jobs: tuple[Term, ...] = ()  # the vocabulary of what it does and how it fails (grading.core.box_words)
+    failures: tuple[Term, ...] = ()

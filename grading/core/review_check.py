@@ -431,8 +431,6 @@ def review_replays(
     seed_key: str | int | None = None,
 ) -> dict[str, Any]:
     """Every scenario run on the given design (reference side) and on the fixed design (candidate side)."""
-    from grading.core.sim import run_scenario
-
     key = seed_key if seed_key is not None else spec_dict.get("slug", "")
     variant = dict(overrides or {}) or None
     sides = {
@@ -444,32 +442,43 @@ def review_replays(
     rows = []
     for given, fixed in zip(sides["reference"], sides["candidate"], strict=True):
         seed = replay_seed(key, given["scenario"])
-        results = {}
-        for name, entry in (("given", given), ("fixed", fixed)):
-            result = run_scenario(
-                entry["family"], entry["params"], entry["events"], entry["slo"], entry["duration_s"], seed
-            )
-            results[name] = {
-                "passed": bool(result.passed),
-                "slo_checks": [
-                    {
-                        "key": check["key"],
-                        "target": check["target"],
-                        "actual": None if check["actual"] is None else float(f"{check['actual']:.6g}"),
-                        "passed": bool(check["passed"]),
-                    }
-                    for check in result.slo_checks
-                ],
-            }
         rows.append(
             {
                 "scenario": given["scenario"],
                 "title": given["title"],
-                "given": results["given"],
-                "fixed": results["fixed"],
+                "given": review_side(_run_entry(given, seed)),
+                "fixed": review_side(_run_entry(fixed, seed)),
                 "fallbacks": fixed.get("fallbacks") or {},
             }
         )
+    return review_replays_summary(rows)
+
+
+def _run_entry(entry: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    """One side's run as stored (ScenarioResult.to_dict()), or {"error": why} when the inputs are refused."""
+    from grading.core.sim import run_scenario
+
+    try:
+        result = run_scenario(
+            entry["family"], entry["params"], entry["events"], entry["slo"], entry["duration_s"], seed
+        )
+    except ValueError as error:
+        return {"error": str(error)}
+    return result.to_dict()
+
+
+def review_side(result: Mapping[str, Any] | None, error: str = "") -> dict[str, Any]:
+    """A review's view of one side's run: its verdict and SLO checks, or why it could not run (a run that
+    could not run does not meet its SLO)."""
+    why = error or (result or {}).get("error", "")
+    if why or result is None:
+        return {"passed": False, "slo_checks": [], "error": why or "The replay did not run."}
+    return {"passed": bool(result["passed"]), "slo_checks": list(result["slo_checks"])}
+
+
+def review_replays_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The replays section of a review from its rows ({scenario, title, given, fixed, fallbacks})."""
+    rows = list(rows)
     met = sum(row["fixed"]["passed"] for row in rows)
     return {
         "scenarios": rows,
@@ -492,18 +501,56 @@ def _spec_and_dict(question: QuestionSpec | Mapping[str, Any]) -> tuple[Question
 
 
 def review_score(marks: Mapping[str, Any], ranking: Mapping[str, Any], replays: Mapping[str, Any]) -> dict:
-    """The review's part scores (0–1) and its score (0–100), weighted by WEIGHTS."""
+    """The review's part scores (0–1) and its score (0–100), weighted by WEIGHTS; while the replays are
+    pending their part and the score are None."""
     total = len(marks["flaws"])
     found = len(marks["found"])
     flagged = found + marks["false_alarms"]
-    parts = {
+    parts: dict[str, float | None] = {
         "flaws": found / total if total else 1.0,
         "precision": found / flagged if flagged else 1.0,
         "ranking": 1.0 if ranking["ok"] else 0.0,
-        "replays": replays["fixed_met"] / replays["total"] if replays["total"] else 1.0,
+        "replays": None
+        if replays.get("pending")
+        else (replays["fixed_met"] / replays["total"] if replays["total"] else 1.0),
     }
-    score = 100.0 * sum(WEIGHTS[part] * value for part, value in parts.items())
-    return {**{part: round(value, 4) for part, value in parts.items()}, "review": round(score, 1)}
+    rounded = {part: None if value is None else round(value, 4) for part, value in parts.items()}
+    if parts["replays"] is None:
+        return {**rounded, "review": None}
+    score = 100.0 * sum(WEIGHTS[part] * value for part, value in parts.items() if value is not None)
+    return {**rounded, "review": round(score, 1)}
+
+
+def review_replays_pending(spec_dict: Mapping[str, Any]) -> dict[str, Any]:
+    """The replays section of a review whose replays run later (as background jobs)."""
+    total = len(spec_dict.get("scenarios") or [])
+    return {
+        "pending": True,
+        "scenarios": [],
+        "fixed_meets": False,
+        "fixed_met": 0,
+        "given_failed": 0,
+        "total": total,
+    }
+
+
+def review_with_replays(report: Mapping[str, Any], replays: Mapping[str, Any]) -> dict[str, Any]:
+    """A graded review report with its replays section set to `replays`, and its scores worked out again."""
+    review = dict(report["review"])
+    scores = review_score(review, review["ranking"], replays)
+    engine = review["engine_overall"]
+    if scores["review"] is None:
+        overall = None
+    elif engine is None:
+        overall = scores["review"]
+    else:
+        overall = round(REVIEW_SHARE * scores["review"] + (1 - REVIEW_SHARE) * engine, 1)
+    review.update({"replays": dict(replays), "scores": scores})
+    return {
+        **report,
+        "scores": {**report["scores"], "review": scores["review"], "overall": overall},
+        "review": review,
+    }
 
 
 def grade_review(
@@ -514,10 +561,14 @@ def grade_review(
     palette: PaletteIndex | str | Path | None = None,
     seed_key: str | int | None = None,
     version: int | None = None,
+    run_replays: bool = True,
 ) -> dict[str, Any]:
     """Grade a review round: `grading.core.grader.grade`'s report plus a `review` section, and the overall
     score combined from both (see the module docstring). `submission` is the ordinary one plus `fixes` and the
     canvas's `design.marks`. A question without a review block is graded by `grade` alone.
+
+    With `run_replays` False the replays are left pending (they run as background jobs): the review and
+    overall scores are None until `review_with_replays` fills them in.
     """
     from grading.core.grader import grade
     from grading.core.submission import read_submission
@@ -539,20 +590,16 @@ def grade_review(
     marks = check_marks(spec, read_marks(submission.get("design")), checked.boxes or (), index)
     ranking = check_ranking(read_fixes(submission.get("fixes")))
     numbers = {name: text for name, text in checked.numbers.items() if isinstance(text, str)}
-    replays = review_replays(spec_dict, numbers, overrides=overrides, seed_key=seed_key)
-    scores = review_score(marks, ranking, replays)
-    engine = report["scores"].get("overall")
-    overall = (
-        scores["review"] if engine is None else REVIEW_SHARE * scores["review"] + (1 - REVIEW_SHARE) * engine
+    replays = (
+        review_replays(spec_dict, numbers, overrides=overrides, seed_key=seed_key)
+        if run_replays
+        else review_replays_pending(spec_dict)
     )
-    report["scores"] = {**report["scores"], "review": scores["review"], "overall": round(overall, 1)}
     report["review"] = {
         **marks,
         "ranking": ranking,
-        "replays": replays,
-        "scores": scores,
         "weights": dict(WEIGHTS),
         "review_share": REVIEW_SHARE,
-        "engine_overall": engine,
+        "engine_overall": report["scores"].get("overall"),
     }
-    return report
+    return review_with_replays(report, replays)

@@ -11,6 +11,9 @@ Line credit (a share of the line's weight):
 | arithmetic_slip      | 0.25   | a number was written, with its method visible elsewhere    |
 | missing, unparsed    | 0      |                                                            |
 
+A correct line in its loose band only (beyond 10% on a line whose band is wider) earns
+verdicts.LOOSE_CREDIT of a full pass: 0.8 on a relative line, 0.6 on an order-of-magnitude line.
+
 A phase with asked lines (usually `numbers` and `arithmetic`) scores the weighted mean credit of its lines;
 `shape` scores the design check: 0.75 × component coverage + 0.25 × the path (coverage alone when the question
 has no path). `depth` belongs to the interviewer and `failures` to the replays, so neither is scored here.
@@ -40,12 +43,12 @@ DESIGN_FIELD = "design"
 NUMBERS_FIELD_PREFIX = "numbers."
 
 
-def line_scores(lines: Iterable[tuple[str, float, str]]) -> dict[str, float]:
-    """Score (0–100) per phase from `(phase, weight, verdict)` of each asked line."""
+def line_scores(lines: Iterable[tuple[str, float, float]]) -> dict[str, float]:
+    """Score (0–100) per phase from `(phase, weight, credit)` of each asked line (credit 0–1)."""
     earned: dict[str, float] = {}
     possible: dict[str, float] = {}
-    for phase, weight, verdict in lines:
-        earned[phase] = earned.get(phase, 0.0) + weight * LINE_CREDIT[verdict]
+    for phase, weight, credit in lines:
+        earned[phase] = earned.get(phase, 0.0) + weight * credit
         possible[phase] = possible.get(phase, 0.0) + weight
     return {phase: 100.0 * earned[phase] / possible[phase] for phase in possible if possible[phase] > 0}
 

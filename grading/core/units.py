@@ -70,6 +70,60 @@ COUNT_UNITS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("instance", ("instances",)),
 )
 
+# Nouns people use for what a line counts, by the count they name ("44 conversations" on a session line).
+# A noun is read as a count the line has, so "machines" can be nodes or instances.
+COUNT_NOUNS: dict[str, tuple[str, ...]] = {
+    "session": ("conversation", "chat", "convo", "dialog", "dialogue", "thread"),
+    "instance": ("machine", "server", "host", "vm", "box"),
+    "node": ("machine", "server", "host", "box"),
+    "GPU": ("card", "accelerator", "device", "h100", "a100", "h200", "b200"),
+    "chunk": ("passage", "snippet", "segment", "piece"),
+    "doc": ("passage", "page", "file", "article"),
+    "req": ("op", "operation", "call", "hit", "rpc", "lookup", "write", "read"),
+    "query": ("search", "lookup", "question", "op"),
+    "user": ("person", "people", "customer", "developer", "employee", "engineer", "researcher"),
+    "job": ("task", "run", "workload"),
+    "prompt": ("example", "item", "question", "input"),
+    "sample": ("example", "row", "record", "item"),
+    "event": ("record", "row", "message", "entry", "span", "log"),
+    "tenant": ("customer", "org", "organisation", "organization", "account"),
+    "team": ("group",),
+    "failure": ("fault", "crash", "error", "incident", "interruption", "outage"),
+    "step": ("iteration", "iter", "update"),
+    "ckpt": ("snapshot", "save"),
+    "image": ("picture", "photo", "img"),
+    "param": ("weight",),
+    "conn": ("socket", "stream"),
+    "replica": ("copy",),
+    "adapter": ("lora",),
+    "region": ("site", "datacenter", "datacentre", "dc"),
+    "shard": ("partition",),
+    "series": ("metric", "timeseries"),
+}
+# One thing, two names in the bank: decode batches count requests in some questions, sequences in others.
+COUNT_EQUIVALENTS: dict[str, str] = {"req": "seq", "seq": "req"}
+
+
+def _plurals(noun: str) -> tuple[str, ...]:
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        return (noun, noun[:-1] + "ies")
+    if noun.endswith(("s", "x", "ch", "sh")):
+        return (noun, noun + "es")
+    return (noun, noun + "s")
+
+
+_NOUN_COUNTS: dict[str, frozenset[str]] = {}
+for _symbol, _nouns in COUNT_NOUNS.items():
+    for _noun in _nouns:
+        for _form in _plurals(_noun):
+            _NOUN_COUNTS[_form] = _NOUN_COUNTS.get(_form, frozenset()) | {_symbol}
+
+
+def counts_named_by(word: str) -> frozenset[str]:
+    """The count symbols a noun outside the registry can stand for ("conversations" -> {"session"})."""
+    return _NOUN_COUNTS.get(word.lower(), frozenset())
+
+
 # (name, definition, aliases). Aliases in _CASE_INSENSITIVE_WORDS below also match in any letter case.
 _DERIVED_UNITS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("KB", "1e3 * B", ("kB", "kilobyte", "kilobytes")),
@@ -120,6 +174,7 @@ _DERIVED_UNITS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("MWh", "MW * h", ()),
     ("GWh", "GW * h", ()),
     ("percent", "0.01", ("pct",)),
+    ("cent", "0.01 * USD", ("cents",)),
 )
 
 # Words matched in any letter case: counts, spelled-out time and money, bit rates that cannot be bytes.
@@ -128,7 +183,7 @@ _CASE_INSENSITIVE_WORDS: dict[str, str] = {
     **{
         word: name
         for name, _, aliases in _DERIVED_UNITS
-        if name in {"ns", "us", "ms", "min", "h", "day", "week", "month", "year", "percent"}
+        if name in {"ns", "us", "ms", "min", "h", "day", "week", "month", "year", "percent", "cent"}
         for word in (name, *aliases)
     },
     **{word: "s" for word in ("s", "sec", "secs", "second", "seconds")},
@@ -292,7 +347,8 @@ def normalize_unit_text(text: str) -> str:
     text = text.strip()
     for old, new in (("·", "*"), ("⋅", "*"), ("×", "*"), ("µ", "u"), ("μ", "u"), ("−", "-"), ("\u00a0", " ")):
         text = text.replace(old, new)
-    text = text.replace("$", " USD ").replace("%", " percent ").replace("²", "**2").replace("³", "**3")
+    for old, new in (("$", " USD "), ("¢", " cent "), ("%", " percent "), ("²", "**2"), ("³", "**3")):
+        text = text.replace(old, new)
     text = _HYPHEN_COMPOUND.sub(lambda match: "(" + match.group(0).replace("-", "*") + ")", text)
     pieces = _PER.split(text)
     if len(pieces) > 1:

@@ -54,6 +54,12 @@ LABELS = {
     UNPARSED: "Not readable",
 }
 
+# Say how close: a pass names its band. Inside INNER_BAND of the value a line's own numbers imply, a pass is
+# exact; a line whose band is looser (a relative tolerance above it, or an order-of-magnitude check) passes
+# further out in its loose band, labelled as such and credited LOOSE_CREDIT of a full pass.
+INNER_BAND = 0.1
+LOOSE_CREDIT = {"relative": 0.8, "magnitude": 0.6}
+
 COUNT_SLACK = 1.0
 COUNT_FRACTION_FACTOR = 8.0
 _RELATIVE_EPSILON = 1e-9
@@ -78,6 +84,28 @@ def within(check: str, tolerance: float | None, given: float, expected: float) -
         return 1 / factor - _RELATIVE_EPSILON <= ratio <= factor + _RELATIVE_EPSILON
     band = 0.05 if tolerance is None else tolerance
     return abs(given - expected) <= (band + _RELATIVE_EPSILON) * abs(expected)
+
+
+def band_text(check: str, tolerance: float | None) -> str:
+    """A line's band as people read it: "within 5%", "whole number, ±1", "within 3×"."""
+    if check == "count":
+        return "whole number, ±1"
+    if check == "magnitude":
+        return f"within {format_number(tolerance or 3.0)}×"
+    return f"within {format_number(100 * (0.05 if tolerance is None else tolerance))}%"
+
+
+def pass_band(check: str, tolerance: float | None, given: float, expected: float) -> tuple[str, float]:
+    """The label of a pass and the share of full credit it earns: "Correct (within 5%)" and 1, or
+    "Right order of magnitude (within 3×)" and LOOSE_CREDIT["magnitude"] when it is only in the loose band."""
+    band = band_text(check, tolerance)
+    loose = check == "magnitude" or (check == "relative" and (tolerance or 0.05) > INNER_BAND)
+    if not loose or within("relative", INNER_BAND, given, expected):
+        inner = band if not loose else band_text("relative", INNER_BAND)
+        return f"Correct ({inner})", 1.0
+    if check == "magnitude":
+        return f"Right order of magnitude ({band})", LOOSE_CREDIT["magnitude"]
+    return f"Correct in the loose band ({band})", LOOSE_CREDIT["relative"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,8 +239,9 @@ def power_of_ten(ratio: float) -> int:
 CORRECT_MESSAGE = "Correct."
 
 
-def in_range_message(low: str, high: str, source: str) -> str:
-    return f"Within the plausible range {low} to {high}" + (f" ({source})." if source else ".")
+def in_range_message(low: str, high: str, source: str, *, fixed: bool = False) -> str:
+    text = f"The question fixes this at {high}" if fixed else f"Within the plausible range {low} to {high}"
+    return text + (f" ({source})." if source else ".")
 
 
 def slip_message(arithmetic: str, given: str, value: float, implied: float) -> str:
@@ -246,23 +275,30 @@ def unit_factor_message(
 
 
 def input_unit_factor_message(
-    given: str, corrected: str, factor: UnitFactor, too_large: bool, factor_text: str, low: str, high: str
+    given: str,
+    corrected: str,
+    factor: UnitFactor,
+    too_large: bool,
+    factor_text: str,
+    low: str,
+    high: str,
+    *,
+    fixed: bool = False,
 ) -> str:
     direction = "too large" if too_large else "too small"
-    return (
-        f"You wrote {given}, outside {low} to {high}; it is {factor_text}× {direction} for {corrected}: "
-        f"{factor.meaning}."
-    )
+    where = f"the question fixes it at {high}" if fixed else f"outside {low} to {high}"
+    return f"You wrote {given}, {where}; it is {factor_text}× {direction} for {corrected}: {factor.meaning}."
 
 
-def dimension_message(given_text: str, given_dims: str, unit: str) -> str:
-    asked = unit or "a plain number"
-    return f"{given_text.strip()!r} is in {given_dims}; this line asks for {asked}."
-
-
-def out_of_range_message(given: str, low: str, high: str, source: str, hint: str = "") -> str:
-    text = f"{given} is outside the plausible range {low} to {high}"
-    text += f" ({source})." if source else "."
+def out_of_range_message(
+    given: str, low: str, high: str, source: str, hint: str = "", *, fixed: bool = False, label: str = ""
+) -> str:
+    if fixed:
+        text = f"The question fixes {label or 'this'} at {high}" + (f" ({source})" if source else "")
+        text += f"; you wrote {given}."
+    else:
+        text = f"{given} is outside the plausible range {low} to {high}"
+        text += f" ({source})." if source else "."
     return text + (f" {hint}" if hint else "")
 
 
@@ -287,6 +323,13 @@ def missing_message(reference: str, implied: str | None = None) -> str:
     if implied is not None and implied != reference:
         return f"Not answered. From your other numbers it would be {implied}; the reference is {reference}."
     return f"Not answered; the reference is {reference}."
+
+
+IMPLAUSIBLE_ORDERS = 9
+
+
+def implausible_note(orders: float) -> str:
+    return f" That is {orders:.0f} orders of magnitude from the reference: not a plausible value."
 
 
 def no_value_message(reference: str) -> str:

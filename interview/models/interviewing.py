@@ -6,9 +6,6 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-RUBRIC_DIMENSIONS = ("numbers", "shape", "arithmetic", "depth", "failures", "communication")
-RUBRIC_LEVELS = (1, 2, 3, 4)
-
 
 class Recommendation(models.TextChoices):
     STRONG_NO = "strong_no", "Strong no"

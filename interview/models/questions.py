@@ -3,21 +3,17 @@
 from django.conf import settings
 from django.db import models
 
-
-class Track(models.TextChoices):
-    INFERENCE = "inference", "Inference and serving"
-    TRAINING = "training", "Training and clusters"
-    DATA = "data", "Data and evals"
-    PLATFORM = "platform", "Platform and governance"
+from grading.core.vocabulary import DIFFICULTIES, DIFFICULTY_TITLES, TRACK_TITLES
 
 
-class Difficulty(models.TextChoices):
-    EASY = "easy", "Easy"
-    MEDIUM = "medium", "Medium"
-    HARD = "hard", "Hard"
+def _choices(name: str, titles: dict[str, str]) -> type[models.TextChoices]:
+    """Model choices from one of the grading core's vocabularies, the lists the question reader checks."""
+    return models.TextChoices(name, [(value.upper(), (value, title)) for value, title in titles.items()])
 
 
-DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2}
+Track = _choices("Track", TRACK_TITLES)
+Difficulty = _choices("Difficulty", DIFFICULTY_TITLES)
+DIFFICULTY_ORDER = {difficulty: rank for rank, difficulty in enumerate(DIFFICULTIES)}
 
 
 class Question(models.Model):

@@ -16,12 +16,13 @@ import yaml
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Permission
 from django.db import transaction
 
+from designs.palette import palette_components
 from grading.core.formula import FormulaError, parse_formula
 from grading.core.grader import grade
 from grading.core.model import ModelError, ModelSpec, describe_model, read_model
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
-from grading.core.question_types import QuestionSpec, SpecError
+from grading.core.question_types import Problem, QuestionSpec, SpecError
 from grading.core.report_text import format_quantity
 from grading.core.submission import SubmissionError
 from grading.core.vocabulary import PHASES
@@ -30,10 +31,7 @@ from interview.models.authoring import Draft, SampleAnswer
 from interview.roles import Role, has_role, roles_of
 from interview.services.model_graph import ModelGraph, model_graph
 from interview.services.packs import yaml_dump, yaml_error_message, yaml_read_text
-from interview.services.palette import palette_components
 from interview.services.questions import question_version_publish
-
-Problem = tuple[str, str]
 
 TEXT_FIELDS = ("title", "summary", "prompt", "outline")
 CHOICE_FIELDS = ("track", "difficulty", "kind")

@@ -235,6 +235,13 @@ def comment_set_hidden(*, comment: Comment, moderator, hidden: bool) -> Comment:
     return comment
 
 
+def report_dismiss(*, report: Report) -> Report:
+    """A moderator looked and left the comment as it is: the report leaves the open list."""
+    Report.objects.filter(pk=report.pk).update(resolved=True)
+    report.resolved = True
+    return report
+
+
 def thread_set_locked(*, question: Question, moderator, locked: bool) -> bool:
     if locked:
         ThreadLock.objects.get_or_create(question=question, defaults={"locked_by": moderator})

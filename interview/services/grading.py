@@ -1,8 +1,23 @@
-"""Grading a round: the grading engine applied to what the round saved, its events and its variant."""
+"""Grading a round: the grading engine applied to what the round saved, its events and its variant.
 
-from grading.core.review_check import grade_review
+A review round is graded in two steps: at submission everything but its replays (which run as background
+jobs, never inside the submission), then `round_review_complete` fills in the replays and the scores once
+every run has finished.
+"""
+
+import logging
+
+from django.db import transaction
+
+from grading.core.review_check import grade_review, review_with_replays
+from grading.replays import review_replays_from_runs
 from grading.services import question_version_grade, question_version_spec
-from interview.models import Round
+from interview.models import Round, RoundStatus
+
+log = logging.getLogger(__name__)
+GRADING_FAILED = (
+    "This round could not be graded automatically; what you saved is kept and an interviewer can score it."
+)
 
 
 def round_submission(round_: Round) -> dict:
@@ -15,13 +30,56 @@ def round_submission(round_: Round) -> dict:
 
 
 def round_grade(round_: Round) -> dict:
-    """The engine's report (recording the question version); a review question's also checks the marks, the
-    ranked fixes and both replays."""
+    """The engine's report (recording the question version); a review question's also checks the marks and
+    the ranked fixes, with its replays left pending (see `round_review_complete`).
+
+    Grading never fails a submission (a deadline submits the round whoever looks at it): should the engine
+    raise, the report says the round could not be graded and the error is logged.
+    """
+    try:
+        return _round_report(round_)
+    except Exception:
+        log.exception("round %s could not be graded", round_.pk)
+        return {"error": GRADING_FAILED, "lines": [], "scores": {"overall": None}}
+
+
+def _round_report(round_: Round) -> dict:
     version = round_.question_version
     spec = question_version_spec(version)
     submission = round_submission(round_)
     overrides = round_.variant_values or None
     if spec.kind == "review":
-        return grade_review(spec, submission, overrides, seed_key=round_.pk, version=version.number)
+        return grade_review(
+            spec, submission, overrides, seed_key=round_.pk, version=version.number, run_replays=False
+        )
     submission.pop("fixes", None)
     return question_version_grade(version=version, submission=submission, overrides=overrides)
+
+
+def review_pending(round_: Round) -> bool:
+    """A submitted review round whose replays have not been folded into its report yet."""
+    review = (round_.report or {}).get("review") or {}
+    return round_.status == RoundStatus.SUBMITTED and bool((review.get("replays") or {}).get("pending"))
+
+
+def round_review_complete(*, round_: Round) -> Round:
+    """Fold a review round's finished replays into its report and score; nothing while any run is unfinished.
+
+    Idempotent: the round is locked and checked again, so two callers complete it once.
+    """
+    if not review_pending(round_) or review_replays_from_runs(round_=round_) is None:
+        return round_
+    with transaction.atomic():
+        locked = Round.objects.select_for_update().get(pk=round_.pk)
+        replays = review_replays_from_runs(round_=locked)
+        if review_pending(locked) and replays is not None:
+            locked.report = review_with_replays(locked.report, replays)
+            locked.score = locked.report["scores"]["overall"]
+            locked.save(update_fields=["report", "score"])
+    return locked
+
+
+def rounds_complete_reviews() -> int:
+    """The periodic sweep: complete every submitted review round whose replays have all finished."""
+    pending = Round.objects.filter(status=RoundStatus.SUBMITTED, report__review__replays__pending=True)
+    return sum(not review_pending(round_review_complete(round_=round_)) for round_ in pending)

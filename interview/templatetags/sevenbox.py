@@ -15,6 +15,13 @@ def dict_get(mapping: Any, key: str) -> Any:
 
 
 @register.filter
+def pairs(mapping: Any) -> list:
+    """`{% for key, value in mapping|pairs %}`: a dict's items even when one of its keys is "items" (the
+    template lookup `mapping.items` would read that key instead)."""
+    return list(mapping.items()) if isinstance(mapping, dict) else []
+
+
+@register.filter
 def duration(seconds: Any) -> str:
     """Seconds as m:ss (or h:mm:ss)."""
     try:

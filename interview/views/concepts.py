@@ -7,9 +7,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from grading.core.vocabulary import CONCEPT_TITLES
 from interview.markdown import markdown_render
 from interview.models import Question
-from interview.questions import CONCEPT_TITLES
 from interview.views.questions import published_questions
 
 CONCEPTS_DIR = Path(__file__).resolve().parent.parent / "concepts"

@@ -27,6 +27,7 @@ from interview.services.discussion import (
     comment_vote,
     comments_voted_by,
     discussion_is_unlocked_for,
+    report_dismiss,
     thread_comments,
     thread_is_locked,
     thread_set_locked,
@@ -253,3 +254,13 @@ def reports(request: HttpRequest) -> HttpResponse:
         .order_by("-created_at")[:200]
     )
     return render(request, "community/reports.html", {"reports": open_reports})
+
+
+@login_required
+@require_POST
+def report_dismiss_view(request: HttpRequest, report_id: int) -> HttpResponse:
+    if not is_moderator(request.user):
+        raise Http404
+    report_dismiss(report=get_object_or_404(Report, pk=report_id, resolved=False))
+    messages.info(request, "Report dismissed: the comment stays as it is.")
+    return redirect("discussion-reports")

@@ -2,10 +2,13 @@ from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from grading.core.vocabulary import CONCEPT_TITLES
 from interview.models import Question
 from interview.models.questions import Difficulty, Track
-from interview.questions import CONCEPT_TITLES, can_see_reference, public_view
+from interview.questions import can_see_reference, public_view
 from interview.services.bookmarks import bookmarked_question_ids
+from interview.services.interviewing.access import is_interviewer
+from interview.services.my_interviews import interviews_by_stage
 from interview.services.progress import NOT_STARTED, ProgressStatus, question_progress_for, track_progress_for
 from interview.services.reference_guard import round_hiding_reference
 from interview.views.discussion import thread_context
@@ -61,8 +64,12 @@ def catalogue(request: HttpRequest) -> HttpResponse:
         if request.user.is_authenticated
         else [],
     }
-    template = "questions/catalogue.html#results" if request.htmx else "questions/catalogue.html"
-    return render(request, template, context)
+    if request.htmx:
+        return render(request, "questions/catalogue.html#results", context)
+    if is_interviewer(request.user):
+        stages = interviews_by_stage(user=request.user)
+        context.update(interview_stages=stages, interview_total=sum(len(stage.rounds) for stage in stages))
+    return render(request, "questions/catalogue.html", context)
 
 
 def question_detail(request: HttpRequest, slug: str) -> HttpResponse:

@@ -6,6 +6,7 @@ from playwright.sync_api import expect
 
 from interview.models import Invitation
 from tests.browser.conftest import log_in, show_tab
+from tests.browser.round_helpers import invite_by_username, start_timed_round
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 
@@ -19,9 +20,7 @@ def test_a_refused_htmx_form_shows_the_message_beside_it_keeps_the_input_and_cle
 ):
     page.problems.expect_console_error("400")
     log_in(page, "alice")
-    page.goto(f"/questions/{KV_QUESTION}/")
-    page.get_by_role("button", name="Start a timed round").click()
-    page.wait_for_url("**/rounds/*/")
+    start_timed_round(page, KV_QUESTION)
     show_tab(page, "Question")
 
     form = page.locator("form.invite-form").filter(has=page.get_by_label("Interviewer's username"))
@@ -32,7 +31,5 @@ def test_a_refused_htmx_form_shows_the_message_beside_it_keeps_the_input_and_cle
     expect(page.get_by_label("Interviewer's username")).to_have_value("nosuchuser")
     assert not Invitation.objects.exists()
 
-    page.get_by_label("Interviewer's username").fill("bob")
-    page.get_by_role("button", name="Invite", exact=True).click()
-    expect(page.locator("#invitations")).to_contain_text("bob")
+    invite_by_username(page, "bob")
     expect(page.locator(".htmx-error")).to_have_count(0)

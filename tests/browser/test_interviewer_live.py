@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from interview.models import InterviewNote, Round, RoundStatus, Scorecard
 from tests.browser.canvas_helpers import add_box
 from tests.browser.conftest import log_in, show_tab
+from tests.browser.round_helpers import invite_by_username, start_timed_round
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 LIVE_WITHIN_MS = 10_000  # autosave every 5 s, then the console's 2 s poll
@@ -33,14 +34,8 @@ def test_an_interviewer_watches_scores_and_releases_and_the_candidate_sees_the_s
 ):
     # Alice starts a timed round and invites bob by username from the round page.
     log_in(page, "alice")
-    page.goto(f"/questions/{KV_QUESTION}/")
-    page.get_by_role("button", name="Start a timed round").click()
-    page.wait_for_url("**/rounds/*/")
-    round_id = int(page.url.rstrip("/").split("/")[-1])
-    show_tab(page, "Question")
-    page.get_by_label("Interviewer's username").fill("bob")
-    page.get_by_role("button", name="Invite", exact=True).click()
-    expect(page.locator("#invitations")).to_contain_text("bob")
+    round_id = start_timed_round(page, KV_QUESTION)
+    invite_by_username(page, "bob")
     expect(page.locator("#invitations")).to_contain_text("can see this round")
 
     # Bob opens the console from his list of interviews.

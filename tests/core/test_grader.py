@@ -310,7 +310,7 @@ def test_a_transfer_time_off_by_eight_is_bits_versus_bytes():
 def test_the_wrong_dimension_is_a_unit_error_naming_both():
     line = lines_of({**RIGHT, "conversation_kv": "9.8 GB/s"})["conversation_kv"]
     assert line["verdict"] == "unit_error"
-    assert line["message"] == "'9.8 GB/s' is in B/s; this line asks for GB."
+    assert line["message"] == "'9.8 GB/s' is in GB/s; this line asks for GB."  # the unit as typed
 
 
 def test_a_value_off_by_a_unit_factor_costs_once_and_later_lines_still_count():

@@ -1,8 +1,10 @@
 """Hand-written cases on the bank's questions, a few per track, including the mistakes the bank lists:
 sizing by queries instead of tokens, total versus active parameters, KB versus KiB, bits versus bytes and
 forgetting headroom. Right answers are taken from each question's own model, so an edited figure does not
-break a case; the verdicts and what the messages name are the point."""
+break a case; the verdicts and what the messages name are the point. That the model grades its own values
+correct is only self-consistency; the independent check types in the seed figures of docs/seed-figures.md."""
 
+import re
 from functools import cache
 from pathlib import Path
 
@@ -57,8 +59,57 @@ def verdicts(lines: dict[str, dict]) -> dict[str, str]:
         "model-artifact-distribution",
     ],
 )
-def test_the_reference_answers_are_all_correct(slug):
+def test_self_consistency_the_model_grades_its_own_reference_values_correct(slug):
     assert set(verdicts(graded(slug, {})).values()) == {"correct"}
+
+
+# Independent figures: the published numbers the questions are built on (docs/seed-figures.md, from the
+# seeds), typed as a candidate would, text and unit as the document prints them.
+
+SEED_FIGURES = (Path(__file__).resolve().parents[2] / "docs" / "seed-figures.md").read_text(encoding="utf-8")
+
+
+def seed_figure(slug: str, name: str) -> str:
+    """The figure docs/seed-figures.md gives for `name` in question `slug`, e.g. "30 TB"."""
+    section = SEED_FIGURES.split(f"\n`{slug}` · ", 1)[1].split("\n## ", 1)[0]
+    match = re.search(rf"^- figure: \*\*([^*]+)\*\* \([^)]*\); `{name}` gives", section, re.M)
+    assert match, f"docs/seed-figures.md has no figure for {slug} {name}"
+    return match.group(1).strip()
+
+
+# (question, asked line, the figure's text in the document). Each figure is within the line's tolerance of
+# what the other (reference) inputs imply: checked by hand against the line's check in the question file.
+INDEPENDENT_FIGURES = [
+    ("kv-cache-tiering", "kv_bytes_per_token", "320 KiB/tok"),  # 2 x 80 layers x 8 KV heads x 128 x 2 B
+    ("kv-cache-tiering", "kv_conv", "10 GB"),  # 30,000 tok x 320 KiB = 9.83 GB, 1.7% off, line allows 5%
+    ("autoscaling-cold-start", "t_cold", "70 s"),
+    ("multi-lora-serving", "base_bytes", "140 GB"),  # 70.6bn x 2 B = 141 GB, 0.8% off, line allows 5%
+    ("multi-lora-serving", "dedicated_gpus", "800 GPU"),  # a count: 100 replicas x 8 GPU exactly
+    ("rag-at-10k-qps", "llm_nodes", "60 node"),
+    ("ten-thousand-gpu-cluster", "nodes", "1,280 node"),  # 10,240 GPU / 8 per node
+    ("ten-thousand-gpu-cluster", "it_power", "14 MW"),  # 14.1 MW, 1% off, line allows 10%
+    ("pretraining-data-pipeline", "shard_bytes", "30 TB"),  # 15T tokens x 2 B
+    ("pretraining-data-pipeline", "train_tok_s", "1.7M tok/s"),  # 1.67M, 2% off, line allows 10%
+    ("pretraining-data-pipeline", "raw_bytes", "3 PB"),
+    ("eval-pipeline-10m-prompts", "total_prompts", "10M prompt"),
+    ("model-artifact-distribution", "artifact_bytes", "141 GB"),
+    ("model-artifact-distribution", "docker_pull_time", "1 h"),
+]
+
+
+@pytest.mark.parametrize(("slug", "name", "figure"), INDEPENDENT_FIGURES)
+def test_an_independent_seed_figure_typed_by_a_candidate_is_graded_correct(slug, name, figure):
+    assert seed_figure(slug, name) == figure
+    assert graded(slug, {name: figure})[name]["verdict"] == "correct"
+
+
+@pytest.mark.parametrize(("slug", "name", "figure"), INDEPENDENT_FIGURES)
+def test_an_independent_seed_figure_far_off_is_not_graded_correct(slug, name, figure):
+    asked = next(asked for asked in question(slug).asked if asked.name == name)
+    number, _, unit = figure.partition(" ")
+    factor = 10 if asked.check == "magnitude" else 2  # outside a factor-of-3 band; outside any ±15% band
+    off = f"{float(number.replace(',', '').replace('M', 'e6')) * factor:g} {unit}"
+    assert graded(slug, {name: off})[name]["verdict"] != "correct"
 
 
 # Inference.
@@ -108,7 +159,7 @@ def test_inference_sizing_the_reranker_by_queries_instead_of_pairs_is_the_wrong_
     queries = shown("rag-at-10k-qps", "rerank_pairs_s") / shown("rag-at-10k-qps", "top_k")
     line = graded("rag-at-10k-qps", {"rerank_pairs_s": f"{queries:,.0f} queries/s"})["rerank_pairs_s"]
     assert line["verdict"] == "unit_error"
-    assert "query/s" in line["message"] and "pair/s" in line["message"]
+    assert "queries/s" in line["message"] and "pair/s" in line["message"]  # the unit as typed
 
 
 def test_inference_forgetting_headroom_on_the_replica_count_is_a_slip_showing_the_target():
@@ -213,7 +264,7 @@ def test_platform_limiting_requests_instead_of_tokens_is_the_wrong_unit():
     slug = "token-rate-limits"
     line = graded(slug, {"worst_tpm": f"{shown(slug, 'rpm_limit'):.0f} req/min"})["worst_tpm"]
     assert line["verdict"] == "unit_error"
-    assert "req/s" in line["message"] and "tok/min" in line["message"]
+    assert "is in req/min" in line["message"] and "tok/min" in line["message"]  # as typed, not req/s
 
 
 def test_platform_a_copy_time_eight_times_too_short_is_bits_versus_bytes():

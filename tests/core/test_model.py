@@ -224,7 +224,7 @@ def test_describe_model_refuses_an_unknown_name_or_an_unreadable_value():
         describe_model(spec, {"n_layer": "96"})
     with pytest.raises(ModelError, match="no number"):
         describe_model(spec, {"n_layers": "lots"})
-    with pytest.raises(ModelError, match="this asks for tok"):
+    with pytest.raises(ModelError, match="this line asks for tok"):
         describe_model(spec, {"context_tokens": "3 GB"})
 
 

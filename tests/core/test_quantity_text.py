@@ -5,7 +5,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grading.core.quantity_text import ParsedQuantity, ParseFailure, parse_quantity, read_value
+from grading.core.quantity_text import (
+    LineReading,
+    ParsedQuantity,
+    ParseFailure,
+    parse_quantity,
+    read_on_line,
+    read_value,
+)
 from grading.core.units import format_dims
 
 
@@ -92,9 +99,9 @@ def test_it_notes_when_it_read_bits_or_a_scale_word():
         ("10 000", "write one number and a unit"),
         ("5 gb", "ambiguous"),
         ("3 furlongs", "unknown unit"),
-        ("1e400", "too large"),
-        ("1e300 PB", "too large"),
-        ("1e300 T", "too large"),
+        ("1e400", "too far from zero"),
+        ("1e300 PB", "too far from zero"),
+        ("1e300 T", "too far from zero"),
         ("5 10**10**10", "write one number and a unit"),
         ("x" * 500, "longer than"),
     ],
@@ -122,7 +129,7 @@ def test_a_number_with_a_unit_must_fit_the_quantity_asked():
     assert read_value("9.83 GB", "GiB") == pytest.approx(9.83e9)
     failure = read_value("400 GB", "tok/s")
     assert isinstance(failure, ParseFailure)
-    assert failure.message == "'400 GB' is in B; this asks for tok/s"
+    assert failure.message == "'400 GB' is in GB; this line asks for tok/s"
     assert isinstance(read_value("12 req/s", "tok/s"), ParseFailure)
 
 
@@ -189,3 +196,113 @@ def test_random_number_and_unit_soups_give_a_reading_or_a_parse_failure(pieces: 
     assert isinstance(parsed, ParsedQuantity | ParseFailure)
     if isinstance(parsed, ParsedQuantity):
         assert math.isfinite(parsed.base_value)
+
+
+# Every way people write a number (issue 19). Expected values worked out by hand.
+
+
+@pytest.mark.parametrize(
+    ("text", "base_value", "dims"),
+    [
+        ("3:1", 3, "1"),
+        ("1,000:1", 1000, "1"),
+        ("1:4", 0.25, "1"),
+        ("1/6", 1 / 6, "1"),
+        ("1/30", 1 / 30, "1"),
+        ("2/3 of the fleet", 2 / 3, "1"),
+        ("40% of GPUs", 0.4, "1"),
+        ("1h30m", 5400, "s"),
+        ("2 min 10 s", 130, "s"),
+        ("1 h 30 min", 5400, "s"),
+        ("1 day 2 h", 93600, "s"),
+        ("€20", 20, "USD"),
+        ("20 EUR", 20, "USD"),
+        ("USD 300", 300, "USD"),
+        ("US$3", 3, "USD"),
+        ("50 cents", 0.5, "USD"),
+        ("5¢", 0.05, "USD"),
+        ("2 B tokens", 2e9, "tok"),
+        ("2bn tokens", 2e9, "tok"),
+        ("-0", 0, None),
+        ("٣٢٠ KB", 320e3, "B"),
+        ("３２０ KB", 320e3, "B"),
+        ("٣٫٥ GB", 3.5e9, "B"),
+    ],
+)
+def test_it_reads_ratios_fractions_durations_currencies_and_other_digits(text, base_value, dims):
+    parsed = read(text)
+    assert parsed.base_value == pytest.approx(base_value)
+    assert (format_dims(parsed.dims) if parsed.dims is not None else None) == dims
+
+
+def test_how_a_ratio_fraction_or_other_script_was_read_is_noted():
+    assert read("1/6").note == "the fraction 1/6 read as 0.167"
+    assert read("1,000:1").note == "the ratio 1,000:1 read as 1,000"
+    assert read("€20").note == "read € as the question's currency (USD)"
+    assert read("٣٢٠ KB").note == "read the Arabic-Indic digits as 320 KB"
+    assert read("1h30m").note == "read as 5,400 s"
+    assert str(read("-0").base_value) == "0.0"  # not "-0.0"
+
+
+@pytest.mark.parametrize(
+    "text", ["idk", "IDK", "N/A", "n/a", "?", "??", "none", "-", "tbd", "don't know", "no idea"]
+)
+def test_an_explicit_non_answer_is_missing_not_unreadable(text):
+    parsed = parse_quantity(text)
+    assert isinstance(parsed, ParseFailure) and parsed.kind == "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1e-400", "too close to zero to compute with (below 1e-308); write 0 if you mean zero"),
+        ("-1e999", "too far from zero to compute with"),
+        ("1e999", "too far from zero to compute with"),
+        ("1/0", "cannot have 0 below the line"),
+        ("3/4 GB", "write the fraction alone"),
+    ],
+)
+def test_edge_numbers_get_a_message_that_says_what_is_wrong(text, message):
+    parsed = parse_quantity(text)
+    assert isinstance(parsed, ParseFailure) and parsed.kind == "unparsed"
+    assert message in parsed.message
+    assert "too large" not in parsed.message
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "value", "note"),
+    [
+        ("44 conversations", "session", 44, "'conversations' read as session"),
+        ("67 machines", "instance", 67, "'machines' read as instance"),
+        ("67 machines", "node", 67, "'machines' read as node"),
+        ("50 passages", "chunk", 50, "'passages' read as chunk"),
+        ("20k ops/s", "req/s", 20e3, "'ops' read as req"),
+        ("20k ops/s", "1/s", 20e3, "'ops' read as a count"),
+        ("5,300 seqs", "req", 5300, "seq read as req (one request is one sequence)"),
+        ("5,300 reqs", "seq", 5300, "req read as seq (one request is one sequence)"),
+        ("1.04T", "TB", 1.04e12, "'T' read as the T of TB"),
+        ("30T", "TB", 30e12, "'T' read as the T of TB"),
+        ("989T", "TFLOPS", 989e12, "'T' read as the T of TFLOPS"),
+        ("900G", "GB/s", 900e9, ""),
+        ("1.5k", "GB", 1.5e12, "'k' read as thousand"),  # a thousand GB: k is not the line's prefix
+        ("175B", "param", 175e9, "'B' read as billion (this line is not in bytes)"),
+        ("none", "replica", 0, "read 'none' as 0"),
+        ("$38,880", "USD/(team*month)", 38_880 / (30 * 86400), "read as 38,880 USD in the line's unit"),
+        ("98,300 GPU-hours", "GPU*h/day", 98_300 * 3600 / 86400, "in the line's unit, GPU*h/day"),
+        ("$1,000/day", "USD/month", 1000 / 86400, ""),  # an explicit other period converts
+    ],
+)
+def test_on_a_line_it_reads_the_line_s_nouns_prefix_and_period(text, unit, value, note):
+    reading = read_on_line(text, unit)
+    assert isinstance(reading, LineReading), reading
+    assert reading.value == pytest.approx(value)
+    assert note in reading.note
+
+
+def test_none_is_missing_on_a_line_that_is_not_a_count_and_tok_is_never_req():
+    none = read_on_line("none", "GB")
+    assert isinstance(none, ParseFailure) and none.kind == "missing"
+    wrong = read_on_line("12 req/min", "tok/s")
+    assert isinstance(wrong, ParseFailure) and wrong.kind == "dimension"
+    assert wrong.message == "'12 req/min' is in req/min; this line asks for tok/s"
+    assert isinstance(read_on_line("44 widgets", "session"), ParseFailure)  # not in the vocabulary

@@ -6,13 +6,14 @@ from grading.core import scoring
 
 
 def test_a_phase_scores_the_weighted_credit_of_its_lines():
+    credit = scoring.LINE_CREDIT
     scores = scoring.line_scores(
         [
-            ("numbers", 1, "correct"),
-            ("numbers", 1, "out_of_range"),
-            ("arithmetic", 2, "correct"),
-            ("arithmetic", 1, "arithmetic_slip"),
-            ("arithmetic", 1, "missing"),
+            ("numbers", 1, credit["correct"]),
+            ("numbers", 1, credit["out_of_range"]),
+            ("arithmetic", 2, credit["correct"]),
+            ("arithmetic", 1, credit["arithmetic_slip"]),
+            ("arithmetic", 1, credit["missing"]),
         ]
     )
     assert scores["numbers"] == pytest.approx(75.0)

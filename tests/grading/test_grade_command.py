@@ -83,3 +83,31 @@ def test_a_file_that_is_not_json_is_refused(published, tmp_path):
 def test_an_unknown_question_is_refused(tmp_path):
     with pytest.raises(CommandError, match="No published question 'nope'"):
         grade_command("nope", write(tmp_path, {"numbers": {}}))
+
+
+def reference_design(nonsense: bool = False) -> dict:
+    from grading.core.question_files import read_yaml
+    from interview.services.questions import CORE_PACK
+
+    design = read_yaml(CORE_PACK / f"{SLUG}.yaml")["design"]
+    nodes = [
+        {**node, "job": "asdf qwerty", "failure": "lorem ipsum dolor"} if nonsense else node
+        for node in design["nodes"]
+    ]
+    return {"nodes": nodes, "edges": design["edges"]}
+
+
+def test_the_reference_design_graded_against_itself_scores_full_shape(published, tmp_path):
+    report = json.loads(grade_command(SLUG, write(tmp_path, {"design": reference_design()}), "--json"))
+    assert report["scores"]["shape"] == 100.0
+
+
+def test_the_reference_design_with_nonsense_jobs_and_failures_scores_at_most_half_its_shape(
+    published, tmp_path
+):
+    submission = write(tmp_path, {"design": reference_design(nonsense=True)})
+    report = json.loads(grade_command(SLUG, submission, "--json"))
+    # Every box of the right kind but naming nothing: coverage 0, the path still holds (0.25 of shape).
+    assert report["scores"]["shape"] == 25.0 <= 100.0 / 2
+    assert all(component["credit"] == 0.0 for component in report["design"]["components"])
+    assert "Nothing scored for this box." in grade_command(SLUG, submission)

@@ -29,6 +29,7 @@ if apps.ready:  # the pure grading run (-p no:django) still collects this module
         replays_send,
         replays_sweep,
     )
+    from interview.services.interviewing.engine_comparison import scorecard_compare
 from tests.conftest import USES_POSTGRES, USES_REDIS
 from tests.grading.replay_fixtures import load_question, slow_run, submitted_round
 from tests.waiting import wait_for
@@ -207,7 +208,9 @@ def test_the_failure_score_waits_for_every_run_then_scores_against_the_reference
     assert score is not None and 0 <= score <= 100
 
 
-def test_the_failure_score_counts_a_check_the_reference_also_fails_as_met(replay_round):
+def test_the_failure_score_counts_a_check_the_reference_also_fails_as_met_and_sets_the_scorecards_level(
+    replay_round,
+):
     runs = {(run.scenario, run.side): run for run in replays_enqueue_for_round(round_=replay_round)}
     verdicts = {"candidate": [True, False], "reference": [True, False]}
     for (scenario, side), run in runs.items():
@@ -220,6 +223,10 @@ def test_the_failure_score_counts_a_check_the_reference_also_fails_as_met(replay
         )
     # lose-two-replicas: both fail b, so 2/2; burst: candidate misses a where the reference meets it, 1/2.
     assert replay_failure_score(replay_round) == 75.0
+    # 75 is the lowest score of level 4 (docstring of interview.services.interviewing.engine_comparison).
+    rows = {row["dimension"]: row for row in scorecard_compare(replay_round)}
+    assert (rows["failures"]["engine_score"], rows["failures"]["engine_level"]) == (75.0, 4)
+    assert rows["failures"]["engine_source"] == "replays"
 
 
 @pytest.mark.celery_worker

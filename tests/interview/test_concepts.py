@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from interview.questions import CONCEPT_TITLES
+from grading.core.vocabulary import CONCEPT_TITLES
 from interview.views.concepts import CONCEPTS_DIR, concept_html
 from tests.interview.community_helpers import BATCHING_SLUG, PLAN_SLUG, questions_load
 

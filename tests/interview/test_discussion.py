@@ -466,6 +466,20 @@ def test_a_user_reports_a_comment_and_admins_see_the_report(client, alice, bob, 
     assert Report.objects.get().resolved
 
 
+def test_an_admin_dismisses_a_report_and_the_comment_stays_visible(client, alice, bob, admin_user, question):
+    comment = say(question, alice, "Harmless")
+    report = discussion_services.comment_report(comment=comment, reporter=bob, reason="rude?")
+    client.force_login(bob)
+    assert client.post(reverse("report-dismiss", args=[report.pk])).status_code == 404
+    client.force_login(admin_user)
+    response = client.post(reverse("report-dismiss", args=[report.pk]))
+    assert response.status_code == 302 and response["Location"] == reverse("discussion-reports")
+    report.refresh_from_db()
+    comment.refresh_from_db()
+    assert report.resolved and not comment.hidden
+    assert "Harmless" not in client.get(reverse("discussion-reports")).content.decode()
+
+
 # Rate limits
 
 

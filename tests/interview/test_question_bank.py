@@ -6,7 +6,9 @@ from django.core.management.base import CommandError
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from grading.core.vocabulary import PHASES
 from interview.models import Question, QuestionVersion
+from interview.questions import PHASE_GUIDANCE
 from interview.services.questions import CORE_PACK, question_bank_load
 from tests.interview.bank_fixtures import KV_QUESTION, PLAN_QUESTION, load_questions, make_pack
 
@@ -186,3 +188,7 @@ def test_a_candidate_sees_general_phase_guidance_not_the_reference_expectations(
         p["expect"] != q["expect"]
         for p, q in zip(api["spec"]["plan"], question.current_version.spec["plan"], strict=True)
     )
+
+
+def test_every_phase_of_the_format_has_guidance_for_candidates():
+    assert list(PHASE_GUIDANCE) == list(PHASES)

@@ -5,9 +5,11 @@ import json
 import pytest
 
 from designs.models import WorkEvent
+from designs.services import work_save
+from designs.validation import WorkError
 from grading import replays
 from grading.models import ReplayRun
-from interview.services.rounds import RoundError, round_save, round_start, round_submit
+from interview.services.rounds import round_start, round_submit
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db
@@ -60,9 +62,10 @@ def test_a_review_round_opens_on_the_given_design_with_its_numbers(review_round)
     assert work.fixes == []
 
 
-def test_a_design_round_still_opens_on_an_empty_canvas(alice, questions):
+def test_a_design_round_still_opens_on_a_canvas_with_only_the_client(alice, questions):
     round_ = round_start(candidate=alice, question=questions[KV_QUESTION], mode="practice")
-    assert round_.work.design == {"nodes": [], "edges": []} and round_.work.numbers == {}
+    assert [node["id"] for node in round_.work.design["nodes"]] == ["client"]
+    assert round_.work.design["edges"] == [] and round_.work.numbers == {}
 
 
 def test_the_review_page_mounts_a_markable_canvas_and_the_fixes_panel(client, alice, review_round, questions):
@@ -97,8 +100,8 @@ def test_fixes_are_saved_in_order_and_logged(client, alice, review_round):
     ],
 )
 def test_malformed_fixes_are_refused(review_round, fixes):
-    with pytest.raises(RoundError):
-        round_save(round_id=review_round.pk, base_revision=0, fixes=fixes)
+    with pytest.raises(WorkError):
+        work_save(round_id=review_round.pk, base_revision=0, fixes=fixes)
     review_round.work.refresh_from_db()
     assert review_round.work.fixes == [] and review_round.work.revision == 0
 
@@ -111,7 +114,7 @@ def test_malformed_marks_are_refused(client, alice, review_round):
 
 def test_the_api_saves_and_returns_fixes(client, alice, review_round):
     client.force_login(alice)
-    url = f"/api/rounds/{review_round.pk}/save"
+    url = f"/api/rounds/{review_round.pk}/save/"
     saved = client.post(url, {"revision": 0, "fixes": FIXES}, content_type="application/json")
     assert saved.status_code == 200 and saved.json()["saved"] == ["fixes"]
     assert client.get(f"/api/rounds/{review_round.pk}/").json()["fixes"] == FIXES
@@ -213,3 +216,68 @@ def test_an_author_edits_a_review_questions_flaws_in_the_editor_and_they_round_t
     draft.refresh_from_db()
     problems = draft_check(draft.data)[1]
     assert any(where.startswith("review.flaws") for where, _ in problems)
+
+
+def _submit_a_marked_review(client, review_round, django_capture_on_commit_callbacks):
+    design = dict(review_round.work.design)
+    design["marks"] = [{"target": "q", "what": "The queue has no limit", "how": "it grows at peak"}]
+    numbers = {"max_batch": "96 req", "queue_limit": "300 req"}
+    save(client, review_round, revision=0, design=design, numbers=numbers, fixes=FIXES)
+    with django_capture_on_commit_callbacks(execute=True):
+        return round_submit(round_id=review_round.pk)
+
+
+def test_submitting_a_review_runs_no_replay_inside_the_submission(
+    client, alice, review_round, sent, monkeypatch, django_capture_on_commit_callbacks
+):
+    import grading.core.sim
+
+    simulated = []
+    monkeypatch.setattr(grading.core.sim, "run_scenario", lambda *args, **kw: simulated.append(args))
+    client.force_login(alice)
+    round_ = _submit_a_marked_review(client, review_round, django_capture_on_commit_callbacks)
+    assert simulated == []
+    assert round_.report["review"]["replays"] == {
+        "pending": True,
+        "scenarios": [],
+        "fixed_meets": False,
+        "fixed_met": 0,
+        "given_failed": 0,
+        "total": 2,
+    }
+    assert round_.score is None and round_.report["scores"]["review"] is None
+    assert len(sent) == 4  # the replays went to the job queue instead
+
+
+def test_the_review_fills_in_from_its_replay_jobs_as_the_synchronous_grading_would(
+    client, alice, review_round, sent, django_capture_on_commit_callbacks
+):
+    from grading.core.review_check import grade_review
+    from grading.replays import replay_execute
+    from interview.services.grading import round_submission
+
+    client.force_login(alice)
+    round_ = _submit_a_marked_review(client, review_round, django_capture_on_commit_callbacks)
+    header_url = f"/rounds/{round_.pk}/report/"
+    polling = client.get(header_url, headers={"HX-Request": "true"}).content.decode()
+    assert 'id="report-header"' in polling and 'hx-trigger="every 2s"' in polling
+    assert "waiting for the replays" in polling
+
+    for run_id in sent[:-1]:
+        assert replay_execute(run_id=run_id) == "done"
+    still = client.get(header_url, headers={"HX-Request": "true"}).content.decode()
+    assert 'hx-trigger="every 2s"' in still  # one run left: still polling, still no score
+    assert replay_execute(run_id=sent[-1]) == "done"
+
+    done = client.get(header_url, headers={"HX-Request": "true"}).content.decode()
+    assert "hx-trigger" not in done.split('id="review-replays"')[0]  # the header stopped polling
+    assert 'id="review-replays" class="review-replays" hx-swap-oob="true"' in done
+    round_.refresh_from_db()
+    version = round_.question_version
+    synchronous = grade_review(
+        version.spec, round_submission(round_), seed_key=round_.pk, version=version.number
+    )
+    assert round_.report["review"]["replays"] == synchronous["review"]["replays"]
+    assert round_.report["scores"] == synchronous["scores"]
+    assert round_.score == synchronous["scores"]["overall"] is not None
+    assert f"Overall {round_.score:.0f} / 100" in done

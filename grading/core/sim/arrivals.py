@@ -7,6 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from grading.core.sim.spec import about
+
 
 def rate_multiplier(
     t: np.ndarray, events: Sequence[dict], diurnal_amplitude: float = 0.0, diurnal_period_s: float = 86400.0
@@ -25,6 +27,65 @@ def rate_multiplier(
     return factor
 
 
+MAX_RATE_CELLS = 200_000  # rate grid cells; a diurnal period far shorter than the run is refused, not gridded
+
+
+def _rate_grid(
+    duration_s: float, events: Sequence[dict], diurnal_amplitude: float, diurnal_period_s: float
+) -> np.ndarray:
+    """Edges of the cells on which the arrival rate is held constant."""
+    edges = {0.0, float(duration_s)}
+    for event in events:
+        if event["type"] in ("step", "burst"):
+            edges.add(event["at"])
+            if event["type"] == "burst":
+                edges.add(event["at"] + event["duration"])
+    if diurnal_amplitude:
+        cell = diurnal_period_s / 500.0
+        if duration_s / cell > MAX_RATE_CELLS:
+            raise ValueError(
+                f"diurnal_period_s is {diurnal_period_s:.6g} s: a cycle that short over {duration_s:.6g} s "
+                f"cannot be simulated (at least {500 * duration_s / MAX_RATE_CELLS:.6g} s)"
+            )
+        edges.update(np.arange(0.0, duration_s, cell).tolist())
+    return np.array(sorted(e for e in edges if 0.0 <= e <= duration_s))
+
+
+def _cell_means(
+    rate: float,
+    grid: np.ndarray,
+    events: Sequence[dict],
+    diurnal_amplitude: float,
+    diurnal_period_s: float,
+) -> np.ndarray:
+    lengths = np.diff(grid)
+    mids = grid[:-1] + lengths / 2.0
+    return np.maximum(
+        rate * rate_multiplier(mids, events, diurnal_amplitude, diurnal_period_s) * lengths, 0.0
+    )
+
+
+def expected_arrivals(
+    rate: float,
+    duration_s: float,
+    events: Sequence[dict] = (),
+    diurnal_amplitude: float = 0.0,
+    diurnal_period_s: float = 86400.0,
+) -> float:
+    """The mean number of arrivals `poisson_arrivals` draws, computed without drawing them."""
+    grid = _rate_grid(duration_s, events, diurnal_amplitude, diurnal_period_s)
+    return float(_cell_means(rate, grid, events, diurnal_amplitude, diurnal_period_s).sum())
+
+
+def check_arrival_cap(expected: float, cap: int, what: str, source: str) -> None:
+    """Refuse, before anything is drawn, a run whose mean count alone is over `cap` (memory stays bounded)."""
+    if not expected <= cap:
+        raise ValueError(
+            f"{what}: {source} gives about {about(expected)} over the run, more than the {cap:,} one replay "
+            "may simulate"
+        )
+
+
 def poisson_arrivals(
     rate: float,
     duration_s: float,
@@ -38,19 +99,9 @@ def poisson_arrivals(
     The rate is constant between event edges (exact); with a diurnal cycle it is held constant on a grid of
     1/500 of the period as well.
     """
-    edges = {0.0, float(duration_s)}
-    for event in events:
-        if event["type"] in ("step", "burst"):
-            edges.add(event["at"])
-            if event["type"] == "burst":
-                edges.add(event["at"] + event["duration"])
-    if diurnal_amplitude:
-        edges.update(np.arange(0.0, duration_s, diurnal_period_s / 500.0).tolist())
-    grid = np.array(sorted(e for e in edges if 0.0 <= e <= duration_s))
+    grid = _rate_grid(duration_s, events, diurnal_amplitude, diurnal_period_s)
+    counts = rng.poisson(_cell_means(rate, grid, events, diurnal_amplitude, diurnal_period_s))
     lengths = np.diff(grid)
-    mids = grid[:-1] + lengths / 2.0
-    means = rate * rate_multiplier(mids, events, diurnal_amplitude, diurnal_period_s) * lengths
-    counts = rng.poisson(np.maximum(means, 0.0))
     starts = np.repeat(grid[:-1], counts)
     widths = np.repeat(lengths, counts)
     times = starts + rng.random(starts.size) * widths
@@ -59,7 +110,7 @@ def poisson_arrivals(
 
 def gamma_lengths(mean: float, cv: float, n: int, rng: np.random.Generator) -> np.ndarray:
     """`n` positive integer lengths with the given mean and coefficient of variation (gamma; cv 0 = fixed)."""
-    if cv <= 0.0:
+    if cv * cv < 1e-12:  # fixed (a spread this small would overflow the gamma's shape)
         return np.full(n, max(1.0, round(mean)))
     shape = 1.0 / (cv * cv)
     return np.maximum(1.0, np.round(rng.gamma(shape, mean / shape, n)))
@@ -67,7 +118,7 @@ def gamma_lengths(mean: float, cv: float, n: int, rng: np.random.Generator) -> n
 
 def service_times(mean: float, cv2: float, n: int, rng: np.random.Generator) -> np.ndarray:
     """`n` service times with the given mean and squared CV: 1 exponential, 0 deterministic, else gamma."""
-    if cv2 <= 0.0:
+    if cv2 < 1e-12:  # deterministic (a spread this small would overflow the gamma's shape)
         return np.full(n, mean)
     if cv2 == 1.0:
         return rng.exponential(mean, n)

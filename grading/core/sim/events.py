@@ -9,9 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grading.core.sim.arrivals import poisson_arrivals
-from grading.core.sim.narrative import at, num, slo_sentence
+from grading.core.sim.arrivals import check_arrival_cap, expected_arrivals, poisson_arrivals
+from grading.core.sim.narrative import at, num
 from grading.core.sim.result import MAX_POINTS, ScenarioResult, check_slos
+from grading.core.sim.slo_words import slo_sentence
 from grading.core.sim.spec import (
     EventSpec,
     FamilySpec,
@@ -20,6 +21,7 @@ from grading.core.sim.spec import (
     check_slo_keys,
     resolve_events,
     resolve_params,
+    with_domains,
 )
 
 P = ParamSpec
@@ -29,22 +31,31 @@ EVENTS = FamilySpec(
     name="events",
     description="Event streams (billing, token rate limits): drops, duplicates, retries, idempotency keys, "
     "reservations settled later.",
-    params=(
-        P("event_rate", "event/s", 100.0, "usage events (requests) per second"),
-        P("tokens_per_event", "tok", 1000.0, "mean tokens per event (exponential)"),
-        P("price_per_event", "USD", 0.002, "mean charge of one event"),
-        P("drop_prob", "", 0.001, "probability a delivery attempt is lost"),
-        P("dup_prob", "", 0.01, "probability a delivered event is delivered twice"),
-        P("retry_prob", "", 1.0, "probability a lost attempt is retried"),
-        P("max_retries", "", 3.0, "retries per event"),
-        P("retry_delay_s", "s", 5.0, "delay before a retry"),
-        P("redelivery_delay_s", "s", 30.0, "mean delay of a duplicate copy"),
-        P("idempotency", "", 1.0, "1 = dedupe by idempotency key"),
-        P("key_ttl_s", "s", 0.0, "how long keys are kept; 0 = forever"),
-        P("limit_tok_s", "tok/s", 0.0, "token rate limit; 0 = no limiter"),
-        P("bucket_s", "s", 60.0, "bucket depth in seconds of the limit"),
-        P("reserve_tokens", "tok", 2000.0, "tokens reserved at admission"),
-        P("settle_delay_s", "s", 10.0, "time from admission to settlement"),
+    params=with_domains(
+        (
+            P("event_rate", "event/s", 100.0, "usage events (requests) per second"),
+            P("tokens_per_event", "tok", 1000.0, "mean tokens per event (exponential)"),
+            P("price_per_event", "USD", 0.002, "mean charge of one event"),
+            P("drop_prob", "", 0.001, "probability a delivery attempt is lost"),
+            P("dup_prob", "", 0.01, "probability a delivered event is delivered twice"),
+            P("retry_prob", "", 1.0, "probability a lost attempt is retried"),
+            P("max_retries", "", 3.0, "retries per event"),
+            P("retry_delay_s", "s", 5.0, "delay before a retry"),
+            P("redelivery_delay_s", "s", 30.0, "mean delay of a duplicate copy"),
+            P("idempotency", "", 1.0, "1 = dedupe by idempotency key"),
+            P("key_ttl_s", "s", 0.0, "how long keys are kept; 0 = forever"),
+            P("limit_tok_s", "tok/s", 0.0, "token rate limit; 0 = no limiter"),
+            P("bucket_s", "s", 60.0, "bucket depth in seconds of the limit"),
+            P("reserve_tokens", "tok", 2000.0, "tokens reserved at admission"),
+            P("settle_delay_s", "s", 10.0, "time from admission to settlement"),
+        ),
+        {
+            "positive": ["tokens_per_event"],
+            "fraction": ["drop_prob", "dup_prob", "retry_prob"],
+            "count": ["max_retries"],
+            "flag": ["idempotency"],
+        },
+        max_retries=100.0,
     ),
     events=(
         EventSpec("outage", {"duration": None}, "every delivery attempt in the window is lost"),
@@ -181,6 +192,12 @@ def run_events(
     resolved = resolve_events(EVENTS, events)
     check_slo_keys(EVENTS, slo)
     rng = np.random.default_rng(seed)
+    check_arrival_cap(
+        expected_arrivals(p["event_rate"], duration_s),
+        MAX_EVENTS,
+        "events",
+        f"event_rate = {p['event_rate']:.6g} event/s",
+    )
     sent = poisson_arrivals(p["event_rate"], duration_s, rng)
     n = sent.size
     if n > MAX_EVENTS:

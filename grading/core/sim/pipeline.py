@@ -7,8 +7,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from grading.core.sim.narrative import at, num, slo_sentence
+from grading.core.sim.narrative import at, num
 from grading.core.sim.result import ScenarioResult, check_slos, downsample
+from grading.core.sim.slo_words import slo_sentence
 from grading.core.sim.spec import (
     EventSpec,
     FamilySpec,
@@ -62,7 +63,7 @@ def parse_stages(p: dict) -> list[dict]:
     if missing:
         raise ValueError(f"pipeline: {', '.join(missing)} missing")
     if flat:
-        return [
+        stages = [
             {
                 "name": f"stage{i}",
                 "throughput": float(p[f"stage{i}_throughput"]),
@@ -70,17 +71,27 @@ def parse_stages(p: dict) -> list[dict]:
             }
             for i in flat
         ]
-    stages = []
-    for index, stage in enumerate(p["stages"]):
-        stages.append(
+    else:
+        stages = [
             {
                 "name": str(stage.get("name", f"stage{index + 1}")),
                 "throughput": float(stage["throughput"]),
                 "buffer": float(stage.get("buffer", 0.0)),
             }
-        )
-    if not stages or any(s["throughput"] <= 0 for s in stages):
-        raise ValueError("pipeline: every stage needs a positive throughput")
+            for index, stage in enumerate(p["stages"])
+        ]
+    if not stages:
+        raise ValueError("pipeline: there must be at least one stage")
+    for stage in stages:
+        name, throughput, buffer = stage["name"], stage["throughput"], stage["buffer"]
+        if not (math.isfinite(throughput) and throughput > 0):
+            raise ValueError(
+                f"pipeline: stage {name!r} needs a positive throughput; it is {throughput:.6g} item/s"
+            )
+        if not (math.isfinite(buffer) and buffer >= 0):
+            raise ValueError(
+                f"pipeline: stage {name!r} needs a buffer of 0 or more; it is {buffer:.6g} items"
+            )
     return stages
 
 

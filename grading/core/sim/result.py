@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from grading.core.sim.slo_words import actual_words, slo_words
 from grading.core.sim.spec import FamilySpec
 
 MAX_POINTS = 300
@@ -61,20 +62,37 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def check_slos(family: FamilySpec, slo: Mapping[str, float], actuals: Mapping[str, float]) -> list[dict]:
-    """One check per SLO key: {key, target, actual, passed}; a missing or nan actual fails."""
+UNDEFINED = "it is not defined in this run: nothing it measures happened"
+
+
+def check_slos(
+    family: FamilySpec,
+    slo: Mapping[str, float],
+    actuals: Mapping[str, float],
+    reasons: Mapping[str, str] | None = None,
+) -> list[dict]:
+    """One check per SLO key: {key, target, actual, passed}; a missing or nan actual fails, with a `reason`
+    (from `reasons[key]`, else UNDEFINED) saying why it has no value."""
     checks = []
     for key in sorted(slo):
         spec = family.slo_spec(key)
         target = float(slo[key])
         actual = float(actuals.get(key, math.nan))
+        check: dict[str, Any] = {
+            "key": key,
+            "target": target,
+            "actual": actual,
+            "words": slo_words(key, target),
+            "actual_words": actual_words(key, actual),
+        }
         if math.isnan(actual):
-            passed = False
+            check["passed"] = False
+            check["reason"] = (reasons or {}).get(key, UNDEFINED)
         elif spec.upper:
-            passed = actual <= target + 1e-12 * max(1.0, abs(target))
+            check["passed"] = actual <= target + 1e-12 * max(1.0, abs(target))
         else:
-            passed = actual >= target - 1e-12 * max(1.0, abs(target))
-        checks.append({"key": key, "target": target, "actual": actual, "passed": passed})
+            check["passed"] = actual >= target - 1e-12 * max(1.0, abs(target))
+        checks.append(check)
     return checks
 
 

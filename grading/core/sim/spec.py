@@ -4,18 +4,43 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+# What values a parameter accepts: (lowest, whether the lowest itself is allowed, highest). Counts are capped
+# so that a typed 1e30 is refused by name instead of asking the simulator for memory or time it cannot have.
+COUNT_MAX = 1e9
+DOMAINS: dict[str, tuple[float, bool, float]] = {
+    "real": (-math.inf, True, math.inf),
+    "nonneg": (0.0, True, math.inf),
+    "positive": (0.0, False, math.inf),
+    "fraction": (0.0, True, 1.0),
+    "efficiency": (0.0, False, 1.0),
+    "count": (0.0, True, COUNT_MAX),
+    "count1": (1.0, True, COUNT_MAX),
+    "flag": (0.0, True, 1.0),
+}
+_DOMAIN_WORDS = {
+    "nonneg": "0 or more",
+    "positive": "more than 0",
+    "fraction": "between 0 and 1",
+    "efficiency": "more than 0 and at most 1",
+    "count": "between 0 and {high:.6g}",
+    "count1": "between 1 and {high:.6g}",
+    "flag": "0 or 1",
+}
 
 
 @dataclass(frozen=True)
 class ParamSpec:
-    """One documented scenario parameter, in base units."""
+    """One documented scenario parameter, in base units, and the values it accepts (a key of DOMAINS)."""
 
     name: str
     unit: str
     default: float | list | None
     description: str
+    domain: str = "nonneg"
+    high: float | None = None  # a tighter ceiling than the domain's
 
 
 @dataclass(frozen=True)
@@ -62,9 +87,42 @@ class FamilySpec:
         raise KeyError(key)
 
 
+def about(count: float) -> str:
+    """A count for a refusal message: digits with separators, or 3 significant digits when huge."""
+    return f"{count:,.0f}" if count < 1e12 else f"{count:.3g}"
+
+
+def with_domains(params: Sequence[ParamSpec], domains: Mapping[str, Sequence[str]], **highs: float) -> tuple:
+    """`params` with the domain of each parameter named in `domains` ({domain: names}) and ceilings from
+    `highs` ({name: highest}); the others keep the default domain (0 or more)."""
+    domain_of = {name: domain for domain, names in domains.items() for name in names}
+    unknown = (set(domain_of) | set(highs)) - {spec.name for spec in params}
+    if unknown:
+        raise KeyError(f"no such parameters: {sorted(unknown)}")
+    return tuple(
+        replace(spec, domain=domain_of.get(spec.name, spec.domain), high=highs.get(spec.name, spec.high))
+        for spec in params
+    )
+
+
+def out_of_domain(family: FamilySpec, spec: ParamSpec, value: float) -> str | None:
+    """Why `value` is not a value `spec` accepts, in words naming the parameter; None when it is."""
+    low, low_allowed, high = DOMAINS[spec.domain]
+    high = spec.high if spec.high is not None else high
+    if (value >= low if low_allowed else value > low) and value <= high:
+        return None
+    unit = f" {spec.unit}" if spec.unit else ""
+    words = _DOMAIN_WORDS[spec.domain].format(high=high)
+    return f"{family.name}: {spec.name} must be {words}{unit}; it is {value:.6g}{unit}"
+
+
 def resolve_params(family: FamilySpec, params: Mapping[str, Any], passthrough: Sequence[str] = ()) -> dict:
-    """Defaults overlaid with `params`; raises ValueError on unknown names or non-finite numbers."""
-    known = {spec.name for spec in family.params}
+    """Defaults overlaid with `params`.
+
+    Raises ValueError on unknown names, non-finite numbers and values out of a parameter's domain (the message
+    names the parameter and the value)."""
+    specs = {spec.name: spec for spec in family.params}
+    known = set(specs)
     resolved: dict[str, Any] = {spec.name: spec.default for spec in family.params}
     for name, value in params.items():
         if name not in known and not any(name.startswith(prefix) for prefix in passthrough):
@@ -75,6 +133,8 @@ def resolve_params(family: FamilySpec, params: Mapping[str, Any], passthrough: S
             if not math.isfinite(float(value)):
                 raise ValueError(f"{family.name}: parameter {name!r} must be a finite number")
             value = float(value)
+            if name in specs and (why := out_of_domain(family, specs[name], value)):
+                raise ValueError(why)
         resolved[name] = value
     return resolved
 

@@ -9,16 +9,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from grading.core.sim.narrative import num, slo_sentence
+from grading.core.sim.narrative import num
 from grading.core.sim.result import MAX_POINTS, ScenarioResult, check_slos
+from grading.core.sim.slo_words import slo_sentence
 from grading.core.sim.spec import (
     EventSpec,
     FamilySpec,
     ParamSpec,
     SloSpec,
+    about,
     check_slo_keys,
     resolve_events,
     resolve_params,
+    with_domains,
 )
 
 P = ParamSpec
@@ -26,20 +29,28 @@ P = ParamSpec
 TRAINING = FamilySpec(
     name="training",
     description="Training-job reliability: node failures, checkpoints, restarts, spare pool (Monte Carlo).",
-    params=(
-        P("gpus", "GPU", 1024.0, "GPUs in the job"),
-        P("gpus_per_node", "GPU", 8.0, "GPUs per node (a failure takes a node)"),
-        P("gpu_failure_rate_per_day", "1/(GPU·day)", 4.74e-4, "interruption rate per GPU"),
-        P("ckpt_interval_s", "s", 1800.0, "compute between checkpoints"),
-        P("ckpt_write_s", "s", 60.0, "stall per checkpoint (unless ckpt_bytes and storage_bw are given)"),
-        P("ckpt_bytes", "B", 0.0, "checkpoint size"),
-        P("storage_bw", "B/s", 0.0, "aggregate storage write bandwidth"),
-        P("restart_s", "s", 600.0, "detect + reschedule + reload after a failure"),
-        P("spare_nodes", "node", 4.0, "hot spare nodes"),
-        P("repair_s", "s", 259200.0, "time to repair a failed node"),
-        P("work_s", "s", 0.0, "compute needed at full size; 0 = duration_s"),
-        P("runs", "", 100.0, "Monte-Carlo replicas"),
-        P("price_gpu_hour", "USD", 2.0, "price of one GPU-hour (job GPUs and spare nodes)"),
+    params=with_domains(
+        (
+            P("gpus", "GPU", 1024.0, "GPUs in the job"),
+            P("gpus_per_node", "GPU", 8.0, "GPUs per node (a failure takes a node)"),
+            P("gpu_failure_rate_per_day", "1/(GPU·day)", 4.74e-4, "interruption rate per GPU"),
+            P("ckpt_interval_s", "s", 1800.0, "compute between checkpoints"),
+            P("ckpt_write_s", "s", 60.0, "stall per checkpoint (unless ckpt_bytes and storage_bw are given)"),
+            P("ckpt_bytes", "B", 0.0, "checkpoint size"),
+            P("storage_bw", "B/s", 0.0, "aggregate storage write bandwidth"),
+            P("restart_s", "s", 600.0, "detect + reschedule + reload after a failure"),
+            P("spare_nodes", "node", 4.0, "hot spare nodes"),
+            P("repair_s", "s", 259200.0, "time to repair a failed node"),
+            P("work_s", "s", 0.0, "compute needed at full size; 0 = duration_s"),
+            P("runs", "", 100.0, "Monte-Carlo replicas"),
+            P("price_gpu_hour", "USD", 2.0, "price of one GPU-hour (job GPUs and spare nodes)"),
+        ),
+        {
+            "positive": ["gpus", "gpus_per_node", "ckpt_interval_s"],
+            "count": ["spare_nodes"],
+            "count1": ["runs"],
+        },
+        runs=10000.0,
     ),
     events=(EventSpec("node_failures", {"count": None}, "count nodes fail together at wall time at"),),
     slo=(
@@ -51,6 +62,7 @@ TRAINING = FamilySpec(
 )
 
 MAX_SLOWDOWN = 50.0
+MAX_FAILURES = 2_000_000  # simulated failures over all runs; more is refused before the first run
 
 
 @dataclass
@@ -164,6 +176,25 @@ def _repair_curve(records: Sequence[RunRecord], grid: np.ndarray) -> np.ndarray:
     return counts / len(records)
 
 
+def _check_failure_budget(p: dict, work: float, rate: float, runs: int) -> None:
+    """Refuse a run whose failures alone would take more steps than MAX_FAILURES, naming the inputs.
+
+    A run lasts at most MAX_SLOWDOWN × work; each failure costs at least restart_s of it, so a run has at
+    most min(rate × that, that / restart_s) failures on average.
+    """
+    wall = work * MAX_SLOWDOWN
+    per_run = rate * wall
+    if p["restart_s"] > 0:
+        per_run = min(per_run, wall / p["restart_s"] + 1.0)
+    if not per_run * runs <= MAX_FAILURES:
+        raise ValueError(
+            f"training: gpus = {p['gpus']:.6g} at gpu_failure_rate_per_day = "
+            f"{p['gpu_failure_rate_per_day']:.6g} for work_s = {work:.6g} s means about "
+            f"{about(per_run * runs)} failures over {runs} runs, more than the {MAX_FAILURES:,} one replay "
+            "may simulate"
+        )
+
+
 def run_training(
     params: dict,
     events: list[dict],
@@ -181,6 +212,7 @@ def run_training(
     rate = job_failure_rate(p)
     runs = max(1, int(p["runs"]))
     forced = [(e["at"], int(e["count"])) for e in resolved]
+    _check_failure_budget(p, work, rate, runs)
     rng = np.random.default_rng(seed)
     records = []
     for k in range(runs):

@@ -12,6 +12,7 @@ from django.utils import timezone
 from interview.models import Invitation, Round
 from interview.services.interviewing.access import is_interviewer
 from interview.services.interviewing.errors import InterviewError, InvitationInvalid
+from interview.tasks import send_invitation_mail
 
 LINK_VALID_FOR = timedelta(hours=24)
 LINK_VALID_FOR_MAX = timedelta(days=14)
@@ -39,9 +40,11 @@ def invitation_create_for_username(
         if existing is not None:
             return existing
         now = timezone.now()
-        return Invitation.objects.create(
+        invitation = Invitation.objects.create(
             round=round_, interviewer=interviewer, used_at=now, created_by=created_by, created_at=now
         )
+    send_invitation_mail.delay_on_commit(invitation.pk)
+    return invitation
 
 
 def invitation_create_link(
@@ -60,6 +63,19 @@ def invitation_create_link(
         created_at=now,
     )
     return invitation, token
+
+
+LINK_REFUSALS = {
+    "accepted": "This invitation link was already used: each link works once. Ask the candidate for another.",
+    "expired": "This invitation link has expired. Ask the candidate for a new one.",
+    "revoked": "The candidate revoked this invitation link.",
+}
+
+
+def invitation_link_refusal(token: str) -> str:
+    """Why a known link can no longer be accepted ('' if it still can, or if no link has this token)."""
+    invitation = Invitation.objects.filter(token_hash=_token_hash(token)).first() if token else None
+    return LINK_REFUSALS.get(invitation.state(), "") if invitation is not None else ""
 
 
 def invitation_is_open(token: str) -> bool:

@@ -7,8 +7,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from grading.core.vocabulary import RUBRIC_DIMENSIONS, RUBRIC_LEVELS
 from interview.models import Recommendation, Round, RoundStatus, Scorecard
-from interview.models.interviewing import RUBRIC_DIMENSIONS, RUBRIC_LEVELS
 from interview.services.interviewing.errors import InterviewError
 
 LEVEL_NOTE_MAX_LENGTH = 2000

@@ -1,6 +1,6 @@
 """How the numbers sheet reads an entry ("read as 327,680 B/tok"), without saying whether it is right."""
 
-from grading.core.quantity_text import ParseFailure, parse_quantity, read_value
+from grading.core.quantity_text import ParseFailure, read_on_line
 from grading.core.report_text import format_quantity
 from grading.core.units import from_base, parse_unit
 
@@ -13,14 +13,14 @@ def describe_reading(spec: dict, name: str, text: str) -> dict:
     if not text.strip():
         return {"state": "empty", "message": ""}
     unit = parse_unit(quantity.get("unit", ""))
-    value = read_value(text, unit)
-    if isinstance(value, ParseFailure):
-        return {"state": "unread", "message": f"Could not read this: {value.message}."}
-    parsed = parse_quantity(text)
-    message = f"Read as {format_quantity(float(from_base(value, unit)), unit.text)}"
-    if not isinstance(parsed, ParseFailure):
-        if parsed.dims is None and unit.text:
-            message += " (no unit written, so the sheet's unit is assumed)"
-        elif parsed.note:
-            message += f" ({parsed.note})"
+    reading = read_on_line(text, unit)
+    if isinstance(reading, ParseFailure):
+        if reading.kind == "missing":
+            return {"state": "empty", "message": "Read as no answer."}
+        return {"state": "unread", "message": f"Could not read this: {reading.message}."}
+    message = f"Read as {format_quantity(float(from_base(reading.value, unit)), unit.text)}"
+    if not reading.unit_written and unit.text:
+        message += " (no unit written, so the sheet's unit is assumed)"
+    if reading.note:
+        message += f" ({reading.note})"
     return {"state": "read", "message": message}

@@ -1,0 +1,188 @@
+"""What a box's job and failure-mode text names: the palette's vocabulary of jobs and failure modes per kind.
+
+Each palette kind lists the jobs it does and the ways it fails, each a name with the phrases people write for
+it; a `common` list holds failure modes and jobs any box can have. A text is matched word by word, case-,
+plural-, verb-ending- and spacing-insensitive ("Back-pressures" is "backpressure"), a phrase anywhere inside
+it, with small typos (one edit in words of six letters or more, two from ten) tolerated. Matching is
+deterministic: the same text always names the same terms, in vocabulary order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+JOB = "job"
+FAILURE = "failure"
+FIELDS = (JOB, FAILURE)
+MAX_PHRASE_WORDS = 6
+MIN_TYPO_CHARS = 6  # shorter keys must match exactly: "bound" is not "round"
+LONG_KEY_CHARS = 10
+
+_NON_WORD = re.compile(r"[^0-9a-z]+")
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        word = word[:-3] + "y"
+    elif len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed"):
+        return word[:-2]
+    if len(word) > 4 and word.endswith("e"):
+        return word[:-1]  # "queue" and "queued" share "queu"
+    return word
+
+
+def text_words(text: str) -> tuple[str, ...]:
+    """Lower-case stemmed words: "Admits past KV capacity" -> ("admit", "past", "kv", "capacity")."""
+    return tuple(_stem(word) for word in _NON_WORD.split(text.lower()) if word)
+
+
+def _deletes(key: str) -> set[str]:
+    return {key[:i] + key[i + 1 :] for i in range(len(key))}
+
+
+def _typo_allowed(key: str) -> int:
+    return 0 if len(key) < MIN_TYPO_CHARS else 1 if len(key) < LONG_KEY_CHARS else 2
+
+
+@dataclass(frozen=True)
+class Term:
+    """A job or a failure mode: its name, as the report shows it, and the phrases that name it."""
+
+    name: str
+    phrases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class KindWords:
+    """The jobs and failure modes of one palette kind (or the common ones)."""
+
+    jobs: tuple[Term, ...] = ()
+    failures: tuple[Term, ...] = ()
+
+    def terms(self, field_name: str) -> tuple[Term, ...]:
+        return self.jobs if field_name == JOB else self.failures
+
+
+@dataclass
+class _Matcher:
+    """Phrase keys of one kind's terms of one field, for exact and typo-tolerant look-up."""
+
+    names: list[str] = field(default_factory=list)
+    exact: dict[str, list[int]] = field(default_factory=dict)
+    near: dict[str, set[str]] = field(default_factory=dict)
+
+    def add(self, position: int, phrase: str) -> None:
+        key = "".join(text_words(phrase))
+        if not key:
+            return
+        self.exact.setdefault(key, [])
+        if position not in self.exact[key]:
+            self.exact[key].append(position)
+        if _typo_allowed(key):
+            for variant in {key, *_deletes(key)}:
+                self.near.setdefault(variant, set()).add(key)
+
+    def find(self, text: str) -> tuple[str, ...]:
+        from grading.core.design_check import edit_distance
+
+        words = text_words(text)
+        found: set[int] = set()
+        for size in range(1, min(len(words), MAX_PHRASE_WORDS) + 1):
+            for start in range(len(words) - size + 1):
+                key = "".join(words[start : start + size])
+                if key in self.exact:
+                    found.update(self.exact[key])
+                    continue
+                allowed = _typo_allowed(key)
+                if not allowed:
+                    continue
+                for variant in {key, *_deletes(key)}:
+                    for phrase in self.near.get(variant, ()):
+                        if edit_distance(key, phrase, min(allowed, _typo_allowed(phrase))) <= allowed:
+                            found.update(self.exact[phrase])
+        return tuple(self.names[position] for position in sorted(found))
+
+
+class Vocabulary:
+    """The palette's jobs and failure modes per kind, plus the common ones, with the palette's version."""
+
+    def __init__(self, kinds: Mapping[str, KindWords], common: KindWords = KindWords(), version: int = 0):
+        self.kinds = dict(kinds)
+        self.common = common
+        self.version = version
+        self._matchers: dict[tuple[str, str], _Matcher] = {}
+
+    def knows(self, kind: str) -> bool:
+        """Whether the vocabulary lists jobs and failure modes for `kind`."""
+        words = self.kinds.get(kind)
+        return bool(words and words.jobs and words.failures)
+
+    def _matcher(self, kind: str, field_name: str) -> _Matcher:
+        cached = self._matchers.get((kind, field_name))
+        if cached is None:
+            cached = _Matcher()
+            own = self.kinds.get(kind, KindWords()).terms(field_name)
+            for term in (*own, *self.common.terms(field_name)):  # a common term a kind names too: one term
+                if term.name not in cached.names:
+                    cached.names.append(term.name)
+                for phrase in (term.name, *term.phrases):
+                    cached.add(cached.names.index(term.name), phrase)
+            self._matchers[(kind, field_name)] = cached
+        return cached
+
+    def recognise(self, kind: str, field_name: str, text: str) -> tuple[str, ...]:
+        """The names of the kind's (and the common) terms of `field_name` ("job" or "failure") that `text`
+        names, in vocabulary order; () for blank or unrecognisable text."""
+        if not text or not text.strip():
+            return ()
+        return self._matcher(kind, field_name).find(text[:2000])
+
+    def example(self, kind: str, field_name: str) -> str:
+        """A term of the kind to quote when a text names nothing ("" when the kind has none)."""
+        terms = self.kinds.get(kind, KindWords()).terms(field_name) or self.common.terms(field_name)
+        return terms[0].name if terms else ""
+
+
+def read_terms(value: object, where: str, problems: list[tuple[str, str]]) -> tuple[Term, ...]:
+    """Terms from the palette file's form `{name: [phrase, ...]}` (a name with no phrases may map to [])."""
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        problems.append((where, "must map each name to a list of phrases"))
+        return ()
+    terms = []
+    for name, phrases in value.items():
+        phrases = [] if phrases is None else phrases
+        if not isinstance(name, str) or not name.strip():
+            problems.append((where, f"{name!r} is not a name"))
+        elif not isinstance(phrases, list) or not all(isinstance(p, str) and p.strip() for p in phrases):
+            problems.append((f"{where}.{name}", "must be a list of phrases"))
+        else:
+            terms.append(Term(name.strip(), tuple(p.strip() for p in phrases)))
+    return tuple(terms)
+
+
+def vocabulary_from(
+    components: Iterable[object], common: KindWords = KindWords(), version: int = 0
+) -> Vocabulary:
+    """A Vocabulary from palette components that carry `jobs` and `failures` term tuples (or dicts)."""
+    kinds = {}
+    for component in components:
+        get = component.get if isinstance(component, Mapping) else (lambda k, c=component: getattr(c, k, ()))
+        jobs, failures = get("jobs") or (), get("failures") or ()
+        kinds[get("kind")] = KindWords(_terms(jobs), _terms(failures))
+    return Vocabulary(kinds, common, version)
+
+
+def _terms(items: Sequence[object] | Mapping[str, Sequence[str]]) -> tuple[Term, ...]:
+    if isinstance(items, Mapping):
+        return tuple(Term(name, tuple(phrases or ())) for name, phrases in items.items())
+    return tuple(item if isinstance(item, Term) else Term(str(item), ()) for item in items)

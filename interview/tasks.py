@@ -1,0 +1,18 @@
+"""Celery tasks of the interview app: each calls one service."""
+
+from celery import shared_task
+
+from interview.services.grading import rounds_complete_reviews
+from interview.services.invitation_mail import invitation_mail_send
+
+
+@shared_task(name="interview.complete_reviews", ignore_result=True)
+def complete_reviews() -> int:
+    """Periodic: fold finished replays into the reports of review rounds nobody has looked at since."""
+    return rounds_complete_reviews()
+
+
+@shared_task(name="interview.send_invitation_mail", ignore_result=True)
+def send_invitation_mail(invitation_id: int) -> bool:
+    """Mail an interviewer invited by name; sent after the invitation commits."""
+    return invitation_mail_send(invitation_id=invitation_id)

@@ -1,0 +1,152 @@
+"""Hand-written cases on the bank's questions for issue 19: every way people write a number is read for the
+line it is typed on, so a candidate who is right is not marked wrong for how they wrote it. Reference values
+come from each question's own model; the texts, verdicts and message parts are worked out by hand."""
+
+import pytest
+
+from tests.core.test_grader_bank import graded, shown, verdicts
+
+
+def only_wrong(lines: dict[str, dict]) -> list[str]:
+    return [name for name, verdict in verdicts(lines).items() if verdict != "correct"]
+
+
+@pytest.mark.parametrize(
+    ("slug", "name", "text", "note"),
+    [
+        ("kv-cache-tiering", "convs_in_hbm", "44 conversations", "'conversations' read as session"),
+        ("agent-sessions", "sessions_pinned", "44 chats", "'chats' read as session"),
+        ("pretraining-data-pipeline", "extract_instances", "67 machines", "'machines' read as instance"),
+        ("speculative-decoding", "b_break", "59 reqs", "req read as seq"),
+        ("llm-batching-system", "b_max_kv", "162 seqs", "seq read as req"),
+        ("token-rate-limits", "counter_ops", "20k ops/s", "'ops' read as a count"),
+        ("moe-serving-on-a-rack", "weights_bytes", "1.04T", "'T' read as the T of TB"),
+        ("pretraining-data-pipeline", "shard_bytes", "30T", "'T' read as the T of TB"),
+        ("two-region-failover", "shed_frac", "1/6", "the fraction 1/6 read as 0.167"),
+        ("token-rate-limits", "cost_ratio", "1,000:1", "the ratio 1,000:1 read as 1,000"),
+        ("multi-lora-serving", "dedicated_util", "1/10 of the fleet", "the fraction 1/10 read as 0.1"),
+        ("checkpoint-storage", "young_daly", "1h18m", "read as 4,680 s"),  # 78 min for 77.95 min
+        ("autoscaling-cold-start", "warm_pool_cost", "€128/h", "read € as the question's currency (USD)"),
+        ("internal-llm-gateway", "team_budget", "$38,880", "in the line's unit, USD/(team*month)"),
+        ("gpu-credit-system", "gpu_hours_day", "98,304 GPU-hours", "in the line's unit, GPU*h/day"),
+        ("kv-cache-tiering", "convs_in_hbm", "٤٤", "read the Arabic-Indic digits as 44"),
+        ("training-cluster-review", "spare_nodes", "none", "read 'none' as 0"),
+    ],
+)
+def test_a_right_value_written_another_way_is_correct_with_a_note(slug, name, text, note):
+    lines = graded(slug, {name: text})
+    assert lines[name]["verdict"] == "correct", lines[name]["message"]
+    assert note in lines[name]["note"]
+    assert only_wrong(lines) == []
+
+
+def test_a_scale_word_on_a_prefixed_line_does_not_leak_into_later_lines():
+    # 1.04T on a TB line is 1.04 TB; the weights per GPU (1.04 TB / 72 GPUs = 14.4 GB) follow from it.
+    lines = graded("moe-serving-on-a-rack", {"weights_bytes": "1.04T", "per_gpu_weights": "14.4"})
+    assert only_wrong(lines) == []
+    assert not any("e12" in line["message"] for line in lines.values())
+
+
+@pytest.mark.parametrize("text", ["idk", "N/A", "n/a", "?"])
+def test_an_explicit_non_answer_is_missing_not_unreadable(text):
+    line = graded("kv-cache-tiering", {"kv_conv": text})["kv_conv"]
+    assert line["verdict"] == "missing"
+    assert line["message"].startswith("Not answered")
+
+
+def test_none_where_zero_is_not_meant_is_missing():
+    line = graded("kv-cache-tiering", {"kv_conv": "none"})["kv_conv"]  # a size in GB: "none" is no answer
+    assert line["verdict"] == "missing"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1e-400", "too close to zero to compute with"),
+        ("-1e999", "too far from zero to compute with"),
+    ],
+)
+def test_numbers_beyond_floating_point_are_unreadable_and_say_which_way(text, message):
+    line = graded("kv-cache-tiering", {"kv_conv": text})["kv_conv"]
+    assert line["verdict"] == "unparsed"
+    assert message in line["message"]
+
+
+def test_minus_zero_is_read_as_zero():
+    line = graded("training-cluster-review", {"spare_nodes": "-0"})["spare_nodes"]
+    assert line["verdict"] == "correct"
+    assert line["given"] == 0
+
+
+def test_a_plain_amount_on_a_per_month_line_takes_the_line_s_period_but_an_explicit_day_converts():
+    slug = "internal-llm-gateway"
+    budget = shown(slug, "team_budget")  # USD per team per month
+    per_day = budget / 30
+    assert graded(slug, {"team_budget": f"${per_day:.2f}/day"})["team_budget"]["verdict"] == "correct"
+    line = graded(slug, {"team_budget": f"${per_day:.2f}"})["team_budget"]  # read per month: 30x too low
+    assert line["verdict"] != "correct"
+
+
+def test_requests_per_minute_is_named_as_typed_on_a_tokens_line():
+    slug = "multi-provider-gateway"
+    line = graded(slug, {"fallback_demand_tpm": "600 req/min"})["fallback_demand_tpm"]
+    assert line["verdict"] == "unit_error"
+    assert line["message"] == "'600 req/min' is in req/min; this line asks for tok/min."
+
+
+# Say how close: every line names its check and band; a loose pass is labelled so and credited less.
+
+
+def test_a_pass_names_its_band_and_an_exact_one_earns_full_credit():
+    lines = graded("kv-cache-tiering", {})
+    assert lines["kv_conv"]["verdict_label"] == "Correct (within 5%)"  # relative, 5%
+    assert lines["convs_in_hbm"]["verdict_label"] == "Correct (whole number, ±1)"  # count
+    assert lines["reload_dram_s"]["verdict_label"] == "Correct (within 10%)"  # magnitude 3x, exact value
+    assert lines["reload_dram_s"]["band"] == "within 3×"
+    assert {line["credit"] for line in lines.values()} == {1.0}
+
+
+def test_a_pass_in_an_order_of_magnitude_band_is_labelled_and_credited_less():
+    reload_ms = shown("kv-cache-tiering", "reload_dram_s")  # 24.6 ms; 60 ms is 2.4x: inside 3x, beyond 10%
+    line = graded("kv-cache-tiering", {"reload_dram_s": f"{2.4 * reload_ms:.3g}"})["reload_dram_s"]
+    assert line["verdict"] == "correct"
+    assert line["verdict_label"] == "Right order of magnitude (within 3×)"
+    assert line["credit"] == 0.6
+
+
+def test_a_pass_in_a_wide_relative_band_is_labelled_loose_and_credited_less():
+    slug = "eight-gpu-design-review"  # comm_tp8 has a 30% band
+    comm = shown(slug, "comm_tp8")
+    line = graded(slug, {"comm_tp8": f"{1.2 * comm:.4g}"})["comm_tp8"]
+    assert line["verdict"] == "correct"
+    assert line["verdict_label"] == "Correct in the loose band (within 30%)"
+    assert line["credit"] == 0.8
+    assert (
+        graded(slug, {"comm_tp8": f"{1.05 * comm:.4g}"})["comm_tp8"]["verdict_label"]
+        == "Correct (within 10%)"
+    )
+
+
+def test_a_value_the_question_fixes_says_so_instead_of_a_range_of_one_value():
+    slug = "ttft-200ms-p99"
+    line = graded(slug, {})["rho_small_pool"]
+    assert line["verdict_label"] == "Correct (the question fixes it)"
+    assert line["message"].startswith("The question fixes this at 0.55")
+    assert "0.55 to 0.55" not in line["message"]
+    moved = graded(slug, {"rho_small_pool": "0.9"})["rho_small_pool"]
+    assert moved["verdict"] == "out_of_range"
+    assert moved["message"].startswith("The question fixes ")
+    assert moved["message"].endswith("; you wrote 0.9.")
+
+
+def test_a_line_that_repeats_another_names_it_instead_of_empty_arithmetic():
+    slug = "autoscaling-cold-start"  # the cooldown is the cold start itself: 70 s
+    line = graded(slug, {"scale_up_cooldown": "50 s"})["scale_up_cooldown"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert line["message"] == "This line is your cold start, 70 s; you wrote 50 s — too low by 29%."
+
+
+def test_an_absurd_magnitude_gets_a_plausibility_warning():
+    line = graded("kv-cache-tiering", {"kv_conv": "1e41 GB"})["kv_conv"]  # 9.83 GB is the right value
+    assert line["verdict"] == "arithmetic_slip"
+    assert "That is 40 orders of magnitude from the reference: not a plausible value." in line["message"]

@@ -1,0 +1,95 @@
+"""Whatever a candidate types, submitting works and the report page renders: for every question of the
+bank, a seeded mix of zeros, negatives, 1e30 and tiny numbers (and one size typed into every field) is saved,
+the round is submitted, its replay jobs run, and nothing stored holds NaN or infinity. A round whose deadline
+passed is graded when it is looked at, and that never fails the page."""
+
+import json
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+
+from designs.services import work_save
+from grading import replays
+from grading.models import ReplayRun, ReplayStatus
+from grading.replays import replay_execute
+from interview.models import Round, RoundStatus
+from interview.services.rounds import round_start, round_submit
+from tests.core.test_sim_extreme_inputs import SLUGS, typed_numbers
+from tests.interview.bank_fixtures import load_questions
+
+pytestmark = pytest.mark.django_db
+
+REVIEWS = [slug for slug in SLUGS if "review" in slug]
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    published: list[int] = []
+    monkeypatch.setattr(replays, "_publish", published.append)
+    return published
+
+
+def finite(value) -> None:
+    json.dumps(value, allow_nan=False)  # PostgreSQL refuses NaN in JSON, so a stored NaN is a 500 there
+
+
+def submit_with(alice, question, numbers, django_capture_on_commit_callbacks) -> Round:
+    round_ = round_start(candidate=alice, question=question, mode="practice")
+    work_save(round_id=round_.pk, base_revision=round_.work.revision, numbers=numbers)
+    with django_capture_on_commit_callbacks(execute=True):
+        return round_submit(round_id=round_.pk)
+
+
+@pytest.mark.parametrize("mix", ["extremes", "same size everywhere"])
+def test_every_bank_question_submits_and_reports_whatever_is_typed(
+    client, alice, tmp_path: Path, sent, mix, django_capture_on_commit_callbacks
+):
+    questions = load_questions(tmp_path, *SLUGS)
+    client.force_login(alice)
+    for slug in SLUGS:
+        round_ = submit_with(
+            alice, questions[slug], typed_numbers(slug, mix), django_capture_on_commit_callbacks
+        )
+        assert round_.status == RoundStatus.SUBMITTED, slug
+        finite(round_.report)
+        page = client.get(f"/rounds/{round_.pk}/report/")
+        assert page.status_code == 200, slug
+
+
+@pytest.mark.parametrize("slug", REVIEWS)
+def test_a_review_round_with_ninety_gigabytes_everywhere_replays_and_reports(
+    client, alice, tmp_path: Path, sent, slug, django_capture_on_commit_callbacks
+):
+    question = load_questions(tmp_path, slug)[slug]
+    round_ = submit_with(
+        alice, question, typed_numbers(slug, "same size everywhere"), django_capture_on_commit_callbacks
+    )
+    for run_id in sent:
+        assert replay_execute(run_id=run_id) in ("done", "failed")
+    for run in ReplayRun.objects.filter(round=round_):
+        finite(run.result)
+        assert run.status == ReplayStatus.DONE or run.error  # a refusal says why, naming the input
+    client.force_login(alice)
+    page = client.get(f"/rounds/{round_.pk}/report/")
+    assert page.status_code == 200
+    round_.refresh_from_db()
+    finite(round_.report)
+    assert round_.report["review"]["replays"].get("pending") is None and round_.score is not None
+
+
+def test_an_expired_round_with_extreme_numbers_is_graded_when_its_pages_are_viewed(
+    client, alice, tmp_path: Path, sent
+):
+    slug = "training-cluster-review"
+    question = load_questions(tmp_path, slug)[slug]
+    round_ = round_start(candidate=alice, question=question, mode="timed")
+    work_save(round_id=round_.pk, base_revision=0, numbers=typed_numbers(slug, "extremes"))
+    Round.objects.filter(pk=round_.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    client.force_login(alice)
+    for url in (f"/rounds/{round_.pk}/", f"/rounds/{round_.pk}/report/"):
+        assert client.get(url, follow=True).status_code == 200, url
+    round_.refresh_from_db()
+    assert round_.status == RoundStatus.SUBMITTED
+    finite(round_.report)
