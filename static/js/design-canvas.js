@@ -530,7 +530,7 @@
           hidden: true,
         });
         this.addBox = el("div", { className: "sbc-add" }, [
-          el("label", { for: id("search"), className: "sbc-add-label", text: "Add a box" }),
+          el("label", { for: id("search"), className: "sbc-add-label sbc-sr", text: "Add a box" }),
           this.search,
           this.results,
         ]);
@@ -554,8 +554,7 @@
       if (!this.readOnly) {
         actions.appendChild(button("note", "Note", "Add a free note", "N"));
         actions.appendChild(button("connect", "Connect", "Connect the selected box to another box", "C"));
-        actions.appendChild(button("group", "Group", "Group the selected boxes", "G"));
-        actions.appendChild(button("ungroup", "Ungroup", "Ungroup the selected group", "Shift+G"));
+        actions.appendChild(button("group", "Group", "Group the selected boxes (a selected group: ungroup it)", "G"));
         actions.appendChild(button("duplicate", "Duplicate", "Duplicate the selection", "Control+D"));
         actions.appendChild(button("delete", "Delete", "Delete the selection", "Delete"));
       }
@@ -575,8 +574,7 @@
       if (!this.readOnly) view.appendChild(button("snap", "Snap", "Snap boxes to the grid when dropped"));
       view.appendChild(button("export-png", "PNG", "Export the design as a PNG image"));
       view.appendChild(button("export-svg", "SVG", "Export the design as an SVG image"));
-      this.toolbar.appendChild(actions);
-      this.toolbar.appendChild(view);
+      this.toolbar.appendChild(el("div", { className: "sbc-buttons-scroll" }, [actions, view]));
 
       // Stage: the cytoscape canvas and the drag handle for drawing arrows.
       this.stage = el("div", { className: "sbc-cy" });
@@ -1804,15 +1802,18 @@
       }
       if (b.delete) b.delete.disabled = !count;
       if (b.duplicate) b.duplicate.disabled = !this.selection().filter((s) => s.isNode()).length;
-      if (b.group) b.group.disabled = !this.selection().filter((s) => s.isNode() && s.data("role") !== "note").length;
-      if (b.ungroup) b.ungroup.disabled = !(item && item.isNode() && item.data("role") === "group");
+      if (b.group) {
+        const isGroup = Boolean(item && item.isNode() && item.data("role") === "group");
+        b.group.disabled = !this.selection().filter((s) => s.isNode() && s.data("role") !== "note").length;
+        b.group.textContent = isGroup ? "Ungroup" : "Group";
+      }
       if (b.undo) b.undo.disabled = !this.past.length;
       if (b.redo) b.redo.disabled = !this.future.length;
       if (b.mark) b.mark.disabled = !(item && (item.isEdge() || item.data("role") === "box"));
       if (b.compact) b.compact.setAttribute("aria-pressed", this.compact ? "true" : "false");
       if (b.snap) b.snap.setAttribute("aria-pressed", this.snap ? "true" : "false");
       if (this.readOnly && !this.markable) {
-        for (const name of ["connect", "delete", "duplicate", "group", "ungroup", "note", "layout", "snap", "mark"]) {
+        for (const name of ["connect", "delete", "duplicate", "group", "note", "layout", "snap", "mark"]) {
           if (b[name]) b[name].disabled = true;
         }
       }
@@ -2294,8 +2295,10 @@
           return this.openMarkForm();
         case "note":
           return this.addNote("");
-        case "group":
-          return this.groupSelection();
+        case "group": {
+          const item = this.selected();
+          return item && item.isNode() && item.data("role") === "group" ? this.ungroupSelection() : this.groupSelection();
+        }
         case "ungroup":
           return this.ungroupSelection();
         case "duplicate":

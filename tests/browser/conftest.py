@@ -4,6 +4,7 @@ Every test fails if the page asks for anything outside the test server, logs a c
 Content-Security-Policy.
 """
 
+import contextlib
 import os
 import time
 from collections.abc import Iterator
@@ -95,9 +96,9 @@ def open_page(browser: Browser, base_url: str, **options) -> tuple[Page, PagePro
 
 
 def close_quietly(page: Page) -> None:
-    """Close the page's context once the requests that leaving the page sends are answered: the round page saves
-    its unsaved edits on pagehide, and a save still running would race the test database's flush (SQLite
-    reports a locked table, PostgreSQL waits)."""
+    """Close the page's context once the requests that leaving the page sends are answered: the round page
+    saves its unsaved edits on pagehide, and a save still running would race the test database's flush
+    (SQLite reports a locked table, PostgreSQL waits)."""
     if hasattr(page, "problems"):
         page.problems.closing = True
 
@@ -107,10 +108,8 @@ def close_quietly(page: Page) -> None:
             page.wait_for_timeout(50)
 
     drain()
-    try:
+    with contextlib.suppress(Exception):  # a page that cannot navigate away still gets closed
         page.goto("about:blank")
-    except Exception:  # noqa: BLE001 - a page that cannot navigate away still gets closed
-        pass
     drain()
     page.wait_for_timeout(100)
     page.context.close()
