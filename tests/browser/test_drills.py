@@ -44,7 +44,7 @@ def test_a_candidate_does_a_five_step_session_by_keyboard(page, alice, tmp_path)
         result = page.locator("#drill-result")
         expect(result).to_be_visible()
         if right:
-            expect(result.locator(".verdict")).to_have_text("Correct")
+            expect(result.locator(".verdict")).to_have_text(re.compile(r"^Correct \(within \d+%\)$"))
         else:
             expect(result.locator(".drill-arithmetic")).to_contain_text("=")
         expect(page.locator("#drill-next")).to_be_focused()
