@@ -5,11 +5,11 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
 
+from designs.readings import describe_reading
 from drills import services
 from drills.services import DrillNotFound, DrillRefused
 from grading.core.vocabulary import TRACKS
 from interview.models import Question, QuestionVersion
-from interview.services.number_reading import describe_reading
 
 SESSION_KEY = "drill_session"
 

@@ -1,7 +1,8 @@
 """Every interviewer page and endpoint answers 404 to anyone without an accepted, unrevoked invitation.
 
-The walk covers every URL pattern of interview/urls_interviewer.py and interview/api/interviewer.py, with
-every method the view serves, as: charlie (no role), charlie the uninvited interviewer, bob after his
+The walk covers every URL pattern of interview/urls_interviewer.py, the pairing actions in
+interview/urls_rounds.py (a round's URLs served by the interviewer views) and interview/api/interviewer.py,
+with every method the view serves, as: charlie (no role), charlie the uninvited interviewer, bob after his
 invitation was revoked, and bob holding only an expired link."""
 
 # ruff: noqa: F811  (fixtures imported from interviewing_fixtures are named as test arguments)
@@ -25,11 +26,16 @@ from interview.services.interviewing.notes import note_add
 from interview.services.interviewing.scorecards import scorecard_save
 from interview.services.rounds import round_submit
 from interview.urls_interviewer import interviewer_urlpatterns
+from interview.urls_rounds import round_urlpatterns
+from interview.views import interviewer
 from tests.interview.interviewing_fixtures import alice_round, invited_round, kv_question  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
 METHODS = ("get", "post", "put", "patch", "delete")
+PAGE_PATTERNS = interviewer_urlpatterns + [
+    p for p in round_urlpatterns if p.callback.__module__ == interviewer.__name__
+]
 
 
 def view_methods(pattern: URLPattern) -> list[str]:
@@ -54,7 +60,7 @@ def walk(client, *, round_: Round, invitation: Invitation, token: str, username:
     """Request every interviewer URL with every method; returns {"METHOD url": status} for the non-404s."""
     kwargs = {"round_id": round_.pk, "invitation_id": invitation.pk, "token": token, "username": username}
     answers = {}
-    patterns = [(p, "/") for p in interviewer_urlpatterns] + [(p, "/api/") for p in api_urlpatterns]
+    patterns = [(p, "/") for p in PAGE_PATTERNS] + [(p, "/api/") for p in api_urlpatterns]
     for pattern, prefix in patterns:
         route = str(pattern.pattern)
         if round_only and "round_id" not in route:
@@ -95,7 +101,7 @@ def busy_round(invited_round, bob):
 
 
 def test_the_walk_covers_every_pattern():
-    assert len(interviewer_urlpatterns) >= 12 and len(api_urlpatterns) >= 6
+    assert len(PAGE_PATTERNS) >= 12 and len(api_urlpatterns) >= 6
 
 
 def test_charlie_gets_404_on_every_interviewer_page_and_endpoint(client, charlie, busy_round, used_token):
@@ -107,7 +113,7 @@ def test_charlie_gets_404_on_every_interviewer_page_and_endpoint(client, charlie
     assert answers == {}
 
 
-def test_an_uninvited_interviewer_gets_404_on_every_interviewer_page_and_endpoint(
+def test_an_uninvited_interviewer_opens_no_interviewer_page_or_endpoint(
     client, charlie, busy_round, used_token
 ):
     user_grant_role(user=charlie, role=Role.INTERVIEWER)
@@ -116,8 +122,15 @@ def test_an_uninvited_interviewer_gets_404_on_every_interviewer_page_and_endpoin
     answers = walk(
         client, round_=busy_round, invitation=invitation, token=used_token, username="bob", round_only=False
     )
-    # /interviews/ is charlie's own (empty) list and schedule is his own action; nothing else opens.
-    assert answers == {"GET /interviews/": 200, "POST /interviews/schedule/": 302}
+    # /interviews/ is charlie's own (empty) list and schedule is his own action; the used link says it was
+    # used (410) and opens nothing; everything else answers 404.
+    join = f"/interviews/join/{used_token}/"
+    assert answers == {
+        "GET /interviews/": 200,
+        "POST /interviews/schedule/": 302,
+        f"GET {join}": 410,
+        f"POST {join}": 410,
+    }
 
 
 def test_a_revoked_interviewer_gets_404_on_every_page_of_the_round(client, bob, busy_round, used_token):
@@ -135,9 +148,9 @@ def test_an_expired_link_opens_nothing(client, bob, alice, busy_round):
     invitation, token = invitation_create_link(round_=busy_round, created_by=alice)
     Invitation.objects.filter(pk=invitation.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
     client.force_login(bob)
-    assert client.get(f"/interviews/join/{token}/").status_code == 404
-    assert client.post(f"/interviews/join/{token}/").status_code == 404
-    api = client.post("/api/invitations/accept", {"token": token}, content_type="application/json")
+    for answer in (client.get(f"/interviews/join/{token}/"), client.post(f"/interviews/join/{token}/")):
+        assert answer.status_code == 410 and "This invitation link has expired" in answer.content.decode()
+    api = client.post("/api/invitations/accept/", {"token": token}, content_type="application/json")
     assert api.status_code == 404
     answers = walk(
         client, round_=busy_round, invitation=invitation, token=token, username="bob", round_only=True
