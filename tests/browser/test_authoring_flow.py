@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from interview.models import Question, Round, RoundStatus
 from interview.services.authoring import publish_grant_set
 from tests.browser.canvas_helpers import add_box, connect_boxes, wait_for_saved
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, show_tab
 from tests.interview import authoring_fixtures as q
 
 CANVAS = "#design-canvas"
@@ -90,6 +90,7 @@ def test_an_author_writes_publishes_and_edits_a_question_a_candidate_has_answere
     second_page.get_by_role("button", name="Start a timed round").click()
     second_page.wait_for_url("**/rounds/*/")
     round_id = int(second_page.url.rstrip("/").split("/")[-1])
+    show_tab(second_page, "Numbers")
     for name, text in q.GOOD_SHEET.items():
         second_page.locator(f"#n-{name}").fill(text)
     second_page.locator(f"#n-{name}").blur()
