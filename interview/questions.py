@@ -42,7 +42,7 @@ def public_plan(spec: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def workspace_phases(public_spec: dict[str, Any]) -> list[dict[str, Any]]:
-    """The sheet of the round page: each phase of the plan with the asked lines it holds (empty ones left out)."""
+    """The round page's sheet: each phase of the plan with the asked lines it holds (empty ones left out)."""
     phases = [
         {
             "phase": p["phase"],

@@ -45,8 +45,8 @@ from interview.services.authoring import (
     sheet_grade,
     version_republish,
 )
-from interview.services.rounds import CLIENT_BOX
 from interview.services.packs import pack_export_zip, pack_files_from_upload, pack_import
+from interview.services.rounds import CLIENT_BOX
 from interview.services.version_diff import version_diff
 
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
