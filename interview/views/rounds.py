@@ -12,6 +12,7 @@ from interview.models import Question, Round, RoundStatus
 from interview.models.questions import Track
 from interview.questions import PHASE_GUIDANCE, public_plan, public_view, workspace_phases
 from interview.selectors import round_of_candidate
+from interview.services.design_drawing import designs_compared, question_headline
 from interview.services.grading import review_pending, round_review_complete
 from interview.services.rounds import RoundError, round_abandon, round_start, round_submit
 
@@ -135,6 +136,16 @@ def report(request: HttpRequest, round_id: int) -> HttpResponse:
         context["side_labels"] = {"reference": "Reference numbers", "candidate": "Your numbers"}
     if request.htmx:
         return render(request, "rounds/report.html#report-header", context)
+    context["headline"] = question_headline(round_.spec, round_.report)
+    design_report = (round_.report or {}).get("design")
+    if design_report and not round_.report.get("review"):
+        compared = designs_compared(round_.spec.get("design") or {}, round_.work.design, design_report)
+        context["designs"] = {
+            "sides": [
+                ({"name": "candidate", "drawing": compared["candidate"]}, "Your design"),
+                ({"name": "reference", "drawing": compared["reference"]}, "Reference design"),
+            ]
+        }
     return render(request, "rounds/report.html", context)
 
 
