@@ -119,9 +119,9 @@ def test_a_candidate_marks_ranks_edits_and_submits_a_review_round(page, alice, r
 def test_a_review_round_with_ninety_gigabytes_in_six_fields_submits_and_its_report_fills_in(
     page, alice, tmp_path, transactional_db
 ):
-    """Typed into six fields of eight-gpu-design-review, "90 GB" once put NaN into a replay's SLO check: submit
-    answered 500 and the round stayed open. Now the submit lands on the report, whose header waits for the
-    replays and fills in (without a reload) once they are done."""
+    """Typed into six fields of eight-gpu-design-review, "90 GB" once put NaN into a replay's SLO check:
+    submit answered 500 and the round stayed open. Now the submit lands on the report, whose header waits for
+    the replays and fills in (without a reload) once they are done."""
     slug = "eight-gpu-design-review"
     load_questions(tmp_path, slug)
     log_in(page, "alice")
