@@ -280,4 +280,5 @@ def test_the_review_fills_in_from_its_replay_jobs_as_the_synchronous_grading_wou
     assert round_.report["review"]["replays"] == synchronous["review"]["replays"]
     assert round_.report["scores"] == synchronous["scores"]
     assert round_.score == synchronous["scores"]["overall"] is not None
+    assert round_.score_numbers == synchronous["scores"].get("numbers")  # the history's columns follow
     assert f"Overall {round_.score:.0f} / 100" in done
