@@ -268,7 +268,7 @@ def _read_asked(
     asked: list[Asked] = []
     for index, item in enumerate(reader.items(top, "asked", "asked")):
         field = f"asked[{index}]"
-        entry = reader.mapping(item, field, {"name", "phase", "weight", "check", "tolerance"})
+        entry = reader.mapping(item, field, {"name", "phase", "weight", "check", "tolerance", "exact_prefix"})
         name = reader.text(entry, "name", f"{field}.name")
         if name and name not in units:
             reader.add(f"{field}.name", f"{name!r} is not a quantity of the model")
@@ -280,7 +280,11 @@ def _read_asked(
         weight = reader.number(entry, "weight", f"{field}.weight", default=1, positive=True)
         check = reader.choice(entry, "check", f"{field}.check", CHECKS, default="relative")
         tolerance = _read_tolerance(reader, entry, f"{field}.tolerance", check)
-        asked.append(Asked(name, phase, weight, check, tolerance))
+        exact_prefix = entry.get("exact_prefix", False)
+        if not isinstance(exact_prefix, bool):
+            reader.add(f"{field}.exact_prefix", "must be true or false")
+            exact_prefix = False
+        asked.append(Asked(name, phase, weight, check, tolerance, exact_prefix))
     return tuple(asked)
 
 

@@ -49,13 +49,15 @@ class FollowUp:
 @dataclass(frozen=True)
 class Asked:
     """A quantity the candidate is asked for. `tolerance` is the relative band (relative), the factor
-    (magnitude) or None (count: neighbouring whole numbers are accepted)."""
+    (magnitude) or None (count: neighbouring whole numbers are accepted). `exact_prefix`: the line is about
+    KB versus KiB, so a value off by only that is a unit error (else it is correct with a note)."""
 
     name: str
     phase: str
     weight: int | float = 1
     check: str = "relative"
     tolerance: float | None = 0.05
+    exact_prefix: bool = False
 
 
 @dataclass(frozen=True)
