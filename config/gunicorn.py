@@ -1,10 +1,8 @@
 """gunicorn's settings, shared by the container and the benchmarks (`gunicorn -c config/gunicorn.py ...`).
 
 One process per core, each with threads: a request waiting on PostgreSQL or Redis releases the GIL, so threads
-keep a core busy without the context switches and memory of more processes, and the autosaves that meet in a
-process share one commit (interview/services/group_commit.py). Measured with wrk in bench/autosave.py on two
-cores, saves per second as a share of the trivial view's: 2 x 8 at 0.41-0.45, 4 x 4 and 8 x 2 at 0.42, 16 x 1
-at 0.43, 2 x 16 at 0.45 (bench/README.md). WEB_WORKERS and WEB_THREADS override the counts.
+keep a core busy without the context switches and memory of more processes. bench/autosave.py measures the
+save rate this layout sustains (bench/README.md). WEB_WORKERS and WEB_THREADS override the counts.
 """
 
 import multiprocessing

@@ -1,4 +1,4 @@
-"""Grading over the API: `POST /api/questions/<slug>/grade` checks a submission outside a round."""
+"""Grading over the API: `POST /api/questions/<slug>/grade/` checks a submission outside a round."""
 
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -12,6 +12,7 @@ from grading.core.verdicts import VERDICTS
 from grading.core.vocabulary import CHECKS
 from grading.services import published_question_version, question_version_grade
 from interview.models import QuestionVersion
+from interview.services.reference_checks import reference_check_record
 from interview.services.reference_guard import reference_refusal, round_hiding_reference
 
 
@@ -185,6 +186,8 @@ class QuestionGradeApi(APIView):
         summary="Grade a submission against a question (a practice check outside a round)",
     )
     def post(self, request: Request, slug: str) -> Response:
+        """Grade a submission (numbers, design, events) against a published question's reference model,
+        outside a round. Refused while you have an unsubmitted round on the question."""
         version = _get_published_version(slug)
         if hiding := round_hiding_reference(user=request.user, question=version.question):
             return Response(reference_refusal(hiding), status=status.HTTP_409_CONFLICT)
@@ -195,4 +198,5 @@ class QuestionGradeApi(APIView):
             for field, message in error.problems:
                 problems.setdefault(field, []).append(message)
             return Response(problems, status=status.HTTP_400_BAD_REQUEST)
+        reference_check_record(user=request.user, question=version.question)
         return Response(report)

@@ -2,19 +2,11 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from interview.forms_login import LockoutAuthenticationForm
-from interview.views import accounts, questions, rounds
+from interview.views import accounts, questions
 
 urlpatterns = [
     path("", questions.catalogue, name="home"),
     path("questions/<slug:slug>/", questions.question_detail, name="question-detail"),
-    path("questions/<slug:slug>/rounds/start/", rounds.start, name="round-start"),
-    path("rounds/", rounds.history, name="round-history"),
-    path("rounds/<int:round_id>/", rounds.detail, name="round-detail"),
-    path("rounds/<int:round_id>/read/", rounds.read_number, name="round-read"),
-    path("rounds/<int:round_id>/clock/", rounds.clock, name="round-clock"),
-    path("rounds/<int:round_id>/submit/", rounds.submit, name="round-submit"),
-    path("rounds/<int:round_id>/abandon/", rounds.abandon, name="round-abandon"),
-    path("rounds/<int:round_id>/report/", rounds.report, name="round-report"),
     path("accounts/sign-up/", accounts.sign_up, name="sign-up"),
     path(
         "accounts/login/",
@@ -49,6 +41,10 @@ urlpatterns = [
 from interview.urls_community import community_urlpatterns  # noqa: E402
 
 urlpatterns += community_urlpatterns
+
+from interview.urls_rounds import round_urlpatterns  # noqa: E402
+
+urlpatterns += round_urlpatterns
 
 from interview.urls_authoring import authoring_urlpatterns  # noqa: E402
 

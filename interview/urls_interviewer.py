@@ -1,4 +1,5 @@
-"""Interviewer pages and the candidate's pairing actions (interview/views/interviewer.py)."""
+"""Interviewer pages (interview/views/interviewer.py); the candidate's pairing actions on a round are in
+interview/urls_rounds.py."""
 
 from django.urls import path
 
@@ -23,11 +24,4 @@ interviewer_urlpatterns = [
     ),
     path("interviews/<int:round_id>/timeline/", interviewer.timeline, name="interview-timeline"),
     path("interviewers/<str:username>/calibration/", interviewer.calibration, name="interviewer-calibration"),
-    path("rounds/<int:round_id>/invitations/", interviewer.invitation_create, name="invitation-create"),
-    path(
-        "rounds/<int:round_id>/invitations/<int:invitation_id>/revoke/",
-        interviewer.invitation_revoke_view,
-        name="invitation-revoke",
-    ),
-    path("rounds/<int:round_id>/begin/", interviewer.round_begin, name="round-begin-scheduled"),
 ]

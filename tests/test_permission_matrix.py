@@ -15,6 +15,7 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from designs.services import work_save
 from grading import replays
 from grading.replays import replays_enqueue_for_round
 from interview.services.authoring import draft_create, sample_save
@@ -22,7 +23,7 @@ from interview.services.discussion import comment_create, comment_report
 from interview.services.interviewing.invitations import invitation_create_for_username, invitation_create_link
 from interview.services.interviewing.notes import note_add
 from interview.services.interviewing.scorecards import scorecard_save
-from interview.services.rounds import round_save, round_start, round_submit
+from interview.services.rounds import round_start, round_submit
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db
@@ -76,7 +77,7 @@ class World:
         question = load_questions(tmp_path, KV_QUESTION)[KV_QUESTION]
         self.question = question
         self.round = round_start(candidate=alice, question=question, mode="timed")
-        round_save(round_id=self.round.pk, base_revision=0, numbers={"kv_bytes_per_token": "320 KiB/tok"})
+        work_save(round_id=self.round.pk, base_revision=0, numbers={"kv_bytes_per_token": "320 KiB/tok"})
         invitation_create_for_username(round_=self.round, created_by=alice, username="bob")
         note_add(round_=self.round, author=bob, text="private note")
         scorecard_save(round_=self.round, interviewer=bob, levels={"numbers": {"level": 3}})
@@ -144,16 +145,20 @@ EXPECTED: dict[str, tuple[str, str, str, str]] = {
     "api-docs": ("GET 200", "GET 200", "GET 200", "GET 200"),
     "api-question-grade": ("", "POST 200", "POST 200", "POST 403"),
     "api-token": ("", "POST 400", "POST 400", "POST 400"),
+    "api-replay-list": ("GET 200", "GET 404, POST 404", "GET 404, POST 404", "GET 403, POST 403"),
+    "api-replay-run": ("GET 200", "GET 404", "GET 404", "GET 403"),
+    "api-replay-cancel": ("", "POST 404", "POST 404", "POST 403"),
+    "api-replay-retry": ("", "POST 404", "POST 404", "POST 403"),
     "api-round-list": ("GET 200", "GET 200, POST 400", "GET 200, POST 400", "GET 403, POST 403"),
     "api-round-detail": ("GET 200", "GET 404", "GET 404", "GET 403"),
     "api-round-save": ("", "POST 404", "POST 404", "POST 403"),
     "api-round-submit": ("", "POST 404", "POST 404", "POST 403"),
     "api-round-report": ("GET 200", "GET 404", "GET 404", "GET 403"),
-    "api-question-list": ("GET 200", "GET 200", "GET 200", "GET 403"),
-    "api-question-detail": ("GET 200", "GET 200", "GET 200", "GET 403"),
+    "api-question-list": ("GET 200", "GET 200", "GET 200", "GET 200"),
+    "api-question-detail": ("GET 200", "GET 200", "GET 200", "GET 200"),
     "api-version-list": ("GET 200", "GET 200", "GET 200", "GET 403"),
     "api-version-detail": ("GET 200", "GET 200", "GET 200", "GET 403"),
-    "api-comment-list": ("GET 200", "GET 200, POST 400", "GET 200, POST 400", "GET 403, POST 403"),
+    "api-comment-list": ("GET 200", "GET 200, POST 400", "GET 200, POST 400", "GET 200, POST 403"),
     # A thread stays folded for bob and charlie (no submitted round): the API refuses their votes.
     "api-comment-vote": ("", "POST 403", "POST 403", "POST 403"),
     "api-bookmark-toggle": ("", "POST 200", "POST 200", "POST 403"),
@@ -268,6 +273,14 @@ EXPECTED: dict[str, tuple[str, str, str, str]] = {
     "invitation-create": ("GET 405", "GET 405, POST 404", "GET 405, POST 404", "GET login, POST login"),
     "invitation-revoke": ("GET 405", "GET 405, POST 404", "GET 405, POST 404", "GET login, POST login"),
     "round-begin-scheduled": ("GET 302", "GET 404, POST 404", "GET 404, POST 404", "GET login, POST login"),
+    "drill-session": ("GET 200", "GET 200, POST 405", "GET 200, POST 405", "GET login, POST login"),
+    "drill-answer": ("GET 405", "GET 405, POST 409", "GET 405, POST 409", "GET login, POST login"),
+    "drill-read-back": ("GET 405", "GET 405, POST 404", "GET 405, POST 404", "GET login, POST login"),
+    "drill-progress": ("GET 200", "GET 200, POST 405", "GET 200, POST 405", "GET login, POST login"),
+    "drill-question": ("GET 200", "GET 200, POST 405", "GET 200, POST 405", "GET login, POST login"),
+    "api-drill-next": ("GET 200", "GET 200", "GET 200", "GET 403"),
+    "api-drill-answer": ("", "POST 400", "POST 400", "POST 403"),
+    "api-drill-progress": ("GET 200", "GET 200", "GET 200", "GET 403"),
 }
 
 # Pages anyone may read without logging in; every other page sends an anonymous visitor to log in.
@@ -289,6 +302,10 @@ PUBLIC_PAGES = {
     "discussion-thread",
     "concepts",
     "concept-detail",
+    # What the site shows anonymous visitors, the API shows them too (reading only).
+    "api-question-list",
+    "api-question-detail",
+    "api-comment-list",
 }
 # URL parameters that name something private to one person: nobody unrelated gets past 404 (or 405).
 PRIVATE_PARAMETERS = ("<int:round_id>", "<int:run_id>", "<int:draft_id>", "<int:sample_id>")
@@ -385,7 +402,7 @@ CANDIDATE_PAGES = (
     "/rounds/{round_id}/clock/",
     "/api/rounds/",
     "/api/rounds/{round_id}/",
-    "/api/rounds/{round_id}/report",
+    "/api/rounds/{round_id}/report/",
     "/api/questions/",
     "/api/questions/{slug}/",
     "/api/questions/{slug}/versions/",

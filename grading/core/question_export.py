@@ -75,6 +75,8 @@ def _asked_to_dict(asked: Asked) -> dict[str, Any]:
         item["tolerance"] = asked.tolerance
     if asked.exact_prefix:
         item["exact_prefix"] = True
+    if asked.drill:
+        item["drill"] = asked.drill
     return item
 
 

@@ -1,6 +1,5 @@
-"""Rounds over the API: start, read, save (with revision), submit, report. Everything scoped to its owner."""
+"""Rounds over the API: start, read, submit, report (the save: designs.api). Each scoped to its owner."""
 
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -9,19 +8,24 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from designs.models import Work
-from grading.core.vocabulary import FIX_CATEGORIES
+from grading.api import ReportSerializer
 from interview.models import Question, Round, RoundMode, RoundStatus
 from interview.selectors import round_of_candidate
-from interview.services.rounds import (
-    RoundError,
-    StaleRevision,
-    round_save,
-    round_start,
-    round_submit,
-)
+from interview.services.rounds import RoundError, round_start, round_submit
 
 ERROR = inline_serializer("RoundError", {"error": serializers.CharField()})
+
+
+class SubmittedReportSerializer(ReportSerializer):
+    """The grade endpoint's report, as kept when the round was submitted; a review round adds `review`."""
+
+    review = serializers.DictField(
+        required=False,
+        help_text="Review rounds only: the marked failure points, the ranking of fixes, the replays and "
+        "the review score",
+    )
+
+
 NOT_FOUND = inline_serializer("RoundNotFound", {"detail": serializers.CharField()})
 # A refusal by the round ({"error": ...}) or a malformed body (DRF's {"field": ["message"]}).
 BAD_REQUEST = OpenApiTypes.OBJECT
@@ -72,35 +76,10 @@ class RoundStartInput(serializers.Serializer):
     variant = serializers.BooleanField(default=False)
 
 
-class RoundSaveInput(serializers.Serializer):
-    revision = serializers.IntegerField(min_value=0)
-    design = serializers.JSONField(required=False)
-    numbers = serializers.DictField(
-        child=serializers.CharField(allow_blank=True, max_length=200), required=False
-    )
-    scratch = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
-    fixes = serializers.ListField(
-        child=inline_serializer(
-            "RoundFix",
-            {
-                "text": serializers.CharField(allow_blank=True, max_length=300),
-                "category": serializers.ChoiceField(choices=FIX_CATEGORIES),
-            },
-        ),
-        required=False,
-        max_length=20,
-        help_text="A review round's fixes, first fix first, each tagged with its category.",
-    )
-
-
-class RoundSaveOutput(serializers.Serializer):
-    revision = serializers.IntegerField()
-    saved = serializers.ListField(child=serializers.CharField())
-
-
 class RoundListApi(APIView):
     @extend_schema(responses=RoundSerializer(many=True))
     def get(self, request: Request) -> Response:
+        """Your rounds, newest first."""
         rounds = Round.objects.filter(candidate=request.user).select_related(
             "question_version__question", "work"
         )
@@ -110,6 +89,7 @@ class RoundListApi(APIView):
         request=RoundStartInput, responses={201: RoundSerializer, 400: BAD_REQUEST, 404: NOT_FOUND}
     )
     def post(self, request: Request) -> Response:
+        """Start a round on a published question (timed or practice, optionally a variant)."""
         data = RoundStartInput(data=request.data)
         data.is_valid(raise_exception=True)
         question = get_object_or_404(
@@ -130,41 +110,14 @@ class RoundListApi(APIView):
 class RoundDetailApi(APIView):
     @extend_schema(responses={200: RoundSerializer, 404: NOT_FOUND})
     def get(self, request: Request, round_id: int) -> Response:
+        """One of your rounds: status, clock and your saved work."""
         return Response(RoundSerializer(_get_own_round(request, round_id)).data)
-
-
-class RoundSaveApi(APIView):
-    @extend_schema(
-        request=RoundSaveInput,
-        responses={200: RoundSaveOutput, 400: BAD_REQUEST, 404: NOT_FOUND, 409: ERROR, 423: ERROR},
-    )
-    def post(self, request: Request, round_id: int) -> Response:
-        data = RoundSaveInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            result = round_save(
-                round_id=round_id,
-                candidate_id=request.user.pk,
-                base_revision=data.validated_data["revision"],
-                design=data.validated_data.get("design"),
-                numbers=data.validated_data.get("numbers"),
-                scratch=data.validated_data.get("scratch"),
-                fixes=data.validated_data.get("fixes"),
-            )
-        except Work.DoesNotExist:
-            raise Http404("No such round.") from None
-        except StaleRevision as error:
-            return Response({"error": str(error), "current_revision": error.current_revision}, status=409)
-        except RoundError as error:
-            if error.status_code == 423:
-                _get_own_round(request, round_id)  # past its deadline: graded now, on what was saved
-            return Response({"error": str(error)}, status=error.status_code)
-        return Response({"revision": result.revision, "saved": result.saved_fields})
 
 
 class RoundSubmitApi(APIView):
     @extend_schema(request=None, responses={200: RoundSerializer, 404: NOT_FOUND, 423: ERROR})
     def post(self, request: Request, round_id: int) -> Response:
+        """Submit your round: it is graded and its report is kept."""
         round_ = _get_own_round(request, round_id)
         try:
             round_ = round_submit(round_id=round_.pk)
@@ -176,12 +129,14 @@ class RoundSubmitApi(APIView):
 class RoundReportApi(APIView):
     @extend_schema(
         responses={
-            200: inline_serializer("RoundReport", {"report": serializers.JSONField()}),
+            200: inline_serializer("RoundReport", {"report": SubmittedReportSerializer()}),
             404: NOT_FOUND,
             409: ERROR,
         }
     )
     def get(self, request: Request, round_id: int) -> Response:
+        """The graded report of your submitted round: every line, the design, the scores and pacing, typed as
+        the grade endpoint's report."""
         round_ = _get_own_round(request, round_id)
         if round_.status != RoundStatus.SUBMITTED:
             return Response({"error": "This round has not been submitted yet."}, status=409)

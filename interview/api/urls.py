@@ -1,14 +1,15 @@
 from django.urls import include, path
 
+from designs.api import WorkSaveApi
 from interview.api import accounts, questions, rounds
 
 urlpatterns = [
     path("token/", accounts.TokenApi.as_view(), name="api-token"),
     path("rounds/", rounds.RoundListApi.as_view(), name="api-round-list"),
     path("rounds/<int:round_id>/", rounds.RoundDetailApi.as_view(), name="api-round-detail"),
-    path("rounds/<int:round_id>/save", rounds.RoundSaveApi.as_view(), name="api-round-save"),
-    path("rounds/<int:round_id>/submit", rounds.RoundSubmitApi.as_view(), name="api-round-submit"),
-    path("rounds/<int:round_id>/report", rounds.RoundReportApi.as_view(), name="api-round-report"),
+    path("rounds/<int:round_id>/save/", WorkSaveApi.as_view(), name="api-round-save"),
+    path("rounds/<int:round_id>/submit/", rounds.RoundSubmitApi.as_view(), name="api-round-submit"),
+    path("rounds/<int:round_id>/report/", rounds.RoundReportApi.as_view(), name="api-round-report"),
     path("questions/", questions.QuestionListApi.as_view(), name="api-question-list"),
     path("questions/<slug:slug>/", questions.QuestionDetailApi.as_view(), name="api-question-detail"),
     path(

@@ -35,6 +35,9 @@ class Round(models.Model):
     submitted_at = models.DateTimeField(null=True, blank=True)
     report = models.JSONField(null=True, blank=True)
     score = models.FloatField(null=True, blank=True)
+    reference_seen_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the candidate last checked the question's reference before it"
+    )
     # The report's phase scores again as columns: the history lists them without decoding any report.
     score_numbers = models.FloatField(null=True, blank=True)
     score_shape = models.FloatField(null=True, blank=True)
@@ -67,8 +70,13 @@ class Round(models.Model):
     def is_past_deadline(self, now: datetime | None = None) -> bool:
         return self.deadline is not None and (now or timezone.now()) >= self.deadline
 
-    def accepts_writes(self, now: datetime | None = None) -> bool:
-        return self.status == RoundStatus.ACTIVE and not self.is_past_deadline(now)
+    def write_refusal(self, now: datetime | None = None) -> str | None:
+        """Why the round takes no more changes, in words for the candidate; None while it takes them."""
+        if self.status != RoundStatus.ACTIVE:
+            return f"This round is {self.get_status_display().lower()}; it no longer accepts changes."
+        if self.is_past_deadline(now):
+            return "Time is up: the round locked at its deadline and is graded on what was saved."
+        return None
 
     def elapsed_s(self, now: datetime | None = None) -> float:
         end = self.submitted_at or (now or timezone.now())
@@ -100,3 +108,21 @@ class Round(models.Model):
     @staticmethod
     def timed_deadline(started_at: datetime, plan_minutes: float) -> datetime:
         return started_at + timedelta(minutes=plan_minutes)
+
+
+class ReferenceCheck(models.Model):
+    """A person graded numbers on a question's check page or API outside a round: they saw its reference."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reference_checks"
+    )
+    question = models.ForeignKey(
+        "interview.Question", on_delete=models.CASCADE, related_name="reference_checks"
+    )
+    checked_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "question", "checked_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.user} checked {self.question} on {self.checked_at:%Y-%m-%d}"

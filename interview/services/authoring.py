@@ -16,6 +16,7 @@ import yaml
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Permission
 from django.db import transaction
 
+from designs.palette import palette_components
 from grading.core.formula import FormulaError, parse_formula
 from grading.core.grader import grade
 from grading.core.model import ModelError, ModelSpec, describe_model, read_model
@@ -30,7 +31,6 @@ from interview.models.authoring import Draft, SampleAnswer
 from interview.roles import Role, has_role, roles_of
 from interview.services.model_graph import ModelGraph, model_graph
 from interview.services.packs import yaml_dump, yaml_error_message, yaml_read_text
-from interview.services.palette import palette_components
 from interview.services.questions import question_version_publish
 
 TEXT_FIELDS = ("title", "summary", "prompt", "outline")

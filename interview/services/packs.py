@@ -14,12 +14,12 @@ from typing import Any
 
 import yaml
 
+from designs.palette import PALETTE_FILE, palette_components
 from grading.core.question_export import spec_to_dict
 from grading.core.question_files import BankYamlLoader
 from grading.core.question_reader import parse_question
 from grading.core.question_types import SpecError
 from interview.models import Question
-from interview.services.palette import PALETTE_FILE, palette_components
 from interview.services.questions import LoadReport, question_version_publish
 
 MAX_FILE_BYTES = 512 * 1024

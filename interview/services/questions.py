@@ -7,11 +7,11 @@ from pathlib import Path
 
 from django.db import transaction
 
+from designs.palette import PALETTE_FILE, palette_components
 from grading.core.question_export import spec_to_dict
 from grading.core.question_files import load_question
 from grading.core.question_types import SpecError
 from interview.models import Question, QuestionVersion
-from interview.services.palette import PALETTE_FILE, palette_components
 
 CORE_PACK = PALETTE_FILE.parent / "core"
 

@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from designs.models import WorkEvent
+from designs.palette import palette_for_canvas
 from designs.timeline import state_at
 from interview.htmx import htmx_refusal
 from interview.markdown import markdown_render
@@ -44,7 +45,6 @@ from interview.services.interviewing.scorecards import (
     scorecard_save,
 )
 from interview.services.my_interviews import interviews_by_stage
-from interview.services.palette import palette_for_canvas
 from interview.views.rounds import round_clock
 
 CONSOLE = "interviewer/console.html"

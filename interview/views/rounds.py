@@ -1,32 +1,19 @@
-import json
-
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from designs.models import Work
+from designs.palette import palette_for_canvas
+from designs.readings import describe_reading
 from grading.replays import replay_failure_score, replays_current
 from interview.models import Question, Round, RoundStatus
 from interview.models.questions import Track
 from interview.questions import PHASE_GUIDANCE, public_plan, public_view
 from interview.selectors import round_of_candidate
-from interview.services.autosave_fast import autosave_fast
 from interview.services.grading import review_pending, round_review_complete
-from interview.services.number_reading import describe_reading
-from interview.services.palette import palette_for_canvas
-from interview.services.rounds import (
-    RoundError,
-    SaveResult,
-    StaleRevision,
-    round_abandon,
-    round_save,
-    round_start,
-    round_submit,
-)
+from interview.services.rounds import RoundError, round_abandon, round_start, round_submit
 
 
 def _get_own_round(request: HttpRequest, round_id: int) -> Round:
@@ -101,87 +88,6 @@ def detail(request: HttpRequest, round_id: int) -> HttpResponse:
     return render(request, "rounds/round.html", context)
 
 
-def _json_body(request: HttpRequest) -> dict:
-    try:
-        body = json.loads(request.body or b"{}")
-    except ValueError:
-        raise RoundError("The save was not valid JSON.") from None
-    if not isinstance(body, dict):
-        raise RoundError("The save must be a JSON object.")
-    return body
-
-
-def _base_revision(body: dict) -> int:
-    revision = body.get("revision")
-    if not isinstance(revision, int) or isinstance(revision, bool):
-        raise RoundError("revision: the save must say which revision it was based on.")
-    return revision
-
-
-def _saved(result: SaveResult) -> JsonResponse:
-    return JsonResponse(
-        {"revision": result.revision, "saved": result.saved_fields, "saved_at": timezone.now().isoformat()}
-    )
-
-
-def save(request: HttpRequest, round_id: int) -> HttpResponse:
-    """The autosave: a plain, current save by the round's owner takes the fast path on PostgreSQL;
-    everything else (and every refusal) goes through the full checks below."""
-    result = None
-    if request.method == "POST":
-        try:
-            body = _json_body(request)
-            result = autosave_fast(
-                session_key=request.COOKIES.get(settings.SESSION_COOKIE_NAME, ""),
-                round_id=round_id,
-                base_revision=_base_revision(body),
-                body=body,
-            )
-        except RoundError:
-            pass
-    return _saved(result) if result is not None else _save_checked(request, round_id)
-
-
-@login_required
-@require_POST
-def _save_checked(request: HttpRequest, round_id: int) -> JsonResponse:
-    try:
-        body = _json_body(request)
-        result = round_save(
-            round_id=round_id,
-            candidate_id=request.user.pk,
-            base_revision=_base_revision(body),
-            design=body.get("design"),
-            numbers=body.get("numbers"),
-            scratch=body.get("scratch"),
-            fixes=body.get("fixes"),
-        )
-    except Work.DoesNotExist:
-        raise Http404("No such round.") from None
-    except StaleRevision as error:
-        return JsonResponse({"error": str(error), "current_revision": error.current_revision}, status=409)
-    except RoundError as error:
-        if error.status_code == 423:
-            _get_own_round(request, round_id)  # a round past its deadline is graded now, on what was saved
-        return JsonResponse(
-            {"error": str(error), "locked": error.status_code == 423}, status=error.status_code
-        )
-    return _saved(result)
-
-
-@login_required
-@require_POST
-def read_number(request: HttpRequest, round_id: int) -> HttpResponse:
-    """How an entry was read ("read as 327,680 B"), never whether it is right."""
-    round_ = _get_own_round(request, round_id)
-    name = request.POST.get("name", "")
-    text = request.POST.get(f"numbers.{name}", request.POST.get("text", ""))[:200]
-    if name not in {line["name"] for line in round_.spec.get("asked", [])}:
-        return HttpResponse("Unknown quantity.", status=400)
-    reading = describe_reading(round_.spec, name, text)
-    return render(request, "rounds/reading.html", {"name": name, "reading": reading})
-
-
 @login_required
 @require_GET
 def clock(request: HttpRequest, round_id: int) -> JsonResponse:
@@ -249,6 +155,7 @@ HISTORY_COLUMNS = (
     "score_shape",
     "score_arithmetic",
     "question_version__question__title",
+    "reference_seen_at",
 )
 
 

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
+from designs.services import work_save
 from grading import replays
 from grading.models import ReplayRun, ReplayStatus
 from grading.replays import replay_execute
 from interview.models import Round, RoundStatus
-from interview.services.rounds import round_save, round_start, round_submit
+from interview.services.rounds import round_start, round_submit
 from tests.core.test_sim_extreme_inputs import SLUGS, typed_numbers
 from tests.interview.bank_fixtures import load_questions
 
@@ -36,7 +37,7 @@ def finite(value) -> None:
 
 def submit_with(alice, question, numbers, django_capture_on_commit_callbacks) -> Round:
     round_ = round_start(candidate=alice, question=question, mode="practice")
-    round_save(round_id=round_.pk, base_revision=round_.work.revision, numbers=numbers)
+    work_save(round_id=round_.pk, base_revision=round_.work.revision, numbers=numbers)
     with django_capture_on_commit_callbacks(execute=True):
         return round_submit(round_id=round_.pk)
 
@@ -84,7 +85,7 @@ def test_an_expired_round_with_extreme_numbers_is_graded_when_its_pages_are_view
     slug = "training-cluster-review"
     question = load_questions(tmp_path, slug)[slug]
     round_ = round_start(candidate=alice, question=question, mode="timed")
-    round_save(round_id=round_.pk, base_revision=0, numbers=typed_numbers(slug, "extremes"))
+    work_save(round_id=round_.pk, base_revision=0, numbers=typed_numbers(slug, "extremes"))
     Round.objects.filter(pk=round_.pk).update(deadline=timezone.now() - timedelta(seconds=1))
     client.force_login(alice)
     for url in (f"/rounds/{round_.pk}/", f"/rounds/{round_.pk}/report/"):

@@ -8,6 +8,7 @@ import pytest
 from django.http import Http404
 from django.utils import timezone
 
+from designs.services import work_save
 from interview.models import InterviewNote, Invitation, Round, RoundStatus, Scorecard
 from interview.roles import Role
 from interview.services.interviewing.access import round_for_interviewer
@@ -23,7 +24,7 @@ from interview.services.interviewing.invitations import (
 from interview.services.interviewing.notes import note_add
 from interview.services.interviewing.scheduling import round_begin_scheduled, round_schedule_for_candidate
 from interview.services.interviewing.scorecards import scorecard_release, scorecard_save
-from interview.services.rounds import round_save, round_start, round_submit
+from interview.services.rounds import round_start, round_submit
 from tests.interview.interviewing_fixtures import alice_round, invited_round, kv_question  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -143,14 +144,14 @@ def test_an_interviewer_schedules_a_round_that_starts_when_the_candidate_starts_
     assert round_.candidate == alice
     assert round_for_interviewer(bob, round_.pk) == round_
     with pytest.raises(Exception, match="scheduled"):
-        round_save(round_id=round_.pk, base_revision=0, candidate_id=alice.pk, scratch="too early")
+        work_save(round_id=round_.pk, base_revision=0, candidate_id=alice.pk, scratch="too early")
 
     Round.objects.filter(pk=round_.pk).update(started_at=timezone.now() - timedelta(hours=3))
     started = round_begin_scheduled(round_id=round_.pk, candidate=alice)
     assert started.status == RoundStatus.ACTIVE
     assert timezone.now() - started.started_at < timedelta(seconds=5)
     assert started.deadline - started.started_at == timedelta(minutes=45)
-    assert round_save(round_id=round_.pk, base_revision=0, candidate_id=alice.pk, scratch="go").revision == 1
+    assert work_save(round_id=round_.pk, base_revision=0, candidate_id=alice.pk, scratch="go").revision == 1
 
 
 def test_only_the_candidate_can_start_a_scheduled_round(kv_question, bob, alice, charlie):

@@ -1,7 +1,8 @@
 """Every interviewer page and endpoint answers 404 to anyone without an accepted, unrevoked invitation.
 
-The walk covers every URL pattern of interview/urls_interviewer.py and interview/api/interviewer.py, with
-every method the view serves, as: charlie (no role), charlie the uninvited interviewer, bob after his
+The walk covers every URL pattern of interview/urls_interviewer.py, the pairing actions in
+interview/urls_rounds.py (a round's URLs served by the interviewer views) and interview/api/interviewer.py,
+with every method the view serves, as: charlie (no role), charlie the uninvited interviewer, bob after his
 invitation was revoked, and bob holding only an expired link."""
 
 # ruff: noqa: F811  (fixtures imported from interviewing_fixtures are named as test arguments)
@@ -25,11 +26,16 @@ from interview.services.interviewing.notes import note_add
 from interview.services.interviewing.scorecards import scorecard_save
 from interview.services.rounds import round_submit
 from interview.urls_interviewer import interviewer_urlpatterns
+from interview.urls_rounds import round_urlpatterns
+from interview.views import interviewer
 from tests.interview.interviewing_fixtures import alice_round, invited_round, kv_question  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
 METHODS = ("get", "post", "put", "patch", "delete")
+PAGE_PATTERNS = interviewer_urlpatterns + [
+    p for p in round_urlpatterns if p.callback.__module__ == interviewer.__name__
+]
 
 
 def view_methods(pattern: URLPattern) -> list[str]:
@@ -54,7 +60,7 @@ def walk(client, *, round_: Round, invitation: Invitation, token: str, username:
     """Request every interviewer URL with every method; returns {"METHOD url": status} for the non-404s."""
     kwargs = {"round_id": round_.pk, "invitation_id": invitation.pk, "token": token, "username": username}
     answers = {}
-    patterns = [(p, "/") for p in interviewer_urlpatterns] + [(p, "/api/") for p in api_urlpatterns]
+    patterns = [(p, "/") for p in PAGE_PATTERNS] + [(p, "/api/") for p in api_urlpatterns]
     for pattern, prefix in patterns:
         route = str(pattern.pattern)
         if round_only and "round_id" not in route:
@@ -95,7 +101,7 @@ def busy_round(invited_round, bob):
 
 
 def test_the_walk_covers_every_pattern():
-    assert len(interviewer_urlpatterns) >= 12 and len(api_urlpatterns) >= 6
+    assert len(PAGE_PATTERNS) >= 12 and len(api_urlpatterns) >= 6
 
 
 def test_charlie_gets_404_on_every_interviewer_page_and_endpoint(client, charlie, busy_round, used_token):
@@ -137,7 +143,7 @@ def test_an_expired_link_opens_nothing(client, bob, alice, busy_round):
     client.force_login(bob)
     assert client.get(f"/interviews/join/{token}/").status_code == 404
     assert client.post(f"/interviews/join/{token}/").status_code == 404
-    api = client.post("/api/invitations/accept", {"token": token}, content_type="application/json")
+    api = client.post("/api/invitations/accept/", {"token": token}, content_type="application/json")
     assert api.status_code == 404
     answers = walk(
         client, round_=busy_round, invitation=invitation, token=token, username="bob", round_only=True

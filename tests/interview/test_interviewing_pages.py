@@ -8,10 +8,11 @@ import pytest
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from designs.services import work_save
 from interview.models import InterviewNote, Invitation, Round, RoundStatus, Scorecard
 from interview.services.interviewing.notes import note_add
 from interview.services.interviewing.scorecards import scorecard_release, scorecard_save
-from interview.services.rounds import round_save, round_submit
+from interview.services.rounds import round_submit
 from tests.interview.bank_fixtures import KV_QUESTION
 from tests.interview.interviewing_fixtures import alice_round, invited_round, kv_question  # noqa: F401
 
@@ -32,7 +33,7 @@ def score_form(level: int = 3, recommendation: str = "lean_yes") -> dict:
 
 
 def test_the_console_shows_the_live_work_and_the_hidden_reference(client, bob, invited_round):
-    round_save(round_id=invited_round.pk, base_revision=0, numbers={"kv_bytes_per_token": "320 KB"})
+    work_save(round_id=invited_round.pk, base_revision=0, numbers={"kv_bytes_per_token": "320 KB"})
     client.force_login(bob)
     page = client.get(f"/interviews/{invited_round.pk}/").content.decode()
     assert "data-sevenbox-canvas data-readonly" in page and 'id="live-design"' in page
@@ -54,7 +55,7 @@ def test_the_candidate_never_sees_the_reference(client, alice, invited_round):
 
 def test_the_live_partial_carries_the_latest_canvas_and_sheet(client, bob, invited_round):
     design = {"nodes": [{"id": "gateway", "kind": "gateway", "label": "Gateway"}], "edges": []}
-    round_save(round_id=invited_round.pk, base_revision=0, design=design, numbers={"kv_conv": "9.8 GB"})
+    work_save(round_id=invited_round.pk, base_revision=0, design=design, numbers={"kv_conv": "9.8 GB"})
     client.force_login(bob)
     response = client.get(f"/interviews/{invited_round.pk}/", **HTMX)
     partial = response.content.decode()
@@ -122,7 +123,7 @@ def test_the_candidate_sees_the_scorecard_only_after_release(client, alice, bob,
 
     client.force_login(alice)
     assert client.get(f"/interviews/{invited_round.pk}/scorecard/").status_code == 404
-    assert client.get(f"/api/interviews/{invited_round.pk}/scorecard").status_code == 404
+    assert client.get(f"/api/interviews/{invited_round.pk}/scorecard/").status_code == 404
     invited_round.refresh_from_db()
     assert 'id="released-scorecard"' not in render_to_string(
         "interviewer/_released_scorecard.html", {"round": invited_round}
@@ -169,8 +170,8 @@ def test_the_scorecard_marks_disagreements_with_the_engine(client, bob, invited_
 
 
 def test_the_timeline_shows_the_work_as_it_was_and_the_notes_on_the_same_line(client, bob, invited_round):
-    round_save(round_id=invited_round.pk, base_revision=0, numbers={"kv_bytes_per_token": "300 KB"})
-    round_save(round_id=invited_round.pk, base_revision=1, numbers={"kv_bytes_per_token": "320 KB"})
+    work_save(round_id=invited_round.pk, base_revision=0, numbers={"kv_bytes_per_token": "300 KB"})
+    work_save(round_id=invited_round.pk, base_revision=1, numbers={"kv_bytes_per_token": "320 KB"})
     note_add(round_=invited_round, author=bob, text="Corrected the KV size")
     from designs.models import WorkEvent
 

@@ -9,8 +9,9 @@ from django.db import connection
 from django.template.defaultfilters import floatformat
 from django.test.utils import CaptureQueriesContext
 
+from designs.services import work_save
 from interview.models import Round
-from interview.services.rounds import round_save, round_start, round_submit
+from interview.services.rounds import round_start, round_submit
 from tests.interview.bank_fixtures import KV_QUESTION, PLAN_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +27,7 @@ def questions(tmp_path):
 @pytest.fixture
 def submitted(alice, questions):
     round_ = round_start(candidate=alice, question=questions[KV_QUESTION], mode="practice")
-    round_save(round_id=round_.pk, base_revision=0, numbers={"kv_bytes_per_token": "320 KiB"})
+    work_save(round_id=round_.pk, base_revision=0, numbers={"kv_bytes_per_token": "320 KiB"})
     return round_submit(round_id=round_.pk)
 
 

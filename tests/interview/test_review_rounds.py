@@ -5,9 +5,11 @@ import json
 import pytest
 
 from designs.models import WorkEvent
+from designs.services import work_save
+from designs.validation import WorkError
 from grading import replays
 from grading.models import ReplayRun
-from interview.services.rounds import RoundError, round_save, round_start, round_submit
+from interview.services.rounds import round_start, round_submit
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db
@@ -60,9 +62,10 @@ def test_a_review_round_opens_on_the_given_design_with_its_numbers(review_round)
     assert work.fixes == []
 
 
-def test_a_design_round_still_opens_on_an_empty_canvas(alice, questions):
+def test_a_design_round_still_opens_on_a_canvas_with_only_the_client(alice, questions):
     round_ = round_start(candidate=alice, question=questions[KV_QUESTION], mode="practice")
-    assert round_.work.design == {"nodes": [], "edges": []} and round_.work.numbers == {}
+    assert [node["id"] for node in round_.work.design["nodes"]] == ["client"]
+    assert round_.work.design["edges"] == [] and round_.work.numbers == {}
 
 
 def test_the_review_page_mounts_a_markable_canvas_and_the_fixes_panel(client, alice, review_round, questions):
@@ -97,8 +100,8 @@ def test_fixes_are_saved_in_order_and_logged(client, alice, review_round):
     ],
 )
 def test_malformed_fixes_are_refused(review_round, fixes):
-    with pytest.raises(RoundError):
-        round_save(round_id=review_round.pk, base_revision=0, fixes=fixes)
+    with pytest.raises(WorkError):
+        work_save(round_id=review_round.pk, base_revision=0, fixes=fixes)
     review_round.work.refresh_from_db()
     assert review_round.work.fixes == [] and review_round.work.revision == 0
 
@@ -111,7 +114,7 @@ def test_malformed_marks_are_refused(client, alice, review_round):
 
 def test_the_api_saves_and_returns_fixes(client, alice, review_round):
     client.force_login(alice)
-    url = f"/api/rounds/{review_round.pk}/save"
+    url = f"/api/rounds/{review_round.pk}/save/"
     saved = client.post(url, {"revision": 0, "fixes": FIXES}, content_type="application/json")
     assert saved.status_code == 200 and saved.json()["saved"] == ["fixes"]
     assert client.get(f"/api/rounds/{review_round.pk}/").json()["fixes"] == FIXES

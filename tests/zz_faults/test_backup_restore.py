@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from designs.services import work_save
 from interview.models import Round
-from interview.services.rounds import round_save, round_start, round_submit
+from interview.services.rounds import round_start, round_submit
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -82,7 +83,7 @@ def restore_copy(tmp_path):
 def test_a_graded_round_restored_from_a_dump_reads_back_identical(tmp_path, alice, restore_copy):
     question = load_questions(tmp_path, KV_QUESTION)[KV_QUESTION]
     round_ = round_start(candidate=alice, question=question, mode="practice")
-    round_save(
+    work_save(
         round_id=round_.pk, base_revision=0, numbers={"kv_bytes_per_token": "320 KiB/tok"}, scratch="2·80"
     )
     round_submit(round_id=round_.pk)

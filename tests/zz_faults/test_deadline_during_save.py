@@ -1,6 +1,7 @@
 """A round's deadline passes while the candidate is saving: each save lands wholly before the deadline (and is
 graded) or is refused; none is acknowledged and then left out of the grade. Real threads on PostgreSQL."""
 
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -12,9 +13,9 @@ from django.test import Client
 from django.utils import timezone
 
 from designs.models import WorkEvent
+from designs.services import SaveResult, WorkLocked, work_save
 from interview.models import Round, RoundStatus
-from interview.services.autosave_fast import autosave_fast
-from interview.services.rounds import RoundLocked, SaveResult, round_close_if_expired, round_save, round_start
+from interview.services.rounds import round_close_if_expired, round_start
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -24,17 +25,22 @@ RACES = 4
 
 
 def save_through_the_service(round_id: int, base_revision: int, **fields) -> SaveResult:
-    return round_save(round_id=round_id, base_revision=base_revision, **fields)
+    return work_save(round_id=round_id, base_revision=base_revision, **fields)
 
 
-def save_like_the_page(session_key: str):
-    """The autosave view's order: the one-statement PostgreSQL path, else the full path."""
+def save_like_the_page(client: Client):
+    """The page's autosave: a JSON POST to the save view; its 423 is the service's WorkLocked."""
 
     def save(round_id: int, base_revision: int, **fields) -> SaveResult:
-        answer = autosave_fast(
-            session_key=session_key, round_id=round_id, base_revision=base_revision, body=fields
+        response = client.post(
+            f"/rounds/{round_id}/save/",
+            json.dumps({"revision": base_revision, **fields}),
+            content_type="application/json",
         )
-        return answer or round_save(round_id=round_id, base_revision=base_revision, **fields)
+        if response.status_code == 423:
+            raise WorkLocked(response.json()["error"])
+        assert response.status_code == 200, response.content
+        return SaveResult(revision=response.json()["revision"], saved_fields=response.json()["saved"])
 
     return save
 
@@ -55,7 +61,7 @@ def race_the_deadline(
                 text = f"{counter} KiB/tok"
                 try:
                     result = save(round_id, revision, numbers={FIELD: text}, scratch=str(counter))
-                except RoundLocked:
+                except WorkLocked:
                     if closed.wait(timeout=10):  # refused: only because the round closed or time is up
                         return
                     problems.append("a save was refused before the round closed")
@@ -97,7 +103,7 @@ def test_a_save_racing_the_deadline_is_graded_or_refused_never_acknowledged_and_
     if path == "page":
         client = Client()
         client.force_login(alice)
-        save = save_like_the_page(client.cookies["sessionid"].value)
+        save = save_like_the_page(client)
     else:
         save = save_through_the_service
     for _ in range(RACES):

@@ -5,9 +5,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from designs.services import work_save
 from grading.models import ReplayRun, ReplayStatus
 from grading.replays import BROKER_DOWN_NOTE, replays_sweep
-from interview.services.rounds import round_save, round_start
+from interview.services.rounds import round_start
 from tests.conftest import TEST_PASSWORD
 from tests.grading.replay_fixtures import load_question, submitted_round
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
@@ -76,9 +77,7 @@ def test_a_candidate_save_while_redis_is_down_is_kept_after_it_returns(tmp_path,
     question = load_questions(tmp_path / "kv", KV_QUESTION)[KV_QUESTION]
     round_ = round_start(candidate=alice, question=question, mode="practice")
     with redis_stopped():
-        result = round_save(
-            round_id=round_.pk, base_revision=0, numbers={"kv_bytes_per_token": "320 KiB/tok"}
-        )
+        result = work_save(round_id=round_.pk, base_revision=0, numbers={"kv_bytes_per_token": "320 KiB/tok"})
     round_.work.refresh_from_db()
     assert result.revision == 1 and round_.work.numbers == {"kv_bytes_per_token": "320 KiB/tok"}
 

@@ -1,0 +1,72 @@
+"""The work over the API: `POST /api/rounds/<id>/save/`, based on a revision, by the round's owner."""
+
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from designs.models import Work
+from designs.services import StaleRevision, work_save
+from designs.validation import MAX_FIX_TEXT, MAX_FIXES, MAX_NUMBER_TEXT, MAX_SCRATCH, WorkError
+from grading.core.vocabulary import FIX_CATEGORIES
+
+ERROR = inline_serializer("WorkError", {"error": serializers.CharField()})
+NOT_FOUND = inline_serializer("WorkNotFound", {"detail": serializers.CharField()})
+# A refusal by the round ({"error": ...}) or a malformed body (DRF's {"field": ["message"]}).
+BAD_REQUEST = OpenApiTypes.OBJECT
+
+
+class WorkSaveApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        revision = serializers.IntegerField(min_value=0)
+        design = serializers.JSONField(required=False)
+        numbers = serializers.DictField(
+            child=serializers.CharField(allow_blank=True, max_length=MAX_NUMBER_TEXT), required=False
+        )
+        scratch = serializers.CharField(required=False, allow_blank=True, max_length=MAX_SCRATCH)
+        fixes = serializers.ListField(
+            child=inline_serializer(
+                "RoundFix",
+                {
+                    "text": serializers.CharField(allow_blank=True, max_length=MAX_FIX_TEXT),
+                    "category": serializers.ChoiceField(choices=FIX_CATEGORIES),
+                },
+            ),
+            required=False,
+            max_length=MAX_FIXES,
+            help_text="A review round's fixes, first fix first, each tagged with its category.",
+        )
+
+    class OutputSerializer(serializers.Serializer):
+        revision = serializers.IntegerField()
+        saved = serializers.ListField(child=serializers.CharField())
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: OutputSerializer, 400: BAD_REQUEST, 404: NOT_FOUND, 409: ERROR, 423: ERROR},
+    )
+    def post(self, request: Request, round_id: int) -> Response:
+        """Save your work on an active round (design, numbers, scratch, fixes) against the revision you last
+        saw; a stale revision answers 409 with the current one."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            result = work_save(
+                round_id=round_id,
+                candidate_id=request.user.pk,
+                base_revision=data.validated_data["revision"],
+                design=data.validated_data.get("design"),
+                numbers=data.validated_data.get("numbers"),
+                scratch=data.validated_data.get("scratch"),
+                fixes=data.validated_data.get("fixes"),
+            )
+        except Work.DoesNotExist:
+            raise Http404("No such round.") from None
+        except StaleRevision as error:
+            return Response({"error": str(error), "current_revision": error.current_revision}, status=409)
+        except WorkError as error:
+            return Response({"error": str(error)}, status=error.status_code)
+        return Response({"revision": result.revision, "saved": result.saved_fields})

@@ -1,0 +1,132 @@
+"""Drill pages: the session (one step at a time), a question's own steps, the read-back, and progress."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET, require_POST
+
+from designs.readings import describe_reading
+from drills import services
+from drills.services import DrillNotFound, DrillRefused
+from grading.core.vocabulary import TRACKS
+from interview.models import Question, QuestionVersion
+
+SESSION_KEY = "drill_session"
+
+
+def _get_published_question(slug: str) -> Question:
+    return get_object_or_404(
+        Question.objects.exclude(current_version=None).select_related("current_version"), slug=slug
+    )
+
+
+def _session_count(request: HttpRequest) -> dict:
+    return request.session.get(SESSION_KEY) or {"done": 0, "right": 0}
+
+
+def _start_again_when_done(request: HttpRequest) -> None:
+    """A new session of five on "another five", or on opening the page after a finished one."""
+    finished = _session_count(request)["done"] >= services.SESSION_STEPS
+    if request.GET.get("again") or (finished and not request.htmx):
+        request.session[SESSION_KEY] = {"done": 0, "right": 0}
+
+
+def _next_url(request: HttpRequest) -> str:
+    """Where "next step" goes: this page without the one-off "again" flag."""
+    query = request.GET.copy()
+    query.pop("again", None)
+    return request.path + (f"?{query.urlencode()}" if query else "")
+
+
+def _step_context(request: HttpRequest, *, offer, refusal: DrillRefused | None = None, **extra) -> dict:
+    return {
+        "offer": offer,
+        "refusal": refusal,
+        "tally": _session_count(request),
+        "session_steps": services.SESSION_STEPS,
+        **extra,
+    }
+
+
+@login_required
+@require_GET
+def session(request: HttpRequest) -> HttpResponse:
+    track = request.GET.get("track") or None
+    _start_again_when_done(request)
+    try:
+        offer = services.drill_next(user=request.user, track=track)
+        refusal = None
+    except DrillRefused as error:
+        offer, refusal = None, error
+    context = _step_context(
+        request, offer=offer, refusal=refusal, track=track, tracks=TRACKS, next_url=_next_url(request)
+    )
+    if request.htmx:
+        return render(request, "drills/session.html#step", context)
+    return render(request, "drills/session.html", context)
+
+
+@login_required
+@require_GET
+def question_steps(request: HttpRequest, slug: str) -> HttpResponse:
+    question = _get_published_question(slug)
+    _start_again_when_done(request)
+    first = tuple(name for name in request.GET.get("first", "").split(",") if name)
+    try:
+        offer = services.drill_next_for_question(user=request.user, question=question, first=first)
+        refusal = None
+    except DrillRefused as error:
+        offer, refusal = None, error
+    context = _step_context(
+        request, offer=offer, refusal=refusal, question=question, next_url=_next_url(request)
+    )
+    status = 200 if offer is not None else 409
+    if request.htmx:
+        return render(request, "drills/session.html#step", context, status=status)
+    return render(request, "drills/session.html", context, status=status)
+
+
+@login_required
+@require_POST
+def answer(request: HttpRequest) -> HttpResponse:
+    try:
+        result = services.drill_answer(
+            user=request.user, token=request.POST.get("token", ""), text=request.POST.get("answer", "")[:200]
+        )
+    except DrillNotFound:
+        raise Http404("No such step.") from None
+    except DrillRefused as error:
+        return render(request, "drills/_refusal.html", {"refusal": error}, status=409)
+    tally = _session_count(request)
+    tally = {"done": tally["done"] + 1, "right": tally["right"] + (result.line["verdict"] == "correct")}
+    request.session[SESSION_KEY] = tally
+    context = {
+        "result": result,
+        "tally": tally,
+        "session_steps": services.SESSION_STEPS,
+        "next_url": request.POST.get("next", "")
+        if request.POST.get("next", "").startswith("/drills/")
+        else "/drills/",
+    }
+    return render(request, "drills/_result.html", context)
+
+
+@login_required
+@require_POST
+def read_back(request: HttpRequest) -> HttpResponse:
+    version_id = request.POST.get("version", "")
+    if not version_id.isdigit():
+        raise Http404("No such question version.")
+    version = get_object_or_404(
+        QuestionVersion.objects.exclude(question__current_version=None), pk=int(version_id)
+    )
+    reading = describe_reading(
+        version.spec, request.POST.get("line", ""), request.POST.get("answer", "")[:200]
+    )
+    return render(request, "drills/_reading.html", {"reading": reading})
+
+
+@login_required
+@require_GET
+def progress(request: HttpRequest) -> HttpResponse:
+    return render(request, "drills/progress.html", {"progress": services.drill_progress(user=request.user)})

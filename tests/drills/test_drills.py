@@ -1,0 +1,249 @@
+"""Drills: the daily queue, answering (graded, rated, scheduled by FSRS), hold-back, progress, the API."""
+
+from datetime import timedelta
+
+import fsrs
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from drills import services
+from drills.models import DrillAnswer, DrillCard
+from drills.services import DrillRefused, drill_answer, drill_next, drill_next_for_question, drill_progress
+from interview.services.rounds import round_start, round_submit
+from tests.conftest import TEST_PASSWORD
+from tests.interview.bank_fixtures import KV_QUESTION, load_questions
+
+pytestmark = pytest.mark.django_db
+OTHER = "autoscaling-cold-start"
+
+
+@pytest.fixture
+def bank(tmp_path):
+    return load_questions(tmp_path / "pack", KV_QUESTION, OTHER)
+
+
+def kv_per_token_answer(offer) -> str:
+    """The KV-per-token step worked by hand from the givens it shows."""
+    given = {g.name: g.value for g in offer.step.givens}
+    kib = 2 * given["n_layers"] * given["n_kv_heads"] * given["head_dim"] * given["kv_bytes_per_elem"] / 1024
+    return f"{kib:g} KiB/tok"
+
+
+def first_kv_offer(user, bank, now):
+    return drill_next_for_question(
+        user=user, question=bank[KV_QUESTION], first=("kv_bytes_per_token",), now=now
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer_kind", "seconds", "rating"),
+    [
+        ("right", 10, fsrs.Rating.Easy),
+        ("right", 60, fsrs.Rating.Good),
+        ("right", 300, fsrs.Rating.Hard),
+        ("wrong", 10, fsrs.Rating.Again),
+    ],
+)
+def test_an_answer_moves_the_card_as_fsrs_says_for_its_rating(alice, bank, answer_kind, seconds, rating):
+    now = timezone.now()
+    offer = first_kv_offer(alice, bank, now)
+    text = kv_per_token_answer(offer) if answer_kind == "right" else "1 KiB/tok"
+    result = drill_answer(user=alice, token=offer.token, text=text, now=now + timedelta(seconds=seconds))
+    assert result.answer.rating == int(rating)
+    expected, _ = fsrs.Scheduler(enable_fuzzing=False).review_card(
+        fsrs.Card(), rating, review_datetime=now + timedelta(seconds=seconds)
+    )
+    card = DrillCard.objects.get(pk=offer.card.pk)
+    assert card.due == expected.due
+    assert card.state == int(expected.state)
+    assert card.stability == pytest.approx(expected.stability)
+    assert card.reviews == 1
+
+
+def test_a_card_answered_again_gets_new_numbers(alice, bank):
+    now = timezone.now()
+    offer = first_kv_offer(alice, bank, now)
+    drill_answer(user=alice, token=offer.token, text=kv_per_token_answer(offer), now=now)
+    again = first_kv_offer(alice, bank, now + timedelta(days=30))
+    assert again.card.pk == offer.card.pk
+    assert again.step.prompt != offer.step.prompt
+
+
+def test_the_same_token_answered_twice_keeps_the_first_answer(alice, bank):
+    now = timezone.now()
+    offer = first_kv_offer(alice, bank, now)
+    first = drill_answer(user=alice, token=offer.token, text="1 KiB/tok", now=now)
+    second = drill_answer(user=alice, token=offer.token, text=kv_per_token_answer(offer), now=now)
+    assert second.answer.pk == first.answer.pk
+    assert DrillAnswer.objects.count() == 1
+    assert DrillCard.objects.get(pk=offer.card.pk).reviews == 1
+
+
+def test_the_daily_queue_gives_due_cards_first_then_a_few_new_ones(alice, bank):
+    now = timezone.now()
+    offers = []
+    for _ in range(services.NEW_PER_DAY):
+        offer = drill_next(user=alice, now=now)
+        offers.append(offer)
+        drill_answer(
+            user=alice,
+            token=offer.token,
+            text=kv_per_token_answer(offer) if offer.step.name == "kv_bytes_per_token" else "0",
+            now=now,
+        )
+    assert len({o.card.pk for o in offers}) == services.NEW_PER_DAY
+    assert drill_next(user=alice, now=now) is None  # nothing due yet, and today's new steps are done
+    later = now + timedelta(minutes=11)  # wrong answers relearn after a few minutes
+    due = drill_next(user=alice, now=later)
+    assert due is not None and due.card.pk in {o.card.pk for o in offers}
+
+
+def test_a_track_brings_new_steps_of_that_track_only(alice, bank):
+    offer = drill_next(user=alice, track="platform")
+    assert offer is None or offer.card.question.track == "platform"
+    inference = drill_next(user=alice, track="inference")
+    assert inference.card.question.track == "inference"
+    with pytest.raises(DrillRefused, match="no track called"):
+        drill_next(user=alice, track="cooking")
+
+
+def test_an_unsubmitted_round_holds_its_questions_steps_back(alice, bank):
+    now = timezone.now()
+    round_ = round_start(candidate=alice, question=bank[KV_QUESTION], mode="practice")
+    for _ in range(services.NEW_PER_DAY):
+        offer = drill_next(user=alice)
+        if offer is None:
+            break
+        assert offer.card.question.slug != KV_QUESTION
+        drill_answer(user=alice, token=offer.token, text="0")
+    with pytest.raises(DrillRefused, match=f"round {round_.pk}") as refused:
+        drill_next_for_question(user=alice, question=bank[KV_QUESTION])
+    assert refused.value.round == round_
+    round_submit(round_id=round_.pk)
+    assert (
+        drill_next_for_question(user=alice, question=bank[KV_QUESTION], now=now).card.question.slug
+        == KV_QUESTION
+    )
+
+
+def test_a_step_given_before_a_round_began_cannot_be_answered_during_it(alice, bank):
+    offer = first_kv_offer(alice, bank, timezone.now())
+    round_start(candidate=alice, question=bank[KV_QUESTION], mode="timed")
+    with pytest.raises(DrillRefused, match="held back"):
+        drill_answer(user=alice, token=offer.token, text=kv_per_token_answer(offer))
+    assert not DrillAnswer.objects.exists()
+
+
+def test_held_back_due_cards_stay_out_of_the_queue(alice, bank):
+    now = timezone.now()
+    offer = first_kv_offer(alice, bank, now)
+    drill_answer(user=alice, token=offer.token, text="1 KiB/tok", now=now)
+    round_start(candidate=alice, question=bank[KV_QUESTION], mode="practice")
+    assert all(
+        card.question.slug != KV_QUESTION
+        for card in services.drill_due(user=alice, now=now + timedelta(days=2))
+    )
+
+
+def test_progress_counts_tracks_streak_and_weeks(alice, bank):
+    start = timezone.now() - timedelta(days=2)
+    for day in range(3):  # one answer a day for three days, ending today
+        now = start + timedelta(days=day)
+        offer = first_kv_offer(alice, bank, now)
+        text = kv_per_token_answer(offer) if day != 1 else "1 KiB/tok"
+        drill_answer(user=alice, token=offer.token, text=text, now=now + timedelta(seconds=20))
+    progress = drill_progress(user=alice)
+    assert progress["streak_days"] == 3
+    assert progress["answers"] == 3
+    inference = next(row for row in progress["tracks"] if row["track"] == "inference")
+    assert inference["cards"] == 1
+    assert sum(week["answers"] for week in progress["weeks"]) == 3
+    assert sum(week["accuracy"] * week["answers"] for week in progress["weeks"]) == pytest.approx(2)
+
+
+def test_a_streak_with_a_gap_counts_from_the_gap():
+    today = timezone.now().date()
+    days = {today, today - timedelta(days=1), today - timedelta(days=3)}
+    assert services.drill_streak(days=days, today=today) == 2
+    assert services.drill_streak(days={today - timedelta(days=1)}, today=today) == 1
+    assert services.drill_streak(days={today - timedelta(days=2)}, today=today) == 0
+
+
+@pytest.mark.parametrize("cards", [500, 5000])
+def test_the_due_queue_is_one_query_whatever_the_count(alice, bank, cards):
+    now = timezone.now()
+    question = bank[KV_QUESTION]
+    DrillCard.objects.bulk_create(
+        DrillCard(user=alice, question=question, line=f"line_{i}", due=now - timedelta(minutes=i))
+        for i in range(cards)
+    )
+    with CaptureQueriesContext(connection) as queries:
+        due = services.drill_due(user=alice, now=now, limit=5)
+    assert len(queries) == 1
+    assert [card.line for card in due] == [f"line_{i}" for i in range(cards - 1, cards - 6, -1)]
+
+
+def test_the_session_page_answers_a_step_and_offers_the_next(client, alice, bank):
+    client.login(username="alice", password=TEST_PASSWORD)
+    page = client.get(reverse("drill-question", args=[KV_QUESTION]) + "?first=kv_bytes_per_token")
+    assert page.status_code == 200
+    offer = page.context["offer"]
+    answered = client.post(
+        reverse("drill-answer"),
+        {"token": offer.token, "answer": kv_per_token_answer(offer), "next": "/drills/"},
+    )
+    assert answered.status_code == 200
+    assert b"Correct" in answered.content and b"Next step" in answered.content
+
+
+def test_the_session_page_names_the_round_that_holds_a_question_back(client, alice, bank):
+    round_ = round_start(candidate=alice, question=bank[KV_QUESTION], mode="practice")
+    client.login(username="alice", password=TEST_PASSWORD)
+    page = client.get(reverse("drill-question", args=[KV_QUESTION]))
+    assert page.status_code == 409
+    assert reverse("round-detail", args=[round_.pk]).encode() in page.content
+
+
+def test_someone_elses_step_answers_404(client, alice, charlie, bank):
+    offer = first_kv_offer(alice, bank, timezone.now())
+    client.login(username="charlie", password=TEST_PASSWORD)
+    assert client.post(reverse("drill-answer"), {"token": offer.token, "answer": "1"}).status_code == 404
+    api = client.post(
+        reverse("api-drill-answer"), {"token": offer.token, "answer": "1"}, content_type="application/json"
+    )
+    assert api.status_code == 404
+
+
+def test_the_api_gives_the_next_step_grades_it_and_reports_progress(client, alice, bank):
+    client.login(username="alice", password=TEST_PASSWORD)
+    step = client.get(
+        reverse("api-drill-next"), {"question": KV_QUESTION, "first": "kv_bytes_per_token"}
+    ).json()
+    assert step["line"] == "kv_bytes_per_token" and "token" in step
+    given = {g["name"]: float(g["shown"].split()[0].replace(",", "")) for g in step["givens"]}
+    kib = 2 * given["n_layers"] * given["n_kv_heads"] * given["head_dim"] * given["kv_bytes_per_elem"] / 1024
+    answered = client.post(
+        reverse("api-drill-answer"),
+        {"token": step["token"], "answer": f"{kib:g} KiB/tok"},
+        content_type="application/json",
+    ).json()
+    assert answered["verdict"] == "correct"
+    assert answered["rating"] in (3, 4)
+    progress = client.get(reverse("api-drill-progress")).json()
+    assert progress["answers"] == 1 and progress["streak_days"] == 1
+
+
+def test_the_api_refuses_a_held_back_question_naming_the_round(client, alice, bank):
+    round_ = round_start(candidate=alice, question=bank[KV_QUESTION], mode="timed")
+    client.login(username="alice", password=TEST_PASSWORD)
+    refused = client.get(reverse("api-drill-next"), {"question": KV_QUESTION})
+    assert refused.status_code == 409
+    assert refused.json()["round"] == round_.pk
+
+
+def test_drills_need_a_login(client):
+    assert client.get(reverse("drill-session")).status_code == 302
+    assert client.get(reverse("api-drill-next")).status_code in (401, 403)
