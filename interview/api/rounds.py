@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 
 from interview.models import Question, Round, RoundMode, RoundStatus
 from interview.selectors import round_of_candidate
-from interview.services.rounds import RoundError, round_start, round_submit
+from interview.services.rounds import RoundError, round_close_if_expired, round_start, round_submit
 
 ERROR = inline_serializer("RoundError", {"error": serializers.CharField()})
 NOT_FOUND = inline_serializer("RoundNotFound", {"detail": serializers.CharField()})
@@ -95,7 +95,9 @@ class RoundListApi(APIView):
 class RoundDetailApi(APIView):
     @extend_schema(responses={200: RoundSerializer, 404: NOT_FOUND})
     def get(self, request: Request, round_id: int) -> Response:
-        return Response(RoundSerializer(_get_own_round(request, round_id)).data)
+        return Response(
+            RoundSerializer(round_close_if_expired(round_=_get_own_round(request, round_id))).data
+        )
 
 
 class RoundSubmitApi(APIView):
@@ -118,7 +120,7 @@ class RoundReportApi(APIView):
         }
     )
     def get(self, request: Request, round_id: int) -> Response:
-        round_ = _get_own_round(request, round_id)
+        round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
         if round_.status != RoundStatus.SUBMITTED:
             return Response({"error": "This round has not been submitted yet."}, status=409)
         return Response({"report": round_.report})

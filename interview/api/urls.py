@@ -1,7 +1,7 @@
 from django.urls import include, path
 
 from designs.api import WorkSaveApi
-from interview.api import accounts, questions, rounds
+from interview.api import accounts, grading, questions, rounds
 
 urlpatterns = [
     path("token/", accounts.TokenApi.as_view(), name="api-token"),
@@ -20,6 +20,7 @@ urlpatterns = [
         questions.QuestionVersionDetailApi.as_view(),
         name="api-version-detail",
     ),
+    path("questions/<slug:slug>/grade", grading.QuestionGradeApi.as_view(), name="api-question-grade"),
     path("", include("interview.api.community")),
     path("", include("interview.api.authoring")),
     path("", include("interview.api.interviewer")),

@@ -13,7 +13,13 @@ from interview.models.questions import Track
 from interview.questions import PHASE_GUIDANCE, public_plan, public_view
 from interview.selectors import round_of_candidate
 from interview.services.grading import review_pending, round_review_complete
-from interview.services.rounds import RoundError, round_abandon, round_start, round_submit
+from interview.services.rounds import (
+    RoundError,
+    round_abandon,
+    round_close_if_expired,
+    round_start,
+    round_submit,
+)
 
 
 def _get_own_round(request: HttpRequest, round_id: int) -> Round:
@@ -58,7 +64,7 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def detail(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = _get_own_round(request, round_id)
+    round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
     if round_.status == RoundStatus.SUBMITTED:
         return redirect("round-report", round_id=round_.pk)
     if round_.status == RoundStatus.ABANDONED:
@@ -91,7 +97,7 @@ def detail(request: HttpRequest, round_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def clock(request: HttpRequest, round_id: int) -> JsonResponse:
-    return JsonResponse(round_clock(_get_own_round(request, round_id)))
+    return JsonResponse(round_clock(round_close_if_expired(round_=_get_own_round(request, round_id))))
 
 
 @login_required
@@ -109,7 +115,7 @@ def submit(request: HttpRequest, round_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def abandon(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = _get_own_round(request, round_id)
+    round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
     try:
         round_abandon(round_id=round_.pk)
         messages.info(request, "Round abandoned. Your saved work is kept in your history.")
@@ -122,7 +128,7 @@ def abandon(request: HttpRequest, round_id: int) -> HttpResponse:
 @require_GET
 def report(request: HttpRequest, round_id: int) -> HttpResponse:
     """The report; for htmx, its header alone (polled while the replays run, then it stops polling)."""
-    round_ = _get_own_round(request, round_id)
+    round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
     if round_.status != RoundStatus.SUBMITTED:
         return redirect("round-detail", round_id=round_.pk)
     round_ = round_review_complete(round_=round_)
