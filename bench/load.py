@@ -1,16 +1,21 @@
-"""Load: 500+ simulated candidates doing whole rounds against gunicorn with a real Celery worker, on loopback.
+"""Load: 500+ simulated candidates doing whole rounds through nginx to gunicorn and Celery, on loopback.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sevenbox_load REDIS_URL=redis://127.0.0.1:6379/12 \
-        .venv/bin/python bench/load.py [--users 500] [--seconds 150]
+        .venv/bin/python bench/load.py [--users 500] [--seconds 240] [--instances 1 2]
 
-The driver (this file run as a script) recreates a scratch PostgreSQL database, loads the question bank,
-creates one account and session per candidate, starts gunicorn and a Celery worker (with beat), and runs a
-bounded headless locust session with this same file as the locustfile. Each simulated candidate repeats a
+The driver (this file run as a script) runs one session per entry of --instances (default: one gunicorn
+instance, then two), each from scratch: it recreates a scratch PostgreSQL database, loads the question bank,
+creates one account and session per candidate, starts the gunicorn instances, two Celery workers (the first
+with beat) and Debian's nginx with docker/nginx/ balancing the instances, and runs a bounded headless locust
+session against nginx with this same file as the locustfile. Each simulated candidate repeats a
 whole round: start it, open it, autosave every 5 s for --round-seconds (a number and the scratch pad change
 each time), submit, then poll the report every 2 s a few times (the replays run on the worker meanwhile).
 At the end it prints requests per second, p50/p95/p99 per endpoint, the error count (target 0) and lost
-saves (target 0): a save the server acknowledged whose revision and text are not in the database afterwards.
-Figures go in bench/README.md.
+saves (target 0): a save the server acknowledged whose revision and text are not in the database afterwards;
+saves applied twice (target 0); how many requests each instance served and whether each, asked directly,
+knows the candidates' sessions; and the replay runs once the workers are done (target: all done, each claimed
+by a worker once). With two sessions it prints the second's throughput against the first's. Figures go in
+bench/README.md.
 """
 
 import csv
@@ -45,6 +50,7 @@ if __name__ != "__main__":
         json.loads(Path(os.environ[SESSIONS_FILE]).read_text()) if SESSIONS_FILE in os.environ else []
     )
     _acknowledged: dict[int, dict] = {}  # round id -> {"revision": n, "text": last acknowledged text}
+    _sent: dict[int, int] = {}  # round id -> saves sent, answered or not
     _next_candidate = iter(range(len(_sessions)))
 
     class Candidate(HttpUser):
@@ -76,7 +82,7 @@ if __name__ != "__main__":
                 response.success()
             round_id = int(found.group(1))
             self.client.get(f"/rounds/{round_id}/", name="GET /rounds/[id]/")
-            revision, acknowledged = 0, 0
+            revision, acknowledged, sent = 0, 0, 0
             for index in range(int(float(os.environ.get(ROUND_SECONDS, "120")) / AUTOSAVE_EVERY_S)):
                 gevent.sleep(AUTOSAVE_EVERY_S)
                 text = f"{300 + index} KiB/tok"
@@ -85,6 +91,8 @@ if __name__ != "__main__":
                     "numbers": {ASKED[index % len(ASKED)]: text},
                     "scratch": f"2 x 80 x 8 x 128 x 2 = ... try {index}",
                 }
+                sent += 1
+                _sent[round_id] = sent
                 with self.client.post(
                     f"/rounds/{round_id}/save/",
                     json=body,
@@ -115,6 +123,7 @@ if __name__ != "__main__":
     @events.test_stop.add_listener
     def _write_acknowledged(environment, **_kwargs) -> None:
         Path(os.environ[RESULTS_DIR], "acknowledged.json").write_text(json.dumps(_acknowledged))
+        Path(os.environ[RESULTS_DIR], "sent.json").write_text(json.dumps(_sent))
 
 
 # The driver (bench/ is on the path only when this file runs as a script, not as locust's locustfile).
@@ -149,6 +158,152 @@ def prepare_database(database_url: str, users: int) -> list[str]:
     return keys
 
 
+def duplicated_saves(sent: dict[str, int]) -> int:
+    """Saves applied twice: a (round, revision, field) written more than once, or a round whose revision went
+    past the number of saves sent to it."""
+    from django.db.models import Count
+
+    from designs.models import Work, WorkEvent
+
+    twice = (
+        WorkEvent.objects.values("round_id", "revision", "field")
+        .annotate(rows=Count("id"))
+        .filter(rows__gt=1)
+    ).count()
+    revisions = dict(
+        Work.objects.filter(round_id__in=[int(k) for k in sent]).values_list("round_id", "revision")
+    )
+    return twice + sum(1 for key, count in sent.items() if revisions.get(int(key), 0) > count)
+
+
+def sessions_answered(port: int, keys: list[str]) -> int:
+    """How many of the sessions one instance, asked directly (not through nginx), answers as logged in."""
+    import http.client
+
+    answered = 0
+    for key in keys:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection.request("GET", "/rounds/", headers={"Host": "127.0.0.1", "Cookie": f"sessionid={key}"})
+        response = connection.getresponse()
+        answered += response.status == 200 and b"My rounds" in response.read()
+        connection.close()
+    return answered
+
+
+def replays_settled(timeout_s: float) -> dict[str, int]:
+    """Wait for the workers to finish what was queued, then count runs by outcome and by claims."""
+    from django.db.models import Count, Q
+
+    from grading.models import ACTIVE_STATUSES, ReplayRun, ReplayStatus
+
+    deadline = time.monotonic() + timeout_s
+    while ReplayRun.objects.filter(status__in=ACTIVE_STATUSES).exists() and time.monotonic() < deadline:
+        time.sleep(2)
+    return ReplayRun.objects.aggregate(
+        runs=Count("id"),
+        done=Count("id", filter=Q(status=ReplayStatus.DONE)),
+        failed=Count("id", filter=Q(status=ReplayStatus.FAILED)),
+        left_active=Count("id", filter=Q(status__in=ACTIVE_STATUSES)),
+        claimed_once=Count("id", filter=Q(attempts=1)),
+        claimed_more=Count("id", filter=Q(attempts__gt=1)),
+    )
+
+
+def access_log_lines(path: Path) -> int:
+    return sum(1 for _ in path.open()) if path.exists() else 0
+
+
+def load_phase(*, instances: int, args, env: dict[str, str], database_url: str, redis_url: str) -> dict:
+    """One whole load session: fresh database, `instances` gunicorns and two Celery workers behind nginx."""
+    from nginx_front import free_port, gunicorn_start, nginx_in_front
+    from scratch_site import wait_until_serving
+
+    if "django" in sys.modules:
+        from django.db import connections
+
+        connections.close_all()  # the database is dropped and made again
+    subprocess.run(["redis-cli", "-u", redis_url, "flushdb"], check=True, capture_output=True)
+    keys = prepare_database(database_url, args.users)
+    work = Path(tempfile.mkdtemp(prefix=f"sevenbox-load-{instances}x-"))
+    (work / "sessions.json").write_text(json.dumps(keys))
+    python = sys.executable
+    ports = [free_port() for _ in range(instances)]
+    servers = [
+        gunicorn_start(
+            port=port, env=env, log=work / f"gunicorn-{port}.log", access_log=work / f"access-{port}.log"
+        )
+        for port in ports
+    ]
+    # Two workers on the one broker; only the first runs beat (two beats would send each sweep twice).
+    workers = [
+        start(
+            [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "-n",
+                f"w{index}@%h",
+                "-c",
+                "1",
+                "-l",
+                "warning",
+                *extra,
+            ],
+            env,
+            work / f"celery-{index}.log",
+        )  # fmt: skip
+        for index, extra in ((1, ["--beat", "-s", str(work / "beat-schedule")]), (2, []))
+    ]
+    front = free_port()
+    try:
+        for port in ports:
+            wait_until_serving(port)
+        with nginx_in_front(port=front, upstream_ports=ports):
+            wait_until_serving(front)
+            started = time.monotonic()
+            subprocess.run(
+                [python, "-m", "locust", "-f", __file__, "--headless", "--only-summary",
+                 "-u", str(args.users), "-r", str(args.spawn_rate), "-t", f"{args.seconds}s",
+                 "--stop-timeout", "15", "--host", f"http://127.0.0.1:{front}", "--csv", str(work / "load"),
+                 "--loglevel", "WARNING"],
+                cwd=REPO,
+                env={**env, SESSIONS_FILE: str(work / "sessions.json"), RESULTS_DIR: str(work),
+                     ROUND_SECONDS: str(args.round_seconds)},
+                check=False,
+            )  # fmt: skip
+            elapsed = time.monotonic() - started
+        served = {port: access_log_lines(work / f"access-{port}.log") for port in ports}
+        sample = keys[:50]
+        sessions = {port: sessions_answered(port, sample) for port in ports}
+        replays = replays_settled(timeout_s=300)
+    finally:
+        for process in (*servers, *workers):
+            process.terminate()
+        for process in (*servers, *workers):
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    acknowledged = json.loads((work / "acknowledged.json").read_text())
+    checked, lost = lost_saves(acknowledged)
+    return {
+        "instances": instances,
+        "elapsed": elapsed,
+        "rows": list(csv.DictReader((work / "load_stats.csv").open())),
+        "checked": checked,
+        "lost": lost,
+        "duplicated": duplicated_saves(json.loads((work / "sent.json").read_text())),
+        "sessions": sessions,
+        "sample": len(sample),
+        "served": served,
+        "replays": replays,
+        "work": work,
+    }
+
+
 def start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
     return subprocess.Popen(command, cwd=REPO, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
 
@@ -173,22 +328,39 @@ def lost_saves(acknowledged: dict[str, dict]) -> tuple[int, int]:
     return checked, lost
 
 
-def print_figures(stats_csv: Path, seconds: float, users: int, checked: int, lost: int) -> None:
-    rows = list(csv.DictReader(stats_csv.open()))
+def print_phase(phase: dict, users: int) -> None:
+    instances = phase["instances"]
     print(
-        f"\n{users} simulated candidates, {seconds:.0f} s, gunicorn as config/gunicorn.py, Celery worker -c 1"
+        f"\n{users} simulated candidates, {phase['elapsed']:.0f} s, through nginx to {instances} gunicorn "
+        f"instance{'s' if instances > 1 else ''} (config/gunicorn.py each), two Celery workers -c 1"
     )
     columns = ("requests", "errors", "req/s", "p50 ms", "p95 ms", "p99 ms")
     print(f"{'endpoint':40}", " ".join(f"{column:>8}" for column in columns))
-    for row in rows:
+    for row in phase["rows"]:
         name = row["Name"] if row["Name"] != "Aggregated" else "all"
         print(
             f"{name:40} {row['Request Count']:>8} {row['Failure Count']:>8} {float(row['Requests/s']):8.1f} "
             f"{row['50%']:>8} {row['95%']:>8} {row['99%']:>8}"
         )
-    errors = sum(int(row["Failure Count"]) for row in rows if row["Name"] != "Aggregated")
+    errors = sum(int(row["Failure Count"]) for row in phase["rows"] if row["Name"] != "Aggregated")
     print(f"errors: {errors} (target 0)")
-    print(f"saves acknowledged in rounds checked: {checked}, lost: {lost} (target 0)")
+    print(f"saves acknowledged in rounds checked: {phase['checked']}, lost: {phase['lost']} (target 0)")
+    print(f"saves applied twice: {phase['duplicated']} (target 0)")
+    served = ", ".join(f"{count} requests on :{port}" for port, count in phase["served"].items())
+    print(f"served: {served}")
+    sessions = ", ".join(f":{port} {count}" for port, count in phase["sessions"].items())
+    print(f"sessions answered as logged in, of {phase['sample']} asked on each instance directly: {sessions}")
+    replays = phase["replays"]
+    print(
+        f"replay runs: {replays['runs']}, done {replays['done']}, failed {replays['failed']}, "
+        f"still queued or running {replays['left_active']}; claimed once {replays['claimed_once']}, "
+        f"more than once {replays['claimed_more']} (target: all done, each claimed once)"
+    )
+    print(f"logs and CSV files: {phase['work']}")
+
+
+def total_rate(phase: dict) -> float:
+    return next(float(row["Requests/s"]) for row in phase["rows"] if row["Name"] == "Aggregated")
 
 
 def main() -> int:
@@ -199,69 +371,37 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=240, help="length of the locust session")
     parser.add_argument("--spawn-rate", type=float, default=10.0, help="candidates started per second")
     parser.add_argument("--round-seconds", type=int, default=120, help="autosaving time of each round")
-    parser.add_argument("--port", type=int, default=8766)
+    parser.add_argument(
+        "--instances",
+        type=int,
+        nargs="+",
+        default=[1, 2],
+        help="gunicorn instances behind nginx, one session each, in this order (default: 1 then 2)",
+    )
     args = parser.parse_args()
     database_url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/sevenbox_load")
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/12")
     if not database_url.startswith("postgres"):
         raise SystemExit("set DATABASE_URL to a scratch PostgreSQL database")
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "REDIS_URL": redis_url,
-        "DEBUG": "0",
-        "SECRET_KEY": "load-" + "x" * 40,
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "SECURE_SSL_REDIRECT": "0",
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-    }
+    from nginx_front import production_env
+
+    env = production_env(DATABASE_URL=database_url, REDIS_URL=redis_url, SECRET_KEY="load-" + "x" * 40)
     os.environ.update(env)
-    subprocess.run(["redis-cli", "-u", redis_url, "flushdb"], check=True, capture_output=True)
-    keys = prepare_database(database_url, args.users)
-    work = Path(tempfile.mkdtemp(prefix="sevenbox-load-"))
-    (work / "sessions.json").write_text(json.dumps(keys))
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True
     )
-    python = sys.executable
-    gunicorn = [python, "-m", "gunicorn", "-c", "config/gunicorn.py", "config.wsgi:application",
-                "--bind", f"127.0.0.1:{args.port}", "--log-level", "warning"]  # fmt: skip
-    worker = [python, "-m", "celery", "-A", "config", "worker", "--beat", "-c", "1", "-l", "warning",
-              "-s", str(work / "beat-schedule")]  # fmt: skip
-    server = start(gunicorn, env, work / "gunicorn.log")
-    celery = start(worker, env, work / "celery.log")
-    try:
-        from scratch_site import wait_until_serving
-
-        wait_until_serving(args.port)
-        started = time.monotonic()
-        subprocess.run(
-            [python, "-m", "locust", "-f", __file__, "--headless", "--only-summary",
-             "-u", str(args.users), "-r", str(args.spawn_rate), "-t", f"{args.seconds}s",
-             "--stop-timeout", "15", "--host", f"http://127.0.0.1:{args.port}", "--csv", str(work / "load"),
-             "--loglevel", "WARNING"],
-            cwd=REPO,
-            env={
-                **env,
-                SESSIONS_FILE: str(work / "sessions.json"),
-                RESULTS_DIR: str(work),
-                ROUND_SECONDS: str(args.round_seconds),
-            },
-            check=False,
-        )  # fmt: skip
-        elapsed = time.monotonic() - started
-    finally:
-        for process in (server, celery):
-            process.terminate()
-        for process in (server, celery):
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-    acknowledged = json.loads((work / "acknowledged.json").read_text())
-    checked, lost = lost_saves(acknowledged)
-    print_figures(work / "load_stats.csv", elapsed, args.users, checked, lost)
-    print(f"logs and CSV files: {work}")
+    phases = [
+        load_phase(instances=count, args=args, env=env, database_url=database_url, redis_url=redis_url)
+        for count in args.instances
+    ]
+    for phase in phases:
+        print_phase(phase, args.users)
+    if len(phases) > 1:
+        base = total_rate(phases[0])
+        ratios = ", ".join(
+            f"{phase['instances']} instances {total_rate(phase) / base:.2f}" for phase in phases[1:]
+        )
+        print(f"\nthroughput against {phases[0]['instances']} instance(s), same run: {ratios}")
     return 0
 
 

@@ -87,10 +87,14 @@ def nginx_in_front(*, port: int, upstream_ports: list[int]):
         shutil.rmtree(prefix, ignore_errors=True)
 
 
-def gunicorn_start(*, port: int, env: dict[str, str], log: Path) -> subprocess.Popen:
+def gunicorn_start(
+    *, port: int, env: dict[str, str], log: Path, access_log: Path | None = None
+) -> subprocess.Popen:
     """One gunicorn instance as the container runs it (config/gunicorn.py), on loopback."""
     command = [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py", "config.wsgi:application",
                "--bind", f"127.0.0.1:{port}", "--log-level", "warning"]  # fmt: skip
+    if access_log is not None:
+        command += ["--access-logfile", str(access_log)]
     return subprocess.Popen(command, cwd=REPO, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
 
 

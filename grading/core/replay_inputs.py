@@ -16,6 +16,7 @@ from typing import Any
 
 from grading.core.model import ModelError, ReferenceModel
 from grading.core.quantity_text import ParseFailure, read_value
+from grading.core.sim.slo_words import slo_words
 
 SIDES = ("candidate", "reference")
 _SIM_FOLDER = Path(__file__).resolve().parent / "sim"
@@ -110,6 +111,17 @@ def _param_source(model: ReferenceModel, quantity: str, typed: set[str]) -> str:
     return "reference"
 
 
+def fleet_words(family: str, params: Mapping[str, float]) -> str:
+    """The size of what a run simulates, to name it beside the scenario's title ("11-replica fleet")."""
+    if family == "serving":
+        replicas = params.get("servers") or params.get("replicas")
+        if replicas is not None and math.isfinite(replicas):
+            return f"{replicas:,.0f}-replica fleet" if replicas != 1 else "1-replica fleet"
+    if family == "training" and math.isfinite(params.get("gpus", math.nan)):
+        return f"{params['gpus']:,.0f}-GPU job"
+    return ""
+
+
 def scenario_inputs(
     scenario: Mapping[str, Any],
     values: Mapping[str, float],
@@ -131,14 +143,17 @@ def scenario_inputs(
             sources[key] = {"quantity": given, "from": origin}
         else:
             params[key] = float(given)
+    slo = {key: float(target) for key, target in (scenario.get("slo") or {}).items()}
     return {
         "scenario": scenario["name"],
         "title": scenario.get("title") or scenario["name"],
+        "fleet": fleet_words(scenario["family"], params),
+        "slo_words": [slo_words(key, target) for key, target in slo.items()],
         "description": scenario.get("description", ""),
         "family": scenario["family"],
         "params": params,
         "events": [dict(event) for event in scenario.get("events") or []],
-        "slo": {key: float(target) for key, target in (scenario.get("slo") or {}).items()},
+        "slo": slo,
         "duration_s": float(scenario["duration_s"]),
         "sources": sources,
     }

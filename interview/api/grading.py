@@ -11,6 +11,7 @@ from grading.core.verdicts import VERDICTS
 from grading.core.vocabulary import CHECKS
 from grading.services import question_version_grade
 from interview.selectors import published_version_or_404
+from interview.services.reference_checks import reference_check_record
 from interview.services.reference_guard import reference_refusal, round_hiding_reference
 
 # Request: documented here; checked by grading.core.submission.read_submission, the same check as the CLI's.
@@ -185,4 +186,5 @@ class QuestionGradeApi(APIView):
             for field, message in error.problems:
                 problems.setdefault(field, []).append(message)
             return Response(problems, status=status.HTTP_400_BAD_REQUEST)
+        reference_check_record(user=request.user, question=version.question)
         return Response(report)

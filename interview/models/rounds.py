@@ -35,6 +35,9 @@ class Round(models.Model):
     submitted_at = models.DateTimeField(null=True, blank=True)
     report = models.JSONField(null=True, blank=True)
     score = models.FloatField(null=True, blank=True)
+    reference_seen_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the candidate last checked the question's reference before it"
+    )
     # The report's phase scores again as columns: the history lists them without decoding any report.
     score_numbers = models.FloatField(null=True, blank=True)
     score_shape = models.FloatField(null=True, blank=True)
@@ -105,3 +108,21 @@ class Round(models.Model):
     @staticmethod
     def timed_deadline(started_at: datetime, plan_minutes: float) -> datetime:
         return started_at + timedelta(minutes=plan_minutes)
+
+
+class ReferenceCheck(models.Model):
+    """A person graded numbers on a question's check page or API outside a round: they saw its reference."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reference_checks"
+    )
+    question = models.ForeignKey(
+        "interview.Question", on_delete=models.CASCADE, related_name="reference_checks"
+    )
+    checked_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "question", "checked_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.user} checked {self.question} on {self.checked_at:%Y-%m-%d}"

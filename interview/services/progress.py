@@ -27,8 +27,10 @@ PROGRESS_LABELS = {"not_started": "Not started", "in_progress": "In progress", "
 @dataclass(frozen=True)
 class QuestionProgress:
     status: ProgressStatus
-    best_score: float | None = None
-    submitted_rounds: int = 0
+    best_score: float | None = None  # of rounds taken without having seen the reference first
+    submitted_rounds: int = 0  # likewise
+    seen_rounds: int = 0  # submitted after the person had checked the reference: counted apart
+    best_seen_score: float | None = None
 
 
 @dataclass(frozen=True)
@@ -54,16 +56,22 @@ def question_progress_for(*, user, question_ids: list[int] | None = None) -> dic
     rounds = Round.objects.filter(candidate=user)
     if question_ids is not None:
         rounds = rounds.filter(question_version__question_id__in=question_ids)
+    clean = Q(status=RoundStatus.SUBMITTED, reference_seen_at__isnull=True)
+    seen = Q(status=RoundStatus.SUBMITTED, reference_seen_at__isnull=False)
     rows = rounds.values("question_version__question_id").annotate(
-        submitted=Count("id", filter=Q(status=RoundStatus.SUBMITTED)),
-        best=Max("score", filter=Q(status=RoundStatus.SUBMITTED)),
+        submitted=Count("id", filter=clean),
+        best=Max("score", filter=clean),
+        seen=Count("id", filter=seen),
+        best_seen=Max("score", filter=seen),
     )
     # Any round at all, active or abandoned, counts as started.
     return {
         row["question_version__question_id"]: QuestionProgress(
-            ProgressStatus.SUBMITTED if row["submitted"] else ProgressStatus.IN_PROGRESS,
+            ProgressStatus.SUBMITTED if row["submitted"] or row["seen"] else ProgressStatus.IN_PROGRESS,
             row["best"],
             row["submitted"],
+            row["seen"],
+            row["best_seen"],
         )
         for row in rows
     }

@@ -12,9 +12,13 @@ from grading.core.report_text import format_unit
 from grading.services import question_version_model
 from interview.models import Question, QuestionVersion, Round, RoundMode, RoundStatus
 from interview.services.grading import round_grade
+from interview.services.reference_checks import reference_last_checked
 from interview.services.variants import variant_draw
 
 log = logging.getLogger(__name__)
+
+# Every canvas starts with the client, so the path check never asks for an arrow from a box nobody can draw.
+CLIENT_BOX = {"id": "client", "kind": "client", "label": "Client", "job": "", "failure": ""}
 
 
 class RoundError(Exception):
@@ -54,11 +58,12 @@ def round_start(
             variant_seed=variant_seed,
             variant_values=variant_values,
             variant_text=variant_text,
+            reference_seen_at=reference_last_checked(user=candidate, question=question, before=now),
         )
         if version.spec.get("kind") == "review":
             design, numbers = _review_start(version, variant_values)
         else:
-            design, numbers = {"nodes": [], "edges": []}, {}
+            design, numbers = {"nodes": [dict(CLIENT_BOX)], "edges": []}, {}
         Work.objects.create(round=round_, design=design, numbers=numbers)
     return round_
 
@@ -78,7 +83,7 @@ def _review_start(version: QuestionVersion, variant_values: dict[str, float]) ->
     ]
     # The canvas draws only real boxes: the client the given arrows start from becomes one.
     if any("client" in (edge["source"], edge["target"]) for edge in edges):
-        nodes.insert(0, {"id": "client", "kind": "client", "label": "Client", "job": "", "failure": ""})
+        nodes.insert(0, dict(CLIENT_BOX))
     model = question_version_model(version)
     values = model.evaluate(dict(variant_values or {}))
     numbers = {}

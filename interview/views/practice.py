@@ -12,6 +12,7 @@ from grading.core.submission import SubmissionError, read_submission
 from grading.services import question_version_grade
 from interview.questions import asked_line_view
 from interview.selectors import published_version_or_404
+from interview.services.reference_checks import reference_check_record
 from interview.services.reference_guard import reference_refusal, round_hiding_reference
 
 MAX_TEXT_CHARS = 200
@@ -56,5 +57,6 @@ def practice_check(request: HttpRequest, slug: str) -> HttpResponse:
     report = None
     if request.method == "POST" and form.is_valid():
         report = question_version_grade(version=version, submission=form.submission())
+        reference_check_record(user=request.user, question=version.question)
     context = {"question": version.question, "version": version, "form": form, "report": report}
     return render(request, "grading/practice_check.html", context)

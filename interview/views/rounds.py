@@ -161,6 +161,7 @@ HISTORY_COLUMNS = (
     "score_shape",
     "score_arithmetic",
     "question_version__question__title",
+    "reference_seen_at",
 )
 
 

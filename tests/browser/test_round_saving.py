@@ -36,14 +36,14 @@ def test_a_reload_a_second_after_typing_shows_what_was_typed_and_the_tab_stays_c
 
     expect(page.locator("#scratch")).to_have_value("typed just before the reload")
     expect(page.get_by_label("KV cache per token")).to_have_value("320 KB")
-    assert [n["id"] for n in read_design(page)["nodes"]] == ["gateway"]
+    assert [n["id"] for n in read_design(page)["nodes"]] == ["client", "gateway"]
     expect(page.locator("#save-status")).to_contain_text("All changes saved", timeout=10_000)
     page.wait_for_timeout(1500)
     expect(page.locator("#stale-banner")).to_be_hidden()
     typed = Work.objects.filter(round_id=round_id, scratch="typed just before the reload")
     work = wait_for(typed.first, timeout_s=10)
     assert work.numbers["kv_bytes_per_token"] == "320 KB"
-    assert [n["id"] for n in work.design["nodes"]] == ["gateway"]
+    assert [n["id"] for n in work.design["nodes"]] == ["client", "gateway"]
 
     # And the tab goes on saving as the only tab.
     show_tab(page, "Scratch")

@@ -10,6 +10,7 @@ import pytest
 from grading.core.sim import run_scenario
 from grading.core.sim.serving import base_arrival_rate, replica_model
 from grading.core.sim.serving_spec import SERVING
+from grading.core.sim.slo_words import NOT_SERVED
 from grading.core.sim.spec import resolve_params
 
 
@@ -131,8 +132,20 @@ def test_the_narrative_tells_what_broke_and_when_in_a_burst_during_a_cold_start(
     assert "cold (ready at t=" in text
     assert "The queue hit its limit of 300 at t=" in text
     assert "new replicas were ready at t=" in text
-    assert "SLO rejected_max_frac ≤ 0: actual" in text and "missed" in text
-    assert result.summary["rejected"] > 0
+    assert f"SLO {NOT_SERVED} ≤ 0%" in text
+    assert "missed" in text and result.summary["rejected"] > 0
+
+
+def test_a_share_not_served_slo_counts_timeouts_losses_and_requests_left_waiting_not_only_rejections():
+    # 16 slots for ~20 req/s of 2 s work: the queue grows, requests time out after 5 s and nobody is rejected
+    params = {"servers": 16, "mu": 0.5, "service_cv2": 1, "arrival_rate": 20.0, "queue_timeout_s": 5.0}
+    result = run_scenario("serving", params, [], {"rejected_max_frac": 0.1}, 600, 3)
+    s = result.summary
+    assert s["rejected"] == 0 and s["timed_out"] > 0.1 * s["arrivals"]
+    not_served = s["rejected"] + s["timed_out"] + s["failed"] + s["unfinished"]
+    (check,) = result.slo_checks
+    assert check["actual"] == pytest.approx(not_served / s["arrivals"]) and check["passed"] is False
+    assert f"{not_served:,} of {s['arrivals']:,} requests" in " ".join(result.narrative)
 
 
 def test_a_bigger_warm_pool_and_a_quicker_autoscaler_absorb_the_same_burst():

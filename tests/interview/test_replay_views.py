@@ -56,8 +56,12 @@ def test_the_owner_sees_each_scenario_with_both_sides_results_and_chart_data(cli
     response = log_in(client, alice).get(page_url(round_))
     html = response.content.decode()
     assert response.status_code == 200
-    assert "Arrivals rise by half for three minutes on a 16-replica fleet" in html
+    assert "Arrivals rise by half for three minutes" in html
     assert "Two replicas fail at once" in html
+    for run in finished_runs:  # each side names the fleet that ran, from its own numbers
+        whose = "your" if run.side == "candidate" else "the reference's"
+        assert f"on {whose} {run.inputs['params']['replicas']:,.0f}-replica fleet" in html
+    assert "95th-percentile time to first token ≤ 1 s" in html and "<code>ttft_p95_s" not in html
     assert html.count('class="replay-run ') == 4
     assert "Your numbers" in html and "Reference" in html
     assert ("Met its SLO" in html) or ("Missed its SLO" in html)

@@ -62,9 +62,10 @@ def test_a_review_round_opens_on_the_given_design_with_its_numbers(review_round)
     assert work.fixes == []
 
 
-def test_a_design_round_still_opens_on_an_empty_canvas(alice, questions):
+def test_a_design_round_still_opens_on_a_canvas_with_only_the_client(alice, questions):
     round_ = round_start(candidate=alice, question=questions[KV_QUESTION], mode="practice")
-    assert round_.work.design == {"nodes": [], "edges": []} and round_.work.numbers == {}
+    assert [node["id"] for node in round_.work.design["nodes"]] == ["client"]
+    assert round_.work.design["edges"] == [] and round_.work.numbers == {}
 
 
 def test_the_review_page_mounts_a_markable_canvas_and_the_fixes_panel(client, alice, review_round, questions):

@@ -3,6 +3,7 @@ from datetime import timedelta
 
 import pytest
 
+from designs.services import work_save
 from interview.models import Round, RoundStatus
 from interview.services.rounds import round_start
 from tests.interview.bank_fixtures import KV_QUESTION, PLAN_QUESTION, load_questions
@@ -125,3 +126,30 @@ def test_a_submitted_round_is_graded_on_its_own_question_version(client, alice, 
     line = next(line for line in timed_round.report["lines"] if line["name"] == "kv_bytes_per_token")
     assert line["given_text"] == "320 KiB"
     assert timed_round.score == timed_round.report["scores"]["overall"]
+
+
+def test_a_design_round_starts_with_the_client_box_on_the_canvas(timed_round):
+    assert timed_round.work.design["nodes"] == [
+        {"id": "client", "kind": "client", "label": "Client", "job": "", "failure": ""}
+    ]
+    assert timed_round.work.design["edges"] == []
+
+
+def test_arrows_from_the_client_box_on_the_canvas_pass_the_path_check(timed_round):
+    from interview.services.rounds import round_submit
+
+    spec = timed_round.spec
+    nodes = [*timed_round.work.design["nodes"]]
+    nodes += [{key: node[key] for key in ("id", "kind", "label")} for node in spec["design"]["nodes"]]
+    edges = [{"source": e["source"], "target": e["target"]} for e in spec["design"]["edges"]]
+    work_save(
+        round_id=timed_round.pk,
+        candidate_id=timed_round.candidate_id,
+        base_revision=0,
+        design={"nodes": nodes, "edges": edges},
+    )
+    report = round_submit(round_id=timed_round.pk).report
+    assert report["design"]["path_ok"] is True
+    assert not any(
+        "client" in problem.lower() and "no " in problem for problem in report["design"]["problems"]
+    )

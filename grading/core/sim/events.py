@@ -10,8 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from grading.core.sim.arrivals import check_arrival_cap, expected_arrivals, poisson_arrivals
-from grading.core.sim.narrative import at, num, slo_sentence
+from grading.core.sim.narrative import at, num
 from grading.core.sim.result import MAX_POINTS, ScenarioResult, check_slos
+from grading.core.sim.slo_words import slo_sentence
 from grading.core.sim.spec import (
     EventSpec,
     FamilySpec,

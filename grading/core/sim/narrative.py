@@ -32,11 +32,3 @@ def episodes(times: np.ndarray, gap_s: float) -> list[tuple[float, float, int]]:
     starts = np.concatenate(([0], breaks + 1))
     ends = np.concatenate((breaks, [times.size - 1]))
     return [(float(times[s]), float(times[e]), int(e - s + 1)) for s, e in zip(starts, ends, strict=True)]
-
-
-def slo_sentence(check: dict) -> str:
-    """'SLO ttft_p95_s ≤ 2: actual 8.41, missed.'"""
-    upper = not check["key"].endswith("_min") and "_min_" not in check["key"]
-    sign = "≤" if upper else "≥"
-    verdict = "met" if check["passed"] else "missed"
-    return f"SLO {check['key']} {sign} {num(check['target'])}: actual {num(check['actual'])}, {verdict}."

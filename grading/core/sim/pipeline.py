@@ -7,8 +7,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from grading.core.sim.narrative import at, num, slo_sentence
+from grading.core.sim.narrative import at, num
 from grading.core.sim.result import ScenarioResult, check_slos, downsample
+from grading.core.sim.slo_words import slo_sentence
 from grading.core.sim.spec import (
     EventSpec,
     FamilySpec,

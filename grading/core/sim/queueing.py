@@ -116,6 +116,7 @@ def simulate_fleet(
     n = len(req.arrival)
     # array.array state: quick element access in the event loop, and numpy views for the fast path and results
     arr = _doubles(req.arrival)
+    enq = _doubles(req.arrival)  # when each request (re)entered its queue: a retry's wait starts again
     home = req.home.tolist()
     fixed = _doubles(req.fixed_s)
     pre = _doubles(req.prefill_s)
@@ -215,10 +216,10 @@ def simulate_fleet(
         nonlocal nsys
         q = queues[r]
         limit = t - timeout
-        while q and arr[q[0]] < limit:
+        while q and enq[q[0]] < limit:
             rid = q.popleft()
             status[rid] = TIMED_OUT
-            finish[rid] = arr[rid] + timeout
+            finish[rid] = enq[rid] + timeout
             nsys -= 1
 
     def admit(r: int, t: float) -> None:
@@ -264,7 +265,10 @@ def simulate_fleet(
             if status[rid] == SERVED and finish[rid] == f and f > t and (r is None or where[rid] == r)
         )
 
-    def requeue(rids: list[int], r: int) -> None:
+    def requeue(rids: list[int], r: int, t: float) -> None:
+        """Put retried requests back in arrival order; their queue timeout counts from t."""
+        for rid in rids:
+            enq[rid] = t
         q = queues[r]
         merged = sorted(list(q) + rids, key=arr.__getitem__)
         q.clear()
@@ -353,7 +357,7 @@ def simulate_fleet(
                 run[r] -= k
                 resize(r)
                 if cfg.retry_lost:
-                    requeue(victims, r)
+                    requeue(victims, r, t)
                 admit(r, t)
             log.append((t, "replica_loss", {"region": r, "count": k, "in_flight": len(victims)}))
         elif kind == _REGION_LOSS:
@@ -388,7 +392,7 @@ def simulate_fleet(
                     targets.setdefault(target, []).append(rid)
                     extra[target] = extra.get(target, 0) + 1
                 for target, rids in targets.items():
-                    requeue(rids, target)
+                    requeue(rids, target, t)
                     admit(target, t)
             else:
                 for rid in queued:

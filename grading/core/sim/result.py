@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from grading.core.sim.slo_words import actual_words, slo_words
 from grading.core.sim.spec import FamilySpec
 
 MAX_POINTS = 300
@@ -77,7 +78,13 @@ def check_slos(
         spec = family.slo_spec(key)
         target = float(slo[key])
         actual = float(actuals.get(key, math.nan))
-        check: dict[str, Any] = {"key": key, "target": target, "actual": actual}
+        check: dict[str, Any] = {
+            "key": key,
+            "target": target,
+            "actual": actual,
+            "words": slo_words(key, target),
+            "actual_words": actual_words(key, actual),
+        }
         if math.isnan(actual):
             check["passed"] = False
             check["reason"] = (reasons or {}).get(key, UNDEFINED)

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from grading.core.sim.arrivals import rate_multiplier
-from grading.core.sim.narrative import at, episodes, num, slo_sentence
+from grading.core.sim.narrative import at, episodes, num
 from grading.core.sim.queueing import FAILED, REJECTED, TIMED_OUT, FleetRun, Requests
+from grading.core.sim.slo_words import slo_sentence
 
 MAX_SCALE_SENTENCES = 4
 
@@ -171,5 +172,18 @@ def serving_narrative(
         f"{num(summary['ttft_p95_s'])} s, p99 {num(summary['ttft_p99_s'])} s; end-to-end p95 "
         f"{num(summary['e2e_p95_s'])} s; cost ${num(summary['cost_usd'])}."
     )
+    if summary["dropped"]:
+        parts = [
+            (summary["rejected"], "rejected"),
+            (summary["timed_out"], "timed out in the queue"),
+            (summary["failed"], "lost"),
+            (summary["unfinished"], "still waiting at the end"),
+        ]
+        lines.append(
+            f"{num(summary['dropped'])} of {num(summary['arrivals'])} requests "
+            f"({num(100 * summary['dropped_frac'])}%) were not served: "
+            + ", ".join(f"{num(count)} {what}" for count, what in parts if count)
+            + "."
+        )
     lines.extend(slo_sentence(check) for check in checks)
     return lines

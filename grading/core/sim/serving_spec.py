@@ -5,6 +5,7 @@ from __future__ import annotations
 from grading.core.sim.spec import EventSpec, FamilySpec, ParamSpec, SloSpec, with_domains
 
 P = ParamSpec
+NOT_SERVED_DESCRIPTION = "not served (rejected + timed out + failed + still queued at the end) / arrivals"
 
 SERVING = FamilySpec(
     name="serving",
@@ -140,10 +141,10 @@ SERVING = FamilySpec(
         SloSpec("tpot_p99_s", True, "p99 time per output token"),
         SloSpec("e2e_p95_s", True, "p95 end-to-end latency"),
         SloSpec("e2e_p99_s", True, "p99 end-to-end latency"),
-        SloSpec("rejected_max_frac", True, "rejected (queue full, no fallback capacity) / arrivals"),
-        SloSpec("timed_out_max_frac", True, "timed out in the queue / arrivals"),
-        SloSpec("failed_max_frac", True, "failed (lost and not retried) / arrivals"),
-        SloSpec("dropped_max_frac", True, "rejected + timed out + failed / arrivals"),
+        SloSpec("rejected_max_frac", True, NOT_SERVED_DESCRIPTION),
+        SloSpec("timed_out_max_frac", True, NOT_SERVED_DESCRIPTION),
+        SloSpec("failed_max_frac", True, NOT_SERVED_DESCRIPTION),
+        SloSpec("dropped_max_frac", True, NOT_SERVED_DESCRIPTION),
         SloSpec("queue_max", True, "largest admission queue (requests, all regions)"),
         SloSpec("cost_max_usd", True, "GPU and fallback cost"),
         SloSpec("gpu_busy_min_frac", False, "mean batch occupancy of running replicas"),

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from grading.core.sim.narrative import num, slo_sentence
+from grading.core.sim.narrative import num
 from grading.core.sim.result import MAX_POINTS, ScenarioResult, check_slos
+from grading.core.sim.slo_words import slo_sentence
 from grading.core.sim.spec import (
     EventSpec,
     FamilySpec,

@@ -38,6 +38,8 @@ def calibration_for(interviewer: AbstractBaseUser) -> dict[str, Any]:
     differences: dict[str, list[int]] = {dimension: [] for dimension in (*ENGINE_PHASES, "failures")}
     own_matches = engine_matches = engine_compared = 0
     rounds = []
+    seen = [scorecard for scorecard in scorecards if scorecard.round.reference_seen_at is not None]
+    scorecards = [scorecard for scorecard in scorecards if scorecard.round.reference_seen_at is None]
     for scorecard in scorecards:
         compare = scorecard_compare(scorecard.round, scorecard)
         for row in compare:
@@ -72,4 +74,6 @@ def calibration_for(interviewer: AbstractBaseUser) -> dict[str, Any]:
         "recommendation_matches_own": own_matches / count if count else None,
         "recommendation_matches_engine": engine_matches / engine_compared if engine_compared else None,
         "engine_compared": engine_compared,
+        # Rounds whose candidate had checked the reference first: listed, but not in the agreement figures.
+        "reference_seen_rounds": [scorecard.round for scorecard in seen],
     }
