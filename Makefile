@@ -61,6 +61,7 @@ bench: install
 	$(BIN)/python bench/models.py
 	$(BIN)/python bench/grading.py
 	$(BIN)/python bench/replay.py
+	$(BIN)/python bench/drills.py
 
 # bench/autosave.py drives gunicorn with wrk.
 bench-tools:

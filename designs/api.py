@@ -1,4 +1,4 @@
-"""The work over the API: `POST /api/rounds/<id>/save`, based on a revision, by the round's owner."""
+"""The work over the API: `POST /api/rounds/<id>/save/`, based on a revision, by the round's owner."""
 
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
@@ -49,6 +49,8 @@ class WorkSaveApi(APIView):
         responses={200: OutputSerializer, 400: BAD_REQUEST, 404: NOT_FOUND, 409: ERROR, 423: ERROR},
     )
     def post(self, request: Request, round_id: int) -> Response:
+        """Save your work on an active round (design, numbers, scratch, fixes) against the revision you last
+        saw; a stale revision answers 409 with the current one."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:

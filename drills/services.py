@@ -114,7 +114,7 @@ def _drillable(content_hash: str, version_id: int) -> tuple[str, ...]:
     lines = []
     for name in drill_lines(spec):
         try:
-            drill_step(spec, name, seed=0, template=_template(version, name))
+            drill_step(spec, name, seed=0)
         except DrillError:
             continue
         lines.append(name)
@@ -123,13 +123,6 @@ def _drillable(content_hash: str, version_id: int) -> tuple[str, ...]:
 
 def drillable_lines(version: QuestionVersion) -> tuple[str, ...]:
     return _drillable(version.content_hash, version.pk)
-
-
-def _template(version: QuestionVersion, name: str) -> str:
-    for asked in version.spec.get("asked", []):
-        if asked.get("name") == name:
-            return asked.get("drill", "") or ""
-    return ""
 
 
 def card_seed(card: DrillCard) -> int:
@@ -143,9 +136,7 @@ def _offer(card: DrillCard, *, now: datetime) -> DrillOffer:
     if version is None:
         raise DrillRefused("This question is not published.")
     seed = card_seed(card)
-    step = drill_step(
-        question_version_spec(version), card.line, seed=seed, template=_template(version, card.line)
-    )
+    step = drill_step(question_version_spec(version), card.line, seed=seed)
     token = signing.dumps({"c": card.pk, "v": version.pk, "s": seed, "t": now.timestamp()}, salt=TOKEN_SALT)
     return DrillOffer(card=card, version=version, step=step, token=token)
 
@@ -287,8 +278,7 @@ def drill_answer(*, user, token: str, text: str, now: datetime | None = None) ->
         if card is None:
             raise DrillNotFound("No such step.")
         version = QuestionVersion.objects.get(pk=data["v"])
-        template = _template(version, card.line)
-        step = drill_step(question_version_spec(version), card.line, seed=data["s"], template=template)
+        step = drill_step(question_version_spec(version), card.line, seed=data["s"])
         earlier = DrillAnswer.objects.filter(card=card, seed=data["s"]).first()
         if earlier is not None:
             return DrillResult(answer=earlier, line=drill_grade(step, earlier.text), step=step, card=card)

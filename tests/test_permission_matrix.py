@@ -145,16 +145,20 @@ EXPECTED: dict[str, tuple[str, str, str, str]] = {
     "api-docs": ("GET 200", "GET 200", "GET 200", "GET 200"),
     "api-question-grade": ("", "POST 200", "POST 200", "POST 403"),
     "api-token": ("", "POST 400", "POST 400", "POST 400"),
+    "api-replay-list": ("GET 200", "GET 404, POST 404", "GET 404, POST 404", "GET 403, POST 403"),
+    "api-replay-run": ("GET 200", "GET 404", "GET 404", "GET 403"),
+    "api-replay-cancel": ("", "POST 404", "POST 404", "POST 403"),
+    "api-replay-retry": ("", "POST 404", "POST 404", "POST 403"),
     "api-round-list": ("GET 200", "GET 200, POST 400", "GET 200, POST 400", "GET 403, POST 403"),
     "api-round-detail": ("GET 200", "GET 404", "GET 404", "GET 403"),
     "api-round-save": ("", "POST 404", "POST 404", "POST 403"),
     "api-round-submit": ("", "POST 404", "POST 404", "POST 403"),
     "api-round-report": ("GET 200", "GET 404", "GET 404", "GET 403"),
-    "api-question-list": ("GET 200", "GET 200", "GET 200", "GET 403"),
-    "api-question-detail": ("GET 200", "GET 200", "GET 200", "GET 403"),
+    "api-question-list": ("GET 200", "GET 200", "GET 200", "GET 200"),
+    "api-question-detail": ("GET 200", "GET 200", "GET 200", "GET 200"),
     "api-version-list": ("GET 200", "GET 200", "GET 200", "GET 403"),
     "api-version-detail": ("GET 200", "GET 200", "GET 200", "GET 403"),
-    "api-comment-list": ("GET 200", "GET 200, POST 400", "GET 200, POST 400", "GET 403, POST 403"),
+    "api-comment-list": ("GET 200", "GET 200, POST 400", "GET 200, POST 400", "GET 200, POST 403"),
     # A thread stays folded for bob and charlie (no submitted round): the API refuses their votes.
     "api-comment-vote": ("", "POST 403", "POST 403", "POST 403"),
     "api-bookmark-toggle": ("", "POST 200", "POST 200", "POST 403"),
@@ -298,6 +302,10 @@ PUBLIC_PAGES = {
     "discussion-thread",
     "concepts",
     "concept-detail",
+    # What the site shows anonymous visitors, the API shows them too (reading only).
+    "api-question-list",
+    "api-question-detail",
+    "api-comment-list",
 }
 # URL parameters that name something private to one person: nobody unrelated gets past 404 (or 405).
 PRIVATE_PARAMETERS = ("<int:round_id>", "<int:run_id>", "<int:draft_id>", "<int:sample_id>")
@@ -394,7 +402,7 @@ CANDIDATE_PAGES = (
     "/rounds/{round_id}/clock/",
     "/api/rounds/",
     "/api/rounds/{round_id}/",
-    "/api/rounds/{round_id}/report",
+    "/api/rounds/{round_id}/report/",
     "/api/questions/",
     "/api/questions/{slug}/",
     "/api/questions/{slug}/versions/",

@@ -13,7 +13,7 @@ with the sheet's read-back, units and messages.
 from __future__ import annotations
 
 import math
-import re
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from grading.core import verdicts as v
+from grading.core.drill_wording import PLACEHOLDER
 from grading.core.grader import grade
 from grading.core.model import ModelError, ModelSpec, Quantity
 from grading.core.question_types import Asked, DesignSpec, Phase, QuestionSpec, RubricDimension
@@ -33,7 +34,6 @@ MAX_DRAWS = 24
 # never hands out the reference's answer.
 DISTINCT_FROM_REFERENCE = 0.1
 PREMISE_DIGITS = 2
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _DRILL_PHASE = "arithmetic"
 _LEVELS = {1: "-", 2: "-", 3: "-", 4: "-"}
 
@@ -67,7 +67,8 @@ class DrillStep:
     answer: float  # in `unit`
     answer_shown: str
     arithmetic: str  # the formula with the given numbers, "= answer"
-    question: QuestionSpec
+    question: QuestionSpec  # the step as a small question; grade it with `overrides`
+    overrides: Mapping[str, float]  # the givens in base units
 
     def as_dict(self) -> dict[str, Any]:
         """What a client needs to show the step (the answer is not in it)."""
@@ -92,74 +93,89 @@ def drill_lines(spec: QuestionSpec) -> list[str]:
     ]
 
 
-def drill_template_problems(spec: QuestionSpec, templates: Mapping[str, str]) -> list[tuple[str, str]]:
-    """Problems with authored step wordings: each states every name the line's formula reads, and no other."""
-    model = spec.model.reference
-    problems: list[tuple[str, str]] = []
-    for name, template in templates.items():
-        if name not in model.derived_names:
-            problems.append(
-                (f"asked.{name}.drill", "only a derived line (one with a formula) can be drilled")
-            )
+def drill_samples(spec: QuestionSpec, *, count: int = 2) -> list[dict[str, Any]]:
+    """For the editor: `count` sample steps of each line a drill can ask, or why it cannot be drilled."""
+    samples = []
+    for name in drill_lines(spec):
+        label = spec.model.reference.quantities[name].label
+        try:
+            steps = [drill_step(spec, name, seed=seed) for seed in range(1, count + 1)]
+        except DrillError as error:
+            samples.append({"name": name, "label": label, "steps": [], "refusal": str(error)})
             continue
-        used = set(_PLACEHOLDER.findall(template))
-        needed = set(model.formulas[name].names)
-        missing = sorted(needed - used)
-        if missing:
-            problems.append(
-                (
-                    f"asked.{name}.drill",
-                    "the wording does not give "
-                    + ", ".join("{" + n + "}" for n in missing)
-                    + ", so its inputs do not determine the answer",
-                )
-            )
-        extra = sorted(used - needed)
-        if extra:
-            problems.append(
-                (
-                    f"asked.{name}.drill",
-                    "the wording names " + ", ".join(extra) + ", which the formula does not read",
-                )
-            )
-    return problems
+        shown = [{"prompt": step.prompt, "answer": step.answer_shown} for step in steps]
+        samples.append({"name": name, "label": label, "steps": shown, "refusal": ""})
+    return samples
 
 
-def drill_step(spec: QuestionSpec, name: str, *, seed: int, template: str = "") -> DrillStep:
-    """Draw the step for line `name` of `spec` from `seed` (deterministic); DrillError when it cannot."""
+@dataclass(frozen=True)
+class _LineDrill:
+    """What every draw of one line shares, made once: the step question, the reference answer, the names."""
+
+    question: QuestionSpec  # the givens as assumptions at the reference's values; a draw passes overrides
+    asked: Asked
+    deps: tuple[str, ...]
+    upstream_inputs: tuple[str, ...]
+    reference_answer: float  # base units
+
+
+_LINE_CACHE: OrderedDict[tuple[int, str], tuple[QuestionSpec, _LineDrill]] = OrderedDict()
+_LINE_CACHE_SIZE = 512
+
+
+def _line_drill(spec: QuestionSpec, name: str) -> _LineDrill:
+    key = (id(spec), name)
+    hit = _LINE_CACHE.get(key)
+    if hit is not None and hit[0] is spec:
+        return hit[1]
     model = spec.model.reference
     if name not in drill_lines(spec):
         raise DrillError(f"{name} is not an asked line with a formula")
     reference = model.evaluate()
     asked = next(a for a in spec.asked if a.name == name)
-    deps = [q.name for q in spec.model.quantities if q.name in model.formulas[name].names]
+    deps = tuple(q.name for q in spec.model.quantities if q.name in model.formulas[name].names)
+    upstream = model.upstream(name)
+    inputs = tuple(n for n in model.input_names if n in upstream)
+    at_reference = tuple(_given(model, dep, float(reference[dep]), rounded=False) for dep in deps)
+    line = _LineDrill(
+        _step_question(spec, name, asked, at_reference), asked, deps, inputs, float(reference[name])
+    )
+    _LINE_CACHE[key] = (spec, line)  # the strong reference keeps the id from being reused
+    if len(_LINE_CACHE) > _LINE_CACHE_SIZE:
+        _LINE_CACHE.popitem(last=False)
+    return line
+
+
+def drill_step(spec: QuestionSpec, name: str, *, seed: int) -> DrillStep:
+    """Draw the step for line `name` of `spec` from `seed` (deterministic); DrillError when it cannot."""
+    model = spec.model.reference
+    line = _line_drill(spec, name)
+    step_model = line.question.model.reference
     rng = np.random.default_rng(seed)
     for _ in range(MAX_DRAWS):
-        draw = {key: float(values[0]) for key, values in model.sample_inputs(1, rng).items()}
+        draw = {
+            key: float(values[0]) for key, values in model.sample_inputs(1, rng, line.upstream_inputs).items()
+        }
         try:
             values = model.evaluate(draw)
         except ModelError:
             continue
-        givens = tuple(_given(model, spec, dep, float(values[dep])) for dep in deps)
+        givens = tuple(_given(model, dep, float(values[dep])) for dep in line.deps)
         if any(not math.isfinite(g.value) for g in givens):
             continue
-        step_question = _step_question(spec, name, asked, givens)
+        overrides = {g.name: float(model.base_value(g.name, g.value)) for g in givens}
         try:
-            answer_base = float(step_question.model.reference.evaluate()[name])
+            answer_base = float(step_model.evaluate(overrides)[name])
         except ModelError:
             continue
-        if not math.isfinite(answer_base) or not _distinct(answer_base, float(reference[name])):
+        if not math.isfinite(answer_base) or not _distinct(answer_base, line.reference_answer):
             continue
         unit = model.quantities[name].unit
         answer = answer_base / model.units[name].factor
         answer_shown = format_quantity(answer, unit)
         shown = {g.name: g.shown for g in givens}
-        arithmetic = (
-            arithmetic_template(model.formulas[name].source, model.formulas[name].names).render(
-                shown.__getitem__
-            )
-            + f" = {answer_shown}"
-        )
+        formula = model.formulas[name]
+        arithmetic = arithmetic_template(formula.source, formula.names).render(shown.__getitem__)
         label = model.quantities[name].label
         return DrillStep(
             slug=spec.slug,
@@ -168,11 +184,12 @@ def drill_step(spec: QuestionSpec, name: str, *, seed: int, template: str = "") 
             unit=unit,
             seed=seed,
             givens=givens,
-            prompt=_prompt(template, label, unit, givens),
+            prompt=_prompt(line.asked.drill, label, unit, givens),
             answer=answer,
             answer_shown=answer_shown,
-            arithmetic=arithmetic,
-            question=step_question,
+            arithmetic=f"{arithmetic} = {answer_shown}",
+            question=line.question,
+            overrides=overrides,
         )
     raise DrillError(
         f"{name}: no draw of the inputs inside their ranges gives an answer other than the reference's "
@@ -182,18 +199,18 @@ def drill_step(spec: QuestionSpec, name: str, *, seed: int, template: str = "") 
 
 def drill_grade(step: DrillStep, text: str) -> dict[str, Any]:
     """Grade the typed `text` for `step`: the grader's line report, and the step's arithmetic if wrong."""
-    report = grade(step.question, {"numbers": {step.name: text}})
+    report = grade(step.question, {"numbers": {step.name: text}}, overrides=step.overrides)
     line = dict(report["lines"][0])
     line["arithmetic"] = step.arithmetic
     line["show_arithmetic"] = line["verdict"] != v.CORRECT
     return line
 
 
-def _given(model: Any, spec: QuestionSpec, name: str, base: float) -> Given:
+def _given(model: Any, name: str, base: float, *, rounded: bool = True) -> Given:
     quantity = model.quantities[name]
-    shown_value = float(model.display_value(name, base))
-    whole = _is_whole(quantity)
-    value = _premise(shown_value, whole=whole)
+    value = float(model.display_value(name, base))
+    if rounded:
+        value = _premise(value, whole=_is_whole(quantity))
     if quantity.range:
         low, high = quantity.range
         value = min(max(value, low), high)
@@ -229,7 +246,7 @@ def _distinct(answer: float, reference: float) -> bool:
 def _prompt(template: str, label: str, unit: str, givens: tuple[Given, ...]) -> str:
     if template:
         shown = {g.name: g.shown for g in givens}
-        return _PLACEHOLDER.sub(lambda match: shown.get(match.group(1), match.group(0)), template)
+        return PLACEHOLDER.sub(lambda match: shown.get(match.group(1), match.group(0)), template)
     premises = "; ".join(f"{g.label}: {g.shown}" for g in givens)
     return f"{premises}. {label}?"
 
@@ -257,7 +274,7 @@ def _step_question(spec: QuestionSpec, name: str, asked: Asked, givens: tuple[Gi
         summary="",
         prompt="",
         plan=(Phase(_DRILL_PHASE, 1, ""),),
-        model=ModelSpec(quantities=quantities, headline=name),
+        model=ModelSpec(quantities=quantities),  # no headline: a step has no sensitivity to explain
         asked=(Asked(name=name, phase=_DRILL_PHASE, check=asked.check, tolerance=asked.tolerance),),
         design=DesignSpec(),
         rubric=(RubricDimension("arithmetic", _LEVELS),),

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from grading.core.drill_wording import formula_names, wording_problems
 from grading.core.model import ModelError, ModelSpec, read_model, read_number
 from grading.core.question_types import (
     CLIENT_KIND,
@@ -188,7 +189,7 @@ def parse_question(data: object, source: str, *, palette: Collection[str] | None
         prompt=prompt,
         plan=plan,
         model=model,
-        asked=_read_asked(reader, top, phases, quantity_units),
+        asked=_read_drill_wordings(reader, _read_asked(reader, top, phases, quantity_units), model),
         design=_read_design(reader, top, palette),
         rubric=_read_rubric(reader, top),
         outline=outline,
@@ -268,7 +269,7 @@ def _read_asked(
     asked: list[Asked] = []
     for index, item in enumerate(reader.items(top, "asked", "asked")):
         field = f"asked[{index}]"
-        entry = reader.mapping(item, field, {"name", "phase", "weight", "check", "tolerance"})
+        entry = reader.mapping(item, field, {"name", "phase", "weight", "check", "tolerance", "drill"})
         name = reader.text(entry, "name", f"{field}.name")
         if name and name not in units:
             reader.add(f"{field}.name", f"{name!r} is not a quantity of the model")
@@ -280,8 +281,27 @@ def _read_asked(
         weight = reader.number(entry, "weight", f"{field}.weight", default=1, positive=True)
         check = reader.choice(entry, "check", f"{field}.check", CHECKS, default="relative")
         tolerance = _read_tolerance(reader, entry, f"{field}.tolerance", check)
-        asked.append(Asked(name, phase, weight, check, tolerance))
+        drill = reader.text(entry, "drill", f"{field}.drill", required=False) or ""
+        asked.append(Asked(name, phase, weight, check, tolerance, drill))
     return tuple(asked)
+
+
+def _read_drill_wordings(
+    reader: FieldReader, asked: tuple[Asked, ...], model: ModelSpec
+) -> tuple[Asked, ...]:
+    """Check each authored drill wording against the formula of its line."""
+    formulas = {quantity.name: quantity.formula for quantity in model.quantities}
+    for index, item in enumerate(asked):
+        if not item.drill:
+            continue
+        field = f"asked[{index}].drill"
+        formula = formulas.get(item.name)
+        if formula is None:
+            reader.add(field, "only a derived line (one with a formula) can have a drill wording")
+            continue
+        for problem in wording_problems(item.drill, formula_names(formula, formulas)):
+            reader.add(field, problem)
+    return asked
 
 
 def _read_tolerance(reader: FieldReader, entry: Mapping[str, Any], field: str, check: str) -> float | None:

@@ -56,6 +56,7 @@ class Asked:
     weight: int | float = 1
     check: str = "relative"
     tolerance: float | None = 0.05
+    drill: str = ""  # an optional wording for the drill step, with a {name} for each input it gives
 
 
 @dataclass(frozen=True)

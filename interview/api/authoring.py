@@ -40,6 +40,7 @@ class PackExportApi(APIView):
         summary="The published questions (or those named by ?slug=) as question YAML files",
     )
     def get(self, request: Request) -> Response:
+        """Export every published question as a pack of YAML files (admins only)."""
         if not can_author(request.user):
             raise PermissionDenied("authors and admins only")
         files = pack_export(slugs=request.query_params.getlist("slug") or None)
@@ -53,6 +54,8 @@ class PackImportApi(APIView):
         summary="Import question files: all are checked first; a broken file loads nothing (422 lists it)",
     )
     def post(self, request: Request) -> Response:
+        """Import a pack of question files: each becomes a new version, or is refused with its problems
+        (admins only)."""
         if not can_publish(request.user):
             raise PermissionDenied("admins, or authors an admin allowed, publish")
         serializer = PackSerializer(data=request.data)
@@ -81,6 +84,8 @@ class ModelCheckApi(APIView):
         summary="Check a model block: problems per quantity, values at the defaults, dependency edges",
     )
     def post(self, request: Request) -> Response:
+        """Check an authored model (quantities and formulas) without saving it: problems and computed values
+        (authors only)."""
         if not can_author(request.user):
             raise PermissionDenied("authors and admins only")
         check = model_check(request.data.get("model") if isinstance(request.data, dict) else None)
@@ -99,7 +104,7 @@ class ModelCheckApi(APIView):
 
 
 urlpatterns = [
-    path("authoring/packs/export", PackExportApi.as_view(), name="api-pack-export"),
-    path("authoring/packs/import", PackImportApi.as_view(), name="api-pack-import"),
-    path("authoring/model-check", ModelCheckApi.as_view(), name="api-model-check"),
+    path("authoring/packs/export/", PackExportApi.as_view(), name="api-pack-export"),
+    path("authoring/packs/import/", PackImportApi.as_view(), name="api-pack-import"),
+    path("authoring/model-check/", ModelCheckApi.as_view(), name="api-model-check"),
 ]

@@ -5,6 +5,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import path
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -61,6 +62,8 @@ class ThreadCommentSerializer(CommentOutputSerializer):
 
 
 class CommentListApi(APIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]  # anyone reads the thread, as on the question page
+
     class CommentPageOutputSerializer(serializers.Serializer):
         folded = serializers.BooleanField(
             help_text="True until you submit a round; pass open=1 to read anyway"
@@ -88,6 +91,8 @@ class CommentListApi(APIView):
         responses=CommentPageOutputSerializer,
     )
     def get(self, request: Request, slug: str) -> Response:
+        """A question's discussion, newest or top first, paginated. Folded (no comments) until you submit a
+        round on the question, unless open=1; readable without logging in, as on the site."""
         question = _get_published_question(slug)
         opened = request.query_params.get("open") == "1" or discussion_is_unlocked_for(
             user=request.user, question=question
@@ -119,6 +124,8 @@ class CommentListApi(APIView):
         },
     )
     def post(self, request: Request, slug: str) -> Response:
+        """Post a comment, or a reply with parent; optionally anchored to a phase or a quantity (on). Refused
+        on a locked thread and when posting too fast."""
         question = _get_published_question(slug)
         data = self.CommentPostInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -152,6 +159,8 @@ class CommentVoteApi(APIView):
         responses={200: VoteOutputSerializer, 400: ErrorSerializer, 403: ErrorSerializer},
     )
     def post(self, request: Request, comment_id: int) -> Response:
+        """Vote for a comment, unvote (up=false) or toggle. Refused on your own comment and on a thread still
+        folded for you."""
         comment = get_object_or_404(
             Comment.objects.select_related("question"),
             pk=comment_id,
@@ -182,6 +191,7 @@ class BookmarkToggleApi(APIView):
 
     @extend_schema(request=BookmarkToggleInputSerializer, responses=BookmarkToggleOutputSerializer)
     def post(self, request: Request, slug: str) -> Response:
+        """Bookmark a question, remove the bookmark (on=false) or toggle it."""
         question = _get_published_question(slug)
         data = self.BookmarkToggleInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -203,6 +213,7 @@ class BookmarkListApi(APIView):
 
     @extend_schema(responses=BookmarkedQuestionOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
+        """The questions you bookmarked, most recent first."""
         questions = (
             published_questions().filter(bookmarks__user=request.user).order_by("-bookmarks__created_at")
         )

@@ -1,4 +1,4 @@
-"""Grading over the API: `POST /api/questions/<slug>/grade` checks a submission outside a round."""
+"""Grading over the API: `POST /api/questions/<slug>/grade/` checks a submission outside a round."""
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -176,6 +176,8 @@ class QuestionGradeApi(APIView):
         summary="Grade a submission against a question (a practice check outside a round)",
     )
     def post(self, request: Request, slug: str) -> Response:
+        """Grade a submission (numbers, design, events) against a published question's reference model,
+        outside a round. Refused while you have an unsubmitted round on the question."""
         version = published_version_or_404(slug)
         if hiding := round_hiding_reference(user=request.user, question=version.question):
             return Response(reference_refusal(hiding), status=status.HTTP_409_CONFLICT)

@@ -135,6 +135,7 @@ class ScorecardOutput(serializers.Serializer):
 class InvitationListApi(APIView):
     @extend_schema(responses={200: InvitationOutput(many=True), 404: ERROR})
     def get(self, request: Request, round_id: int) -> Response:
+        """The invitations of your own round: by name or by link, with their state."""
         round_ = _get_own_round(request, round_id)
         return Response(InvitationOutput(invitations_of_round(round_), many=True).data)
 
@@ -142,6 +143,8 @@ class InvitationListApi(APIView):
         request=InvitationCreateInput, responses={201: InvitationCreatedOutput, 400: BAD_REQUEST, 404: ERROR}
     )
     def post(self, request: Request, round_id: int) -> Response:
+        """Invite an interviewer to your round by username (accepted at once) or create a single-use link (its
+        token is shown only in this answer)."""
         round_ = _get_own_round(request, round_id)
         data = InvitationCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -167,6 +170,7 @@ class InvitationListApi(APIView):
 class InvitationRevokeApi(APIView):
     @extend_schema(request=None, responses={200: InvitationOutput, 404: ERROR})
     def post(self, request: Request, round_id: int, invitation_id: int) -> Response:
+        """Revoke an invitation to your round: that interviewer loses access."""
         round_ = _get_own_round(request, round_id)
         invitation = get_object_or_404(Invitation, pk=invitation_id, round=round_)
         return Response(InvitationOutput(invitation_revoke(invitation=invitation)).data)
@@ -181,6 +185,7 @@ class InvitationAcceptApi(APIView):
         responses={200: InvitationOutput, 404: ERROR},
     )
     def post(self, request: Request) -> Response:
+        """Accept a single-use invitation link as an interviewer; a used, expired or revoked link: 404."""
         try:
             invitation = invitation_accept(token=str(request.data.get("token", "")), user=request.user)
         except InvitationInvalid:
@@ -191,11 +196,14 @@ class InvitationAcceptApi(APIView):
 class NoteListApi(APIView):
     @extend_schema(responses={200: NoteSerializer(many=True), 404: ERROR})
     def get(self, request: Request, round_id: int) -> Response:
+        """The interviewer's notes on a round they interview, in time order."""
         round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
         return Response(NoteSerializer(notes_of_round(round_), many=True).data)
 
     @extend_schema(request=NoteSerializer, responses={201: NoteSerializer, 400: BAD_REQUEST, 404: ERROR})
     def post(self, request: Request, round_id: int) -> Response:
+        """Add a note to a round you interview, stamped with the round's time and phase; optionally the
+        follow-up asked."""
         round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
         data = NoteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -227,6 +235,7 @@ class ScorecardApi(APIView):
 
     @extend_schema(request=ScorecardInput, responses={200: ScorecardOutput, 400: BAD_REQUEST, 404: ERROR})
     def put(self, request: Request, round_id: int) -> Response:
+        """Save the rubric levels and notes, and the recommendation, of a round you interview."""
         round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
         data = ScorecardInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -245,6 +254,7 @@ class ScorecardApi(APIView):
 class ScorecardReleaseApi(APIView):
     @extend_schema(request=None, responses={200: ScorecardOutput, 400: BAD_REQUEST, 404: ERROR})
     def post(self, request: Request, round_id: int) -> Response:
+        """Release the scorecard of a submitted round to its candidate."""
         round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
         try:
             scorecard = scorecard_release(round_=round_, interviewer=request.user)
@@ -256,15 +266,15 @@ class ScorecardReleaseApi(APIView):
 urlpatterns = [
     path("rounds/<int:round_id>/invitations/", InvitationListApi.as_view(), name="api-invitation-list"),
     path(
-        "rounds/<int:round_id>/invitations/<int:invitation_id>/revoke",
+        "rounds/<int:round_id>/invitations/<int:invitation_id>/revoke/",
         InvitationRevokeApi.as_view(),
         name="api-invitation-revoke",
     ),
-    path("invitations/accept", InvitationAcceptApi.as_view(), name="api-invitation-accept"),
+    path("invitations/accept/", InvitationAcceptApi.as_view(), name="api-invitation-accept"),
     path("interviews/<int:round_id>/notes/", NoteListApi.as_view(), name="api-interview-notes"),
-    path("interviews/<int:round_id>/scorecard", ScorecardApi.as_view(), name="api-interview-scorecard"),
+    path("interviews/<int:round_id>/scorecard/", ScorecardApi.as_view(), name="api-interview-scorecard"),
     path(
-        "interviews/<int:round_id>/scorecard/release",
+        "interviews/<int:round_id>/scorecard/release/",
         ScorecardReleaseApi.as_view(),
         name="api-interview-scorecard-release",
     ),

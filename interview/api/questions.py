@@ -1,6 +1,7 @@
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -45,15 +46,22 @@ class VersionDetailSerializer(VersionSummarySerializer):
 
 
 class QuestionListApi(APIView):
+    permission_classes = [AllowAny]  # the catalogue is public on the site too
+
     @extend_schema(responses=QuestionSummarySerializer(many=True))
     def get(self, request: Request) -> Response:
+        """Published questions, as the catalogue lists them; readable without logging in."""
         questions = published_questions()
         return Response(QuestionSummarySerializer(questions, many=True).data)
 
 
 class QuestionDetailApi(APIView):
+    permission_classes = [AllowAny]  # the question page is public on the site too
+
     @extend_schema(responses=QuestionDetailSerializer)
     def get(self, request: Request, slug: str) -> Response:
+        """A published question's current version: the prompt, plan and asked quantities, never a reference
+        value before you submit; readable without logging in."""
         question = get_object_or_404(published_questions(), slug=slug)
         return Response(QuestionDetailSerializer(question, context={"request": request}).data)
 
@@ -61,6 +69,7 @@ class QuestionDetailApi(APIView):
 class QuestionVersionListApi(APIView):
     @extend_schema(responses=VersionSummarySerializer(many=True))
     def get(self, request: Request, slug: str) -> Response:
+        """The published versions of a question, oldest first."""
         question = get_object_or_404(published_questions(), slug=slug)
         return Response(VersionSummarySerializer(question.versions.order_by("number"), many=True).data)
 
@@ -68,6 +77,7 @@ class QuestionVersionListApi(APIView):
 class QuestionVersionDetailApi(APIView):
     @extend_schema(responses=VersionDetailSerializer)
     def get(self, request: Request, slug: str, number: int) -> Response:
+        """One published version of a question, shown as the current one is."""
         version = get_object_or_404(
             QuestionVersion, question__slug=slug, number=number, question__current_version__isnull=False
         )

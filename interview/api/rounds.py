@@ -8,11 +8,24 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from interview.api.grading import ReportSerializer
 from interview.models import Question, Round, RoundMode, RoundStatus
 from interview.selectors import round_of_candidate
 from interview.services.rounds import RoundError, round_close_if_expired, round_start, round_submit
 
 ERROR = inline_serializer("RoundError", {"error": serializers.CharField()})
+
+
+class SubmittedReportSerializer(ReportSerializer):
+    """The grade endpoint's report, as kept when the round was submitted; a review round adds `review`."""
+
+    review = serializers.DictField(
+        required=False,
+        help_text="Review rounds only: the marked failure points, the ranking of fixes, the replays and "
+        "the review score",
+    )
+
+
 NOT_FOUND = inline_serializer("RoundNotFound", {"detail": serializers.CharField()})
 # A refusal by the round ({"error": ...}) or a malformed body (DRF's {"field": ["message"]}).
 BAD_REQUEST = OpenApiTypes.OBJECT
@@ -66,6 +79,7 @@ class RoundStartInput(serializers.Serializer):
 class RoundListApi(APIView):
     @extend_schema(responses=RoundSerializer(many=True))
     def get(self, request: Request) -> Response:
+        """Your rounds, newest first."""
         rounds = Round.objects.filter(candidate=request.user).select_related(
             "question_version__question", "work"
         )
@@ -75,6 +89,7 @@ class RoundListApi(APIView):
         request=RoundStartInput, responses={201: RoundSerializer, 400: BAD_REQUEST, 404: NOT_FOUND}
     )
     def post(self, request: Request) -> Response:
+        """Start a round on a published question (timed or practice, optionally a variant)."""
         data = RoundStartInput(data=request.data)
         data.is_valid(raise_exception=True)
         question = get_object_or_404(
@@ -95,6 +110,7 @@ class RoundListApi(APIView):
 class RoundDetailApi(APIView):
     @extend_schema(responses={200: RoundSerializer, 404: NOT_FOUND})
     def get(self, request: Request, round_id: int) -> Response:
+        """One of your rounds: status, clock and your saved work."""
         return Response(
             RoundSerializer(round_close_if_expired(round_=_get_own_round(request, round_id))).data
         )
@@ -103,6 +119,7 @@ class RoundDetailApi(APIView):
 class RoundSubmitApi(APIView):
     @extend_schema(request=None, responses={200: RoundSerializer, 404: NOT_FOUND, 423: ERROR})
     def post(self, request: Request, round_id: int) -> Response:
+        """Submit your round: it is graded and its report is kept."""
         round_ = _get_own_round(request, round_id)
         try:
             round_ = round_submit(round_id=round_.pk)
@@ -114,12 +131,14 @@ class RoundSubmitApi(APIView):
 class RoundReportApi(APIView):
     @extend_schema(
         responses={
-            200: inline_serializer("RoundReport", {"report": serializers.JSONField()}),
+            200: inline_serializer("RoundReport", {"report": SubmittedReportSerializer()}),
             404: NOT_FOUND,
             409: ERROR,
         }
     )
     def get(self, request: Request, round_id: int) -> Response:
+        """The graded report of your submitted round: every line, the design, the scores and pacing, typed as
+        the grade endpoint's report."""
         round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
         if round_.status != RoundStatus.SUBMITTED:
             return Response({"error": "This round has not been submitted yet."}, status=409)

@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from designs.palette import palette_for_canvas
+from grading.core.drills import drill_samples
 from grading.core.question_export import spec_to_dict
 from grading.core.verdicts import VERDICTS
 from grading.core.vocabulary import DIFFICULTIES, KINDS, TRACKS
@@ -126,6 +127,7 @@ def _editor_context(request: HttpRequest, draft: Draft, texts: dict[str, str], p
         "valid": spec is not None,
         "check": model_check_text(model_text),
         "samples": sample_results(draft=draft, spec=spec),
+        "drills": drill_samples(spec) if spec is not None else [],
         "canvas_palette": palette_for_canvas({}),
         "canvas_design": design_for_canvas(draft.data),
         "canvas_design_json": json.dumps(design_for_canvas(draft.data)),
@@ -160,7 +162,8 @@ def model_check(request: HttpRequest, draft_id: int) -> HttpResponse:
     text = request.POST.get("model", "")
     check = model_check_text(text)
     live_samples = sample_results_with_model(draft=draft, block=model_block(text)) if check.ok else []
-    context = {"check": check, "live_samples": live_samples}
+    spec = draft_check({**draft.data, "model": model_block(text)})[0] if check.ok else None
+    context = {"check": check, "live_samples": live_samples, "drills": drill_samples(spec) if spec else []}
     return render(request, "authoring/editor.html#model-check", context)
 
 

@@ -44,7 +44,7 @@ def test_a_candidate_does_a_five_step_session_by_keyboard(page, alice, tmp_path)
         result = page.locator("#drill-result")
         expect(result).to_be_visible()
         if right:
-            expect(result.locator(".verdict")).to_have_text("Correct")
+            expect(result.locator(".verdict")).to_contain_text("Correct (within")
         else:
             expect(result.locator(".drill-arithmetic")).to_contain_text("=")
         expect(page.locator("#drill-next")).to_be_focused()
@@ -54,3 +54,18 @@ def test_a_candidate_does_a_five_step_session_by_keyboard(page, alice, tmp_path)
     assert expected_right >= 2
     page.keyboard.press("Enter")  # "Another five"
     expect(page.locator(".drill-count")).to_contain_text("Step 1 of 5")
+
+
+def test_the_progress_page_draws_the_weeks_chart_after_a_session(page, alice, tmp_path):
+    load_questions(tmp_path / "pack", KV_QUESTION)
+    log_in(page, "alice")
+    page.goto(f"/drills/questions/{KV_QUESTION}/?first=kv_bytes_per_token")
+    answer, _ = answer_by_hand(page)
+    page.locator("#drill-answer").fill(answer)
+    page.locator("#drill-answer").press("Enter")
+    expect(page.locator("#drill-result")).to_be_visible()
+    page.goto("/drills/progress/")
+    expect(page.locator("#drill-streak")).to_contain_text("Streak: 1 day")
+    expect(page.locator("#drill-tracks")).to_contain_text("inference")
+    expect(page.locator("#drill-weeks-table tbody tr")).to_have_count(1)
+    page.wait_for_function("() => window.Chart && window.Chart.getChart('drill-weeks-chart') !== undefined")

@@ -1,11 +1,15 @@
 """Drill steps drawn from a question's model and graded by the grader (pure core, no Django)."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
-from grading.core.drills import DrillError, drill_grade, drill_lines, drill_step, drill_template_problems
+from grading.core.drills import DrillError, drill_grade, drill_lines, drill_samples, drill_step
+from grading.core.question_export import spec_to_dict
 from grading.core.question_files import load_question
+from grading.core.question_reader import parse_question
+from grading.core.question_types import SpecError
 
 BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
 KV = load_question(BANK / "kv-cache-tiering.yaml")
@@ -85,24 +89,48 @@ def test_an_input_line_is_not_a_drill():
         drill_step(KV, "n_layers", seed=1)
 
 
+def with_wording(spec, name: str, wording: str):
+    asked = tuple(dataclasses.replace(a, drill=wording) if a.name == name else a for a in spec.asked)
+    return dataclasses.replace(spec, asked=asked)
+
+
 def test_an_authored_wording_fills_in_the_givens():
-    template = "{n_layers} layers, {n_kv_heads} KV heads of {head_dim}, {kv_bytes_per_elem} an element. KV?"
-    step = drill_step(KV, "kv_bytes_per_token", seed=3, template=template)
+    wording = "{n_layers} layers, {n_kv_heads} KV heads of {head_dim}, {kv_bytes_per_elem} an element. KV?"
+    step = drill_step(with_wording(KV, "kv_bytes_per_token", wording), "kv_bytes_per_token", seed=3)
     assert step.prompt == (
         f"{given(step, 'n_layers'):g} layers, 8 KV heads of 128, "
         f"{given(step, 'kv_bytes_per_elem'):g} B an element. KV?"
     )
 
 
-def test_a_wording_that_leaves_out_an_input_is_refused():
-    problems = drill_template_problems(
-        KV, {"kv_bytes_per_token": "{n_layers} layers of {head_dim}. KV per token?"}
+def test_the_question_reader_refuses_a_wording_that_leaves_out_an_input():
+    data = spec_to_dict(
+        with_wording(KV, "kv_bytes_per_token", "{n_layers} layers of {head_dim}. KV per token?")
     )
-    assert problems == [
-        (
-            "asked.kv_bytes_per_token.drill",
-            "the wording does not give {kv_bytes_per_elem}, {n_kv_heads}, "
-            "so its inputs do not determine the answer",
-        )
-    ]
-    assert drill_template_problems(KV, {"n_layers": "{x}"})[0][1].startswith("only a derived line")
+    with pytest.raises(SpecError) as refused:
+        parse_question(data, source="kv-cache-tiering")
+    assert (
+        "asked[0].drill",
+        "the wording does not give {kv_bytes_per_elem}, {n_kv_heads}, "
+        "so its inputs do not determine the answer",
+    ) in refused.value.problems
+
+
+def test_a_wording_round_trips_through_the_question_file():
+    wording = "{n_layers} layers, {n_kv_heads} heads of {head_dim}, {kv_bytes_per_elem} each. KV?"
+    again = parse_question(
+        spec_to_dict(with_wording(KV, "kv_bytes_per_token", wording)), source="kv-cache-tiering"
+    )
+    assert again.asked[0].drill == wording
+
+
+def test_the_editor_samples_two_steps_a_line_and_says_why_a_line_cannot_be_drilled():
+    samples = {item["name"]: item for item in drill_samples(KV)}
+    assert len(samples["kv_bytes_per_token"]["steps"]) == 2
+    first, second = samples["kv_bytes_per_token"]["steps"]
+    assert first["prompt"] != second["prompt"]
+    fixed = {
+        item["name"]: item for item in drill_samples(load_question(BANK / "eight-gpu-design-review.yaml"))
+    }
+    assert fixed["kv_cap_tp8"]["steps"] == []
+    assert "fixed by the question" in fixed["kv_cap_tp8"]["refusal"]

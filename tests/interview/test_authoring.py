@@ -374,3 +374,25 @@ def test_the_publish_page_warns_when_someone_published_after_the_draft_started(
         draft=draft_save(draft=admins, data=dict(admins.data, title="Admin's edit")), user=admin_user
     )
     assert b"stale-draft" in client.get(reverse("authoring-publish", args=[draft.pk])).content
+
+
+def test_the_editor_shows_two_sample_drills_for_each_step(client, author, draft):
+    log_in(client, author)
+    html = client.get(reverse("authoring-draft", args=[draft.pk])).content.decode()
+    assert 'id="drill-samples"' in html
+    section = html[html.index('id="drill-samples"') :]
+    item = section[section.index('data-quantity="peak_req_rate"') :]
+    item = item[: item.index("</li>\n")] if "</li>\n" in item else item
+    assert item.count("Peak request rate?") == 2  # the default wording: the givens, then the line's label
+
+
+def test_the_editor_refuses_a_drill_wording_whose_inputs_do_not_determine_the_answer(client, author, draft):
+    log_in(client, author)
+    asked = q.ASKED.replace(
+        "- {name: peak_req_rate, phase: numbers}",
+        '- {name: peak_req_rate, phase: numbers, drill: "{peak_users} users online. Requests a second?"}',
+    )
+    client.post(reverse("authoring-draft", args=[draft.pk]), editor_form(asked=asked))
+    html = client.get(reverse("authoring-draft", args=[draft.pk])).content.decode()
+    assert "asked[1].drill" in html
+    assert "the wording does not give {req_per_user}, so its inputs do not determine the answer" in html

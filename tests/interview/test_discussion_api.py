@@ -119,9 +119,26 @@ def test_the_api_toggles_and_lists_bookmarks(api, alice, charlie, question):
     assert not Bookmark.objects.exists()
 
 
-def test_the_api_needs_a_logged_in_person(api, question):
-    assert api.get(comments_url(question)).status_code in (401, 403)
+def test_anonymous_reads_the_folded_thread_as_on_the_site_but_writes_nothing(api, alice, question):
+    comment_create(question=question, author=alice, body="Spoiler")
+    folded = api.get(comments_url(question))
+    assert folded.status_code == 200 and folded.data["folded"] and folded.data["results"] == []
+    opened = api.get(comments_url(question), {"open": "1"})
+    assert [c["author"] for c in opened.data["results"]] == ["alice"]
+    assert api.post(comments_url(question), {"body": "hi"}).status_code in (401, 403)
     assert api.post(reverse("api-bookmark-toggle", args=[question.slug])).status_code in (401, 403)
+    assert not Comment.objects.filter(body_markdown="hi").exists()
+
+
+def test_anonymous_reads_the_catalogue_and_a_question_without_reference_values(api, client, question):
+    listed = api.get(reverse("api-question-list"))
+    assert listed.status_code == 200 and question.slug in [q["slug"] for q in listed.data]
+    detail = api.get(reverse("api-question-detail", args=[question.slug]))
+    assert detail.status_code == 200 and detail.data["title"] == question.title
+    page = client.get(reverse("question-detail", args=[question.slug]))
+    assert page.status_code == 200
+    assert "model" not in detail.data["spec"] and detail.data["spec"]["asked"]
+    assert all(set(line) == {"name", "label", "phase", "unit"} for line in detail.data["spec"]["asked"])
 
 
 def test_the_schema_describes_the_discussion_endpoints(client):

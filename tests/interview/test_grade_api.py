@@ -1,4 +1,4 @@
-"""`POST /api/questions/<slug>/grade`: a practice check over the API."""
+"""`POST /api/questions/<slug>/grade/`: a practice check over the API."""
 
 import shutil
 
@@ -8,7 +8,7 @@ pytestmark = pytest.mark.usefixtures(
     "db"
 )  # a mark-free form: the pure run (-p no:django) still collects this
 SLUG = "kv-cache-tiering"
-URL = f"/api/questions/{SLUG}/grade"
+URL = f"/api/questions/{SLUG}/grade/"
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def test_a_malformed_submission_is_a_400_naming_the_field(client, alice, publish
 
 def test_an_unknown_question_is_a_404(client, alice):
     client.force_login(alice)
-    assert post(client, "/api/questions/nope/grade", {"numbers": {}}).status_code == 404
+    assert post(client, "/api/questions/nope/grade/", {"numbers": {}}).status_code == 404
 
 
 def test_it_needs_a_signed_in_user(client, published):
@@ -87,7 +87,7 @@ def test_the_schema_describes_the_endpoint_with_its_request_and_report(client, a
     response = client.get("/api/schema/", HTTP_ACCEPT="application/json")
     assert response.status_code == 200
     schema = response.json()
-    operation = schema["paths"]["/api/questions/{slug}/grade"]["post"]
+    operation = schema["paths"]["/api/questions/{slug}/grade/"]["post"]
     assert set(operation["responses"]) >= {"200", "400", "404"}
     components = schema["components"]["schemas"]
     assert "lines" in components["Report"]["properties"]

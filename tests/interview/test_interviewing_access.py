@@ -143,7 +143,7 @@ def test_an_expired_link_opens_nothing(client, bob, alice, busy_round):
     client.force_login(bob)
     assert client.get(f"/interviews/join/{token}/").status_code == 404
     assert client.post(f"/interviews/join/{token}/").status_code == 404
-    api = client.post("/api/invitations/accept", {"token": token}, content_type="application/json")
+    api = client.post("/api/invitations/accept/", {"token": token}, content_type="application/json")
     assert api.status_code == 404
     answers = walk(
         client, round_=busy_round, invitation=invitation, token=token, username="bob", round_only=True

@@ -37,15 +37,15 @@ def test_an_interviewer_accepts_a_link_once_over_the_api(client, alice, bob, ali
     link = post(client, f"/api/rounds/{alice_round.pk}/invitations/", {"link": True}).json()["link"]
     token = link.rstrip("/").rsplit("/", 1)[1]
     client.force_login(bob)
-    accepted = post(client, "/api/invitations/accept", {"token": token})
+    accepted = post(client, "/api/invitations/accept/", {"token": token})
     assert accepted.status_code == 200 and accepted.json()["interviewer"] == "bob"
-    assert post(client, "/api/invitations/accept", {"token": token}).status_code == 404
+    assert post(client, "/api/invitations/accept/", {"token": token}).status_code == 404
 
 
 def test_revoking_over_the_api_ends_access(client, alice, bob, invited_round):
     invitation = Invitation.objects.get(round=invited_round)
     client.force_login(alice)
-    response = post(client, f"/api/rounds/{invited_round.pk}/invitations/{invitation.pk}/revoke")
+    response = post(client, f"/api/rounds/{invited_round.pk}/invitations/{invitation.pk}/revoke/")
     assert response.json()["state"] == "revoked"
     client.force_login(bob)
     assert client.get(f"/api/interviews/{invited_round.pk}/notes/").status_code == 404
@@ -66,18 +66,18 @@ def test_notes_are_listed_and_created_with_their_stamp(client, bob, invited_roun
 def test_the_scorecard_is_saved_released_and_then_seen_by_the_candidate(client, alice, bob, invited_round):
     client.force_login(bob)
     levels = {d: {"level": 2, "note": d} for d in DIMENSIONS}
-    url = f"/api/interviews/{invited_round.pk}/scorecard"
+    url = f"/api/interviews/{invited_round.pk}/scorecard/"
     saved = client.put(url, {"levels": levels, "recommendation": "lean_no"}, content_type="application/json")
     assert saved.status_code == 200 and saved.json()["released_at"] is None
     assert {row["dimension"] for row in saved.json()["compare"]} == set(DIMENSIONS)
     bad = client.put(url, {"levels": {"numbers": {"level": 7}}}, content_type="application/json")
     assert bad.status_code == 400
-    assert post(client, f"{url}/release").status_code == 400  # not submitted yet
+    assert post(client, f"{url}release/").status_code == 400  # not submitted yet
     client.force_login(alice)
     assert client.get(url).status_code == 404
     round_submit(round_id=invited_round.pk)
     client.force_login(bob)
-    assert post(client, f"{url}/release").json()["released_at"]
+    assert post(client, f"{url}release/").json()["released_at"]
     client.force_login(alice)
     seen = client.get(url).json()
     assert seen["recommendation"] == "lean_no" and seen["interviewer"] == "bob"
@@ -88,9 +88,9 @@ def test_the_openapi_schema_lists_the_interviewing_endpoints(client, alice):
     schema = client.get("/api/schema/", HTTP_ACCEPT="application/json").json()
     for path in (
         "/api/rounds/{round_id}/invitations/",
-        "/api/invitations/accept",
+        "/api/invitations/accept/",
         "/api/interviews/{round_id}/notes/",
-        "/api/interviews/{round_id}/scorecard",
-        "/api/interviews/{round_id}/scorecard/release",
+        "/api/interviews/{round_id}/scorecard/",
+        "/api/interviews/{round_id}/scorecard/release/",
     ):
         assert path in schema["paths"], path

@@ -123,7 +123,7 @@ def test_the_candidate_sees_the_scorecard_only_after_release(client, alice, bob,
 
     client.force_login(alice)
     assert client.get(f"/interviews/{invited_round.pk}/scorecard/").status_code == 404
-    assert client.get(f"/api/interviews/{invited_round.pk}/scorecard").status_code == 404
+    assert client.get(f"/api/interviews/{invited_round.pk}/scorecard/").status_code == 404
     invited_round.refresh_from_db()
     assert 'id="released-scorecard"' not in render_to_string(
         "interviewer/_released_scorecard.html", {"round": invited_round}

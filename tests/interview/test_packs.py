@@ -144,12 +144,12 @@ def test_the_api_exports_and_imports_a_pack_with_a_round_trip_that_changes_nothi
     publish_grant_set(user=author, granted=True)
     api = APIClient()
     api.force_authenticate(author)
-    exported = api.get("/api/authoring/packs/export").json()
+    exported = api.get("/api/authoring/packs/export/").json()
     assert [item["name"] for item in exported["files"]] == sorted(
         [f"{KV_QUESTION}.yaml", f"{PLAN_QUESTION}.yaml"]
     )
     before = version_count()
-    response = api.post("/api/authoring/packs/import", exported, format="json")
+    response = api.post("/api/authoring/packs/import/", exported, format="json")
     assert response.status_code == 200
     assert response.json() == {
         "created": [],
@@ -168,7 +168,7 @@ def test_the_api_import_lists_broken_files_and_loads_the_valid_ones(author):
         {"name": "broken-one.yaml", "content": BROKEN},
         {"name": f"{KV_QUESTION}.yaml", "content": (CORE_PACK / f"{KV_QUESTION}.yaml").read_text()},
     ]
-    response = api.post("/api/authoring/packs/import", {"files": files}, format="json")
+    response = api.post("/api/authoring/packs/import/", {"files": files}, format="json")
     assert response.status_code == 422
     assert "broken-one.yaml: track: is required" in response.json()["errors"]
     assert response.json()["created"] == [KV_QUESTION]
@@ -177,27 +177,27 @@ def test_the_api_import_lists_broken_files_and_loads_the_valid_ones(author):
 def test_the_api_refuses_a_candidate(alice):
     api = APIClient()
     api.force_authenticate(alice)
-    assert api.get("/api/authoring/packs/export").status_code == 403
-    assert api.post("/api/authoring/packs/import", {"files": []}, format="json").status_code == 403
-    assert api.post("/api/authoring/model-check", {"model": {}}, format="json").status_code == 403
+    assert api.get("/api/authoring/packs/export/").status_code == 403
+    assert api.post("/api/authoring/packs/import/", {"files": []}, format="json").status_code == 403
+    assert api.post("/api/authoring/model-check/", {"model": {}}, format="json").status_code == 403
 
 
 def test_the_api_checks_a_model_like_the_editor(author):
     api = APIClient()
     api.force_authenticate(author)
     model = read_yaml(CORE_PACK / f"{KV_QUESTION}.yaml")["model"]
-    body = api.post("/api/authoring/model-check", {"model": model}, format="json").json()
+    body = api.post("/api/authoring/model-check/", {"model": model}, format="json").json()
     assert body["ok"] and len(body["values"]) == len(model["quantities"])
     model["quantities"][-1]["formula"] = "__import__('os')"
     body = api.post(
-        "/api/authoring/model-check", json.loads(json.dumps({"model": model})), format="json"
+        "/api/authoring/model-check/", json.loads(json.dumps({"model": model})), format="json"
     ).json()
     assert not body["ok"] and "not allowed" in body["problems"][0][1]
 
 
 def test_the_schema_stays_valid(client):
     response = client.get("/api/schema/")
-    assert response.status_code == 200 and b"/api/authoring/packs/import" in response.content
+    assert response.status_code == 200 and b"/api/authoring/packs/import/" in response.content
 
 
 def test_pack_export_is_the_stored_version_as_yaml(bank, tmp_path):

@@ -13,7 +13,7 @@ from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.usefixtures("db")
 CHECK = reverse("practice-check", args=[KV_QUESTION])
-GRADE = f"/api/questions/{KV_QUESTION}/grade"
+GRADE = f"/api/questions/{KV_QUESTION}/grade/"
 # kv-cache-tiering's asked kv_bytes_per_token, as the check and the API state it when they grade.
 REFERENCE_SHOWN = "320 KiB/tok"
 

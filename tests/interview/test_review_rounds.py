@@ -114,7 +114,7 @@ def test_malformed_marks_are_refused(client, alice, review_round):
 
 def test_the_api_saves_and_returns_fixes(client, alice, review_round):
     client.force_login(alice)
-    url = f"/api/rounds/{review_round.pk}/save"
+    url = f"/api/rounds/{review_round.pk}/save/"
     saved = client.post(url, {"revision": 0, "fixes": FIXES}, content_type="application/json")
     assert saved.status_code == 200 and saved.json()["saved"] == ["fixes"]
     assert client.get(f"/api/rounds/{review_round.pk}/").json()["fixes"] == FIXES

@@ -96,15 +96,15 @@ def test_the_api_starts_saves_and_reads_a_round(client, alice, questions):
     assert started.status_code == 201
     round_id = started.json()["id"]
     saved = client.post(
-        f"/api/rounds/{round_id}/save", {"revision": 0, "scratch": "notes"}, content_type="application/json"
+        f"/api/rounds/{round_id}/save/", {"revision": 0, "scratch": "notes"}, content_type="application/json"
     )
     assert saved.json() == {"revision": 1, "saved": ["scratch"]}
     stale = client.post(
-        f"/api/rounds/{round_id}/save", {"revision": 0, "scratch": "older"}, content_type="application/json"
+        f"/api/rounds/{round_id}/save/", {"revision": 0, "scratch": "older"}, content_type="application/json"
     )
     assert stale.status_code == 409
     assert client.get(f"/api/rounds/{round_id}/").json()["scratch"] == "notes"
-    assert client.get(f"/api/rounds/{round_id}/report").status_code == 409
+    assert client.get(f"/api/rounds/{round_id}/report/").status_code == 409
 
 
 def test_the_round_page_and_clock_never_show_the_reference_expectations(client, alice, timed_round):

@@ -112,464 +112,593 @@ def simulate_fleet(
     With `fast`, stretches where nobody would queue (one region, constant TPOT) are advanced with numpy: every
     arrival starts on arrival, which is checked for each request against the slots and KV budget first, so the
     records are the same as the event loop's.
+
+    The parts: `Fleet` holds the state and its operations (start, queue, time out, lose, route); `Controls`
+    applies the control events (samples, failures, outages, replicas ready); `Autoscaler` decides scale-ups
+    and downs; `FastPath` advances quiet stretches with numpy; `run_event_loop` interleaves arrivals,
+    departures and control events.
     """
-    n = len(req.arrival)
-    # array.array state: quick element access in the event loop, and numpy views for the fast path and results
-    arr = _doubles(req.arrival)
-    enq = _doubles(req.arrival)  # when each request (re)entered its queue: a retry's wait starts again
-    home = req.home.tolist()
-    fixed = _doubles(req.fixed_s)
-    pre = _doubles(req.prefill_s)
-    outt = _doubles(req.out_tokens)
-    kvt = _doubles(req.kv_tokens)
-    refixed = _doubles(req.retry_fixed_s) if req.retry_fixed_s is not None else None
-    status = array("b", bytes(n))
-    start, first, finish, tpot = (_doubles(np.full(n, math.nan)) for _ in range(4))
-    retries = array("q", bytes(8 * n))
-    where = array("q", bytes(8 * n))
-    status_v = np.frombuffer(status, dtype=np.int8)
-    start_v, first_v, finish_v, tpot_v = (
-        np.frombuffer(x, dtype=np.float64) for x in (start, first, finish, tpot)
-    )
-    where_v = np.frombuffer(where, dtype=np.int64)
+    fleet = Fleet(cfg, req, duration_s, sample_dt)
+    controls = Controls(fleet, rng, progress, progress_dt)
+    controls.schedule(events)
+    fast_path = FastPath(fleet) if fast and fleet.n_regions == 1 and fleet.tkv == 0.0 else None
+    run_event_loop(fleet, controls, fast_path)
+    return fleet.result()
 
-    n_regions = len(cfg.replicas)
-    batch = cfg.max_batch
-    kv_rep = cfg.kv_capacity
-    run = list(cfg.replicas)
-    pending = [0] * n_regions
-    alive = [True] * n_regions
-    epoch = [0] * n_regions
-    busy = [0] * n_regions
-    kvu = [0.0] * n_regions
-    slots = [0] * n_regions
-    kvcap = [0.0] * n_regions
-    queues: list[deque[int]] = [deque() for _ in range(n_regions)]
-    last_up = [-INF] * n_regions
-    last_act = [0.0] * n_regions
-    warm_avail = cfg.warm_pool
-    timeout = cfg.queue_timeout_s
-    qlimit = cfg.queue_limit
-    tbase = cfg.tpot_base_s
-    tkv = cfg.tpot_per_kv_token_s
-    outage = False
-    fb_rate = cfg.fallback_rate
-    fb_cap = max(1.0, fb_rate)
-    fb_tokens = fb_cap
-    fb_last = 0.0
-    log: list[tuple[float, str, dict]] = []
 
-    def resize(r: int) -> None:
-        slots[r] = run[r] * batch
-        kvcap[r] = run[r] * kv_rep if math.isfinite(kv_rep) else INF
+class Fleet:
+    """The fleet's state: per-request records (array.array, with numpy views), per-region replicas, slots, KV
+    in use and FCFS queues, the heaps of departures and control events, and the running integrals."""
 
-    for r in range(n_regions):
-        resize(r)
+    def __init__(self, cfg: FleetConfig, req: Requests, duration_s: float, sample_dt: float) -> None:
+        n = len(req.arrival)
+        self.cfg, self.req, self.n = cfg, req, n
+        self.duration_s, self.sample_dt = duration_s, sample_dt
+        # array.array state: quick element access in the event loop, numpy views for the fast path and results
+        self.arr = _doubles(req.arrival)
+        self.enq = _doubles(req.arrival)  # when each request (re)entered its queue: a retry's wait restarts
+        self.home = req.home.tolist()
+        self.fixed = _doubles(req.fixed_s)
+        self.pre = _doubles(req.prefill_s)
+        self.outt = _doubles(req.out_tokens)
+        self.kvt = _doubles(req.kv_tokens)
+        self.refixed = _doubles(req.retry_fixed_s) if req.retry_fixed_s is not None else None
+        self.status = array("b", bytes(n))
+        self.start, self.first, self.finish, self.tpot = (_doubles(np.full(n, math.nan)) for _ in range(4))
+        self.retries = array("q", bytes(8 * n))
+        self.where = array("q", bytes(8 * n))
 
-    dep: list[tuple[float, int]] = []
-    ctl: list[tuple[float, int, int, tuple]] = []
-    seq = 0
+        self.n_regions = len(cfg.replicas)
+        self.batch = cfg.max_batch
+        self.run = list(cfg.replicas)
+        self.pending = [0] * self.n_regions
+        self.alive = [True] * self.n_regions
+        self.epoch = [0] * self.n_regions
+        self.busy = [0] * self.n_regions
+        self.kvu = [0.0] * self.n_regions
+        self.slots = [0] * self.n_regions
+        self.kvcap = [0.0] * self.n_regions
+        self.queues: list[deque[int]] = [deque() for _ in range(self.n_regions)]
+        self.warm_avail = cfg.warm_pool
+        self.timeout = cfg.queue_timeout_s
+        self.tbase = cfg.tpot_base_s
+        self.tkv = cfg.tpot_per_kv_token_s
+        self.outage = False
+        self.fb_tokens = max(1.0, cfg.fallback_rate)
+        self.fb_last = 0.0
+        self.log: list[tuple[float, str, dict]] = []
+        for r in range(self.n_regions):
+            self.resize(r)
 
-    def push(t: float, kind: int, payload: tuple = ()) -> None:
-        nonlocal seq
-        seq += 1
-        heapq.heappush(ctl, (t, kind, seq, payload))
+        self.dep: list[tuple[float, int]] = []
+        self.ctl: list[tuple[float, int, int, tuple]] = []
+        self.seq = 0
+        self.nsys = 0  # requests queued or in service
+        self.area = 0.0  # ∫ nsys dt
+        self.tlast = 0.0
+        self.replica_seconds = 0.0
+        self.sample_rows: list[tuple[float, int, int, int, int, float, int]] = []
 
-    push(duration_s, _END)
-    push(0.0, _SAMPLE, (0,))
-    if progress is not None and math.isfinite(progress_dt):
-        push(progress_dt, _PROGRESS)
-    if cfg.autoscale:
-        push(cfg.scale_interval_s, _AUTOSCALE)
-    for event in events:
-        kind = {
-            "replica_loss": _REPLICA_LOSS,
-            "region_loss": _REGION_LOSS,
-            "provider_outage": _OUTAGE_START,
-            "add_replicas": _ADD,
-        }.get(event["type"])
-        if kind is not None and event["at"] < duration_s:
-            push(event["at"], kind, (event,))
+    def resize(self, r: int) -> None:
+        self.slots[r] = self.run[r] * self.batch
+        kv = self.cfg.kv_capacity
+        self.kvcap[r] = self.run[r] * kv if math.isfinite(kv) else INF
 
-    nsys = 0
-    area = 0.0
-    tlast = 0.0
-    replica_seconds = 0.0
-    sample_rows: list[tuple[float, int, int, int, int, float, int]] = []
+    def push(self, t: float, kind: int, payload: tuple = ()) -> None:
+        """Schedule a control event; `seq` keeps events of the same time and kind in the order pushed."""
+        self.seq += 1
+        heapq.heappush(self.ctl, (t, kind, self.seq, payload))
 
-    def begin(rid: int, r: int, t: float) -> None:
-        nonlocal nsys
-        busy[r] += 1
-        k = kvu[r] + kvt[rid]
-        kvu[r] = k
-        tp = tbase + tkv * k / run[r]
-        f = t + fixed[rid] + outt[rid] * tp
-        start[rid] = t
-        first[rid] = t + pre[rid]
-        finish[rid] = f
-        tpot[rid] = tp
-        status[rid] = SERVED
-        where[rid] = r
-        heapq.heappush(dep, (f, rid))
-
-    def purge(r: int, t: float) -> None:
-        nonlocal nsys
-        q = queues[r]
+    def purge(self, r: int, t: float) -> None:
+        """Time out the requests at the front of region r's queue that have waited longer than the timeout."""
+        q, enq, timeout = self.queues[r], self.enq, self.timeout
         limit = t - timeout
         while q and enq[q[0]] < limit:
             rid = q.popleft()
-            status[rid] = TIMED_OUT
-            finish[rid] = enq[rid] + timeout
-            nsys -= 1
+            self.status[rid] = TIMED_OUT
+            self.finish[rid] = enq[rid] + timeout
+            self.nsys -= 1
 
-    def admit(r: int, t: float) -> None:
-        q = queues[r]
-        if timeout > 0.0 and q:
-            purge(r, t)
+    def admit(self, r: int, t: float) -> None:
+        """Start queued requests in FCFS order while a slot and the KV budget allow; a started request holds
+        its slot and KV until it finishes (written inline: this runs for every request that waited)."""
+        q = self.queues[r]
+        if self.timeout > 0.0 and q:
+            self.purge(r, t)
+        busy, slots, kvu, kvcap, kvt = self.busy, self.slots, self.kvu, self.kvcap, self.kvt
+        fixed, outt, pre, dep = self.fixed, self.outt, self.pre, self.dep
+        tbase, tkv, replicas = self.tbase, self.tkv, self.run[r]
+        start, first, finish, tpot, status, where = (
+            self.start,
+            self.first,
+            self.finish,
+            self.tpot,
+            self.status,
+            self.where,
+        )
         while q and busy[r] < slots[r]:
             rid = q[0]
-            if kvu[r] + kvt[rid] > kvcap[r]:
+            k = kvu[r] + kvt[rid]
+            if k > kvcap[r]:
                 break
             q.popleft()
-            begin(rid, r, t)
+            busy[r] += 1
+            kvu[r] = k
+            tp = tbase + tkv * k / replicas
+            f = t + fixed[rid] + outt[rid] * tp
+            start[rid] = t
+            first[rid] = t + pre[rid]
+            finish[rid] = f
+            tpot[rid] = tp
+            status[rid] = SERVED
+            where[rid] = r
+            heapq.heappush(dep, (f, rid))
 
-    def least_loaded(extra: dict[int, int] | None = None) -> int:
+    def least_loaded(self, extra: dict[int, int] | None = None) -> int:
+        """The live region with the lowest (queued + busy) / slots, counting `extra` pending moves; -1 if
+        none is alive."""
         best, best_load = -1, INF
-        for r in range(n_regions):
-            if not alive[r]:
+        for r in range(self.n_regions):
+            if not self.alive[r]:
                 continue
-            load = (len(queues[r]) + busy[r] + (extra or {}).get(r, 0)) / max(slots[r], 1)
+            load = (len(self.queues[r]) + self.busy[r] + (extra or {}).get(r, 0)) / max(self.slots[r], 1)
             if load < best_load:
                 best, best_load = r, load
         return best
 
-    def fallback(rid: int, t: float) -> None:
-        nonlocal fb_tokens, fb_last
-        fb_tokens = min(fb_cap, fb_tokens + (t - fb_last) * fb_rate)
-        fb_last = t
-        if fb_rate > 0.0 and fb_tokens >= 1.0:
-            fb_tokens -= 1.0
-            status[rid] = FALLBACK
-            start[rid] = t
-            first[rid] = t + cfg.fallback_ttft_s
-            tpot[rid] = cfg.fallback_tpot_s
-            finish[rid] = t + cfg.fallback_ttft_s + outt[rid] * cfg.fallback_tpot_s
+    def fallback(self, rid: int, t: float) -> None:
+        """Send a request to the fallback provider (a token bucket of `fallback_rate`), else reject it."""
+        cfg = self.cfg
+        self.fb_tokens = min(
+            max(1.0, cfg.fallback_rate), self.fb_tokens + (t - self.fb_last) * cfg.fallback_rate
+        )
+        self.fb_last = t
+        if cfg.fallback_rate > 0.0 and self.fb_tokens >= 1.0:
+            self.fb_tokens -= 1.0
+            self.status[rid] = FALLBACK
+            self.start[rid] = t
+            self.first[rid] = t + cfg.fallback_ttft_s
+            self.tpot[rid] = cfg.fallback_tpot_s
+            self.finish[rid] = t + cfg.fallback_ttft_s + self.outt[rid] * cfg.fallback_tpot_s
         else:
-            status[rid] = REJECTED
-            finish[rid] = t
+            self.status[rid] = REJECTED
+            self.finish[rid] = t
 
-    def in_flight(r: int | None, t: float) -> list[int]:
+    def fail(self, rid: int, t: float) -> None:
+        self.status[rid] = FAILED
+        self.finish[rid] = t
+
+    def in_flight(self, r: int | None, t: float) -> list[int]:
+        """Requests in service (on region r, or anywhere) at t, by id."""
+        status, finish, where = self.status, self.finish, self.where
         return sorted(
             rid
-            for f, rid in dep
+            for f, rid in self.dep
             if status[rid] == SERVED and finish[rid] == f and f > t and (r is None or where[rid] == r)
         )
 
-    def requeue(rids: list[int], r: int, t: float) -> None:
+    def requeue(self, rids: list[int], r: int, t: float) -> None:
         """Put retried requests back in arrival order; their queue timeout counts from t."""
         for rid in rids:
-            enq[rid] = t
-        q = queues[r]
-        merged = sorted(list(q) + rids, key=arr.__getitem__)
+            self.enq[rid] = t
+        q = self.queues[r]
+        merged = sorted(list(q) + rids, key=self.arr.__getitem__)
         q.clear()
         q.extend(merged)
 
-    def lose(rids: list[int], t: float, retry: bool) -> None:
+    def lose(self, rids: list[int], t: float, retry: bool) -> None:
         """Take requests out of service/queues: reset them for a retry or mark them failed."""
-        nonlocal nsys
         for rid in rids:
-            if status[rid] == SERVED:
-                r = where[rid]
-                busy[r] -= 1
-                kvu[r] -= kvt[rid]
-                retries[rid] += 1
+            if self.status[rid] == SERVED:
+                r = self.where[rid]
+                self.busy[r] -= 1
+                self.kvu[r] -= self.kvt[rid]
+                self.retries[rid] += 1
             if retry:
-                status[rid] = WAITING
-                start[rid] = first[rid] = finish[rid] = tpot[rid] = math.nan
-                if refixed is not None:
-                    fixed[rid] = refixed[rid]
+                self.status[rid] = WAITING
+                self.start[rid] = self.first[rid] = self.finish[rid] = self.tpot[rid] = math.nan
+                if self.refixed is not None:
+                    self.fixed[rid] = self.refixed[rid]
             else:
-                status[rid] = FAILED
-                finish[rid] = t
-                nsys -= 1
+                self.fail(rid, t)
+                self.nsys -= 1
 
-    def control(t: float, kind: int, payload: tuple) -> None:
-        nonlocal warm_avail, outage, replica_seconds, nsys
-        if kind == _SAMPLE:
-            if timeout > 0.0:
-                for r in range(n_regions):
-                    if queues[r]:
-                        purge(r, t)
-            total_slots = sum(slots)
-            paid = sum(run) + sum(pending) + warm_avail
-            sample_rows.append(
-                (
-                    t,
-                    sum(len(q) for q in queues),
-                    sum(busy),
-                    sum(run),
-                    sum(pending),
-                    sum(busy) / total_slots if total_slots else 0.0,
-                    paid,
-                )
-            )
-            replica_seconds += paid * min(sample_dt, duration_s - t)
-            following = (payload[0] + 1) * sample_dt  # by index, so sample instants are exact multiples
-            if following < duration_s:
-                push(following, _SAMPLE, (payload[0] + 1,))
-        elif kind == _PROGRESS:
-            progress(min(1.0, t / duration_s))  # type: ignore[misc]
-            push(t + progress_dt, _PROGRESS)
-        elif kind == _READY:
-            r, count, ep, how = payload
-            if alive[r] and ep == epoch[r] and count > 0:
-                run[r] += count
-                pending[r] -= count
-                resize(r)
-                log.append((t, "ready", {"region": r, "count": count, "how": how, "running": run[r]}))
-                admit(r, t)
-        elif kind == _WARM_REFILL:
-            warm_avail += payload[0]
-        elif kind == _AUTOSCALE:
-            if not outage:
-                autoscale(t)
-            push(t + cfg.scale_interval_s, _AUTOSCALE)
-        elif kind == _ADD:
-            event = payload[0]
-            r = int(event["region"]) % n_regions
-            count = int(event["count"])
-            pending[r] += count
-            push(t + cfg.cold_start_s, _READY, (r, count, epoch[r], "cold"))
-            log.append((t, "add", {"region": r, "count": count, "ready_at": t + cfg.cold_start_s}))
-        elif kind == _REPLICA_LOSS:
-            event = payload[0]
-            r = int(event["region"]) % n_regions
-            k = min(int(event["count"]), run[r])
-            victims: list[int] = []
-            if k > 0:
-                running = in_flight(r, t)
-                m = round(len(running) * k / run[r])
-                m = min(len(running), max(m, len(running) - (run[r] - k) * batch))
-                if m:
-                    chosen = rng.choice(len(running), size=m, replace=False)
-                    victims = sorted(running[int(j)] for j in chosen)
-                lose(victims, t, cfg.retry_lost)
-                run[r] -= k
-                resize(r)
-                if cfg.retry_lost:
-                    requeue(victims, r, t)
-                admit(r, t)
-            log.append((t, "replica_loss", {"region": r, "count": k, "in_flight": len(victims)}))
-        elif kind == _REGION_LOSS:
-            event = payload[0]
-            r = int(event["region"]) % n_regions
-            retry = bool(event["retry"]) if event.get("retry", -1) >= 0 else cfg.retry_lost
-            lost_replicas = run[r]
-            running = in_flight(r, t)
-            queued = list(queues[r])
-            queues[r].clear()
-            moved = sorted(running + queued, key=arr.__getitem__)
-            alive[r] = False
-            epoch[r] += 1
-            pending[r] = 0
-            run[r] = 0
-            resize(r)
-            lose(running, t, retry)
-            busy[r] = 0
-            kvu[r] = 0.0
+    def record_sample(self, t: float, queued: int, busy: int) -> None:
+        """One row of the sampled state at t; the paid replicas are billed until the next sample."""
+        total_slots = sum(self.slots)
+        paid = sum(self.run) + sum(self.pending) + self.warm_avail
+        occupancy = busy / total_slots if total_slots else 0.0
+        self.sample_rows.append((t, queued, busy, sum(self.run), sum(self.pending), occupancy, paid))
+        self.replica_seconds += paid * min(self.sample_dt, self.duration_s - t)
+
+    def result(self) -> FleetRun:
+        rows = np.array(self.sample_rows, dtype=float).reshape(-1, 7)
+        names = ("t", "queue", "in_service", "replicas_running", "replicas_starting", "gpu_busy_frac")
+        samples = {name: rows[:, k] for k, name in enumerate(names)}
+        samples["replicas_paid"] = rows[:, 6]
+        return FleetRun(
+            status=np.frombuffer(self.status, dtype=np.int8),
+            start=np.frombuffer(self.start, dtype=np.float64),
+            first_token=np.frombuffer(self.first, dtype=np.float64),
+            finish=np.frombuffer(self.finish, dtype=np.float64),
+            tpot=np.frombuffer(self.tpot, dtype=np.float64),
+            retries=np.frombuffer(self.retries, dtype=np.int64),
+            samples=samples,
+            area=self.area,
+            replica_seconds=self.replica_seconds,
+            log=self.log,
+        )
+
+
+class Controls:
+    """The control events: samples, progress, replicas ready, failures, outages, manual adds and the
+    autoscaler's ticks, each applied to the fleet by its own handler."""
+
+    _KIND_OF_EVENT = {
+        "replica_loss": _REPLICA_LOSS,
+        "region_loss": _REGION_LOSS,
+        "provider_outage": _OUTAGE_START,
+        "add_replicas": _ADD,
+    }
+
+    def __init__(
+        self,
+        fleet: Fleet,
+        rng: np.random.Generator,
+        progress: Callable[[float], None] | None,
+        progress_dt: float,
+    ) -> None:
+        self.fleet, self.rng = fleet, rng
+        self.progress, self.progress_dt = progress, progress_dt
+        self.autoscaler = Autoscaler(fleet) if fleet.cfg.autoscale else None
+        self.handlers: dict[int, Callable[[float, tuple], None]] = {
+            _SAMPLE: self.sample,
+            _PROGRESS: self.report_progress,
+            _READY: self.ready,
+            _WARM_REFILL: self.warm_refill,
+            _AUTOSCALE: self.autoscale_tick,
+            _ADD: self.add_replicas,
+            _REPLICA_LOSS: self.replica_loss,
+            _REGION_LOSS: self.region_loss,
+            _REGION_BACK: self.region_back,
+            _OUTAGE_START: self.outage_start,
+            _OUTAGE_END: self.outage_end,
+        }
+
+    def schedule(self, events: Sequence[dict]) -> None:
+        fleet = self.fleet
+        fleet.push(fleet.duration_s, _END)
+        fleet.push(0.0, _SAMPLE, (0,))
+        if self.progress is not None and math.isfinite(self.progress_dt):
+            fleet.push(self.progress_dt, _PROGRESS)
+        if self.autoscaler is not None:
+            fleet.push(fleet.cfg.scale_interval_s, _AUTOSCALE)
+        for event in events:
+            kind = self._KIND_OF_EVENT.get(event["type"])
+            if kind is not None and event["at"] < fleet.duration_s:
+                fleet.push(event["at"], kind, (event,))
+
+    def handle(self, t: float, kind: int, payload: tuple) -> None:
+        self.handlers[kind](t, payload)
+
+    def sample(self, t: float, payload: tuple) -> None:
+        fleet = self.fleet
+        if fleet.timeout > 0.0:
+            for r in range(fleet.n_regions):
+                if fleet.queues[r]:
+                    fleet.purge(r, t)
+        fleet.record_sample(t, sum(len(q) for q in fleet.queues), sum(fleet.busy))
+        following = (payload[0] + 1) * fleet.sample_dt  # by index, so sample instants are exact multiples
+        if following < fleet.duration_s:
+            fleet.push(following, _SAMPLE, (payload[0] + 1,))
+
+    def report_progress(self, t: float, payload: tuple) -> None:
+        self.progress(min(1.0, t / self.fleet.duration_s))  # type: ignore[misc]
+        self.fleet.push(t + self.progress_dt, _PROGRESS)
+
+    def ready(self, t: float, payload: tuple) -> None:
+        fleet = self.fleet
+        r, count, ep, how = payload
+        if fleet.alive[r] and ep == fleet.epoch[r] and count > 0:
+            fleet.run[r] += count
+            fleet.pending[r] -= count
+            fleet.resize(r)
+            fleet.log.append((t, "ready", {"region": r, "count": count, "how": how, "running": fleet.run[r]}))
+            fleet.admit(r, t)
+
+    def warm_refill(self, t: float, payload: tuple) -> None:
+        self.fleet.warm_avail += payload[0]
+
+    def autoscale_tick(self, t: float, payload: tuple) -> None:
+        if not self.fleet.outage:
+            self.autoscaler.look(t)  # type: ignore[union-attr]
+        self.fleet.push(t + self.fleet.cfg.scale_interval_s, _AUTOSCALE)
+
+    def add_replicas(self, t: float, payload: tuple) -> None:
+        fleet, event = self.fleet, payload[0]
+        r = int(event["region"]) % fleet.n_regions
+        count = int(event["count"])
+        ready_at = t + fleet.cfg.cold_start_s
+        fleet.pending[r] += count
+        fleet.push(ready_at, _READY, (r, count, fleet.epoch[r], "cold"))
+        fleet.log.append((t, "add", {"region": r, "count": count, "ready_at": ready_at}))
+
+    def replica_loss(self, t: float, payload: tuple) -> None:
+        """`count` replicas die; their share of the in-flight requests (chosen at random) is retried or
+        lost."""
+        fleet, event = self.fleet, payload[0]
+        r = int(event["region"]) % fleet.n_regions
+        k = min(int(event["count"]), fleet.run[r])
+        victims: list[int] = []
+        if k > 0:
+            running = fleet.in_flight(r, t)
+            m = round(len(running) * k / fleet.run[r])
+            m = min(len(running), max(m, len(running) - (fleet.run[r] - k) * fleet.batch))
+            if m:
+                chosen = self.rng.choice(len(running), size=m, replace=False)
+                victims = sorted(running[int(j)] for j in chosen)
+            fleet.lose(victims, t, fleet.cfg.retry_lost)
+            fleet.run[r] -= k
+            fleet.resize(r)
+            if fleet.cfg.retry_lost:
+                fleet.requeue(victims, r, t)
+            fleet.admit(r, t)
+        fleet.log.append((t, "replica_loss", {"region": r, "count": k, "in_flight": len(victims)}))
+
+    def region_loss(self, t: float, payload: tuple) -> None:
+        """The region goes: its queued and in-flight requests move to the least-loaded live regions (or
+        fail)."""
+        fleet, event = self.fleet, payload[0]
+        r = int(event["region"]) % fleet.n_regions
+        retry = bool(event["retry"]) if event.get("retry", -1) >= 0 else fleet.cfg.retry_lost
+        lost_replicas = fleet.run[r]
+        running = fleet.in_flight(r, t)
+        queued = list(fleet.queues[r])
+        fleet.queues[r].clear()
+        moved = sorted(running + queued, key=fleet.arr.__getitem__)
+        fleet.alive[r] = False
+        fleet.epoch[r] += 1
+        fleet.pending[r] = 0
+        fleet.run[r] = 0
+        fleet.resize(r)
+        fleet.lose(running, t, retry)
+        fleet.busy[r] = 0
+        fleet.kvu[r] = 0.0
+        failed = 0
+        if retry:
             targets: dict[int, list[int]] = {}
-            failed = 0
-            if retry:
-                extra: dict[int, int] = {}
-                for rid in moved:
-                    target = least_loaded(extra)
-                    if target < 0:
-                        status[rid] = FAILED
-                        finish[rid] = t
-                        nsys -= 1
-                        failed += 1
-                        continue
-                    targets.setdefault(target, []).append(rid)
-                    extra[target] = extra.get(target, 0) + 1
-                for target, rids in targets.items():
-                    requeue(rids, target, t)
-                    admit(target, t)
-            else:
-                for rid in queued:
-                    status[rid] = FAILED
-                    finish[rid] = t
-                    nsys -= 1
-                failed = len(moved)
-            log.append(
-                (
-                    t,
-                    "region_loss",
-                    {
-                        "region": r,
-                        "replicas": lost_replicas,
-                        "in_flight": len(running),
-                        "queued": len(queued),
-                        "moved": len(moved) - failed,
-                        "failed": failed,
-                    },
-                )
-            )
-            if event["duration"] > 0:
-                push(t + event["duration"], _REGION_BACK, (r, lost_replicas))
-        elif kind == _REGION_BACK:
-            r, count = payload
-            alive[r] = True
-            epoch[r] += 1
-            run[r] = count
-            resize(r)
-            log.append((t, "region_back", {"region": r, "replicas": count}))
-        elif kind == _OUTAGE_START:
-            event = payload[0]
-            outage = True
-            running = in_flight(None, t)
-            queued = sorted((rid for q in queues for rid in q), key=arr.__getitem__)
-            for q in queues:
-                q.clear()
-            lose(running, t, cfg.retry_lost)
-            for r in range(n_regions):
-                busy[r] = 0
-                kvu[r] = 0.0
-            moved = sorted(running + queued, key=arr.__getitem__) if cfg.retry_lost else queued
+            extra: dict[int, int] = {}
             for rid in moved:
-                fallback(rid, t)
-                nsys -= 1
-            log.append(
-                (
-                    t,
-                    "outage",
-                    {"duration": event["duration"], "in_flight": len(running), "queued": len(queued)},
-                )
-            )
-            push(t + event["duration"], _OUTAGE_END)
-        elif kind == _OUTAGE_END:
-            outage = False
-            log.append((t, "outage_end", {}))
-
-    def autoscale(t: float) -> None:
-        nonlocal warm_avail
-        thr = cfg.scale_threshold
-        for r in range(n_regions):
-            if not alive[r]:
-                continue
-            demand = busy[r] + len(queues[r])
-            if cfg.scale_signal == 0:
-                signal = demand / slots[r] if slots[r] else (INF if demand else 0.0)
-            else:
-                signal = len(queues[r]) / run[r] if run[r] else (INF if queues[r] else 0.0)
-            capacity = run[r] + pending[r]
-            if signal > thr and t - last_up[r] >= cfg.cooldown_s and capacity < cfg.max_replicas[r]:
-                desired = cfg.max_replicas[r]
-                if math.isfinite(signal):
-                    desired = min(desired, math.ceil(max(run[r], 1) * signal / thr))
-                add = desired - capacity
-                if add <= 0:
+                target = fleet.least_loaded(extra)
+                if target < 0:
+                    fleet.fail(rid, t)
+                    fleet.nsys -= 1
+                    failed += 1
                     continue
-                warm = min(add, warm_avail)
-                cold = add - warm
-                warm_avail -= warm
-                pending[r] += add
-                if warm:
-                    push(t + cfg.warm_start_s, _READY, (r, warm, epoch[r], "warm"))
-                    push(t + cfg.cold_start_s, _WARM_REFILL, (warm,))
-                if cold:
-                    push(t + cfg.cold_start_s, _READY, (r, cold, epoch[r], "cold"))
-                # The cooldown guards against piling cold replicas on top of pending ones; replicas taken
-                # from the warm pool are live within warm_start_s, so after a warm-only scale-up the
-                # autoscaler may act again as soon as they serve.
-                last_up[r] = t if cold else t - cfg.cooldown_s + cfg.warm_start_s
-                last_act[r] = t
-                log.append(
-                    (
-                        t,
-                        "scale_up",
-                        {
-                            "region": r,
-                            "signal": signal,
-                            "warm": warm,
-                            "cold": cold,
-                            "from": run[r],
-                            "ready_warm": t + cfg.warm_start_s,
-                            "ready_cold": t + cfg.cold_start_s,
-                        },
-                    )
-                )
-            elif (
-                signal < thr / 2
-                and t - last_act[r] >= cfg.scale_down_cooldown_s
-                and pending[r] == 0
-                and run[r] > cfg.min_replicas[r]
+                targets.setdefault(target, []).append(rid)
+                extra[target] = extra.get(target, 0) + 1
+            for target, rids in targets.items():
+                fleet.requeue(rids, target, t)
+                fleet.admit(target, t)
+        else:
+            for rid in queued:
+                fleet.fail(rid, t)
+                fleet.nsys -= 1
+            failed = len(moved)
+        info = {
+            "region": r,
+            "replicas": lost_replicas,
+            "in_flight": len(running),
+            "queued": len(queued),
+            "moved": len(moved) - failed,
+            "failed": failed,
+        }
+        fleet.log.append((t, "region_loss", info))
+        if event["duration"] > 0:
+            fleet.push(t + event["duration"], _REGION_BACK, (r, lost_replicas))
+
+    def region_back(self, t: float, payload: tuple) -> None:
+        fleet = self.fleet
+        r, count = payload
+        fleet.alive[r] = True
+        fleet.epoch[r] += 1
+        fleet.run[r] = count
+        fleet.resize(r)
+        fleet.log.append((t, "region_back", {"region": r, "replicas": count}))
+
+    def outage_start(self, t: float, payload: tuple) -> None:
+        """The whole fleet is unavailable: in-flight (if retried) and queued requests go to the fallback."""
+        fleet, event = self.fleet, payload[0]
+        fleet.outage = True
+        running = fleet.in_flight(None, t)
+        queued = sorted((rid for q in fleet.queues for rid in q), key=fleet.arr.__getitem__)
+        for q in fleet.queues:
+            q.clear()
+        fleet.lose(running, t, fleet.cfg.retry_lost)
+        for r in range(fleet.n_regions):
+            fleet.busy[r] = 0
+            fleet.kvu[r] = 0.0
+        moved = sorted(running + queued, key=fleet.arr.__getitem__) if fleet.cfg.retry_lost else queued
+        for rid in moved:
+            fleet.fallback(rid, t)
+            fleet.nsys -= 1
+        info = {"duration": event["duration"], "in_flight": len(running), "queued": len(queued)}
+        fleet.log.append((t, "outage", info))
+        fleet.push(t + event["duration"], _OUTAGE_END)
+
+    def outage_end(self, t: float, payload: tuple) -> None:
+        self.fleet.outage = False
+        self.fleet.log.append((t, "outage_end", {}))
+
+
+class Autoscaler:
+    """Each tick, per live region: scale up to ceil(n · signal / threshold) (warm pool first, then cold) when
+    the signal is over the threshold and the cooldown has passed; scale down below half the threshold."""
+
+    def __init__(self, fleet: Fleet) -> None:
+        self.fleet = fleet
+        self.last_up = [-INF] * fleet.n_regions
+        self.last_act = [0.0] * fleet.n_regions
+
+    def signal(self, r: int) -> float:
+        fleet = self.fleet
+        queued = len(fleet.queues[r])
+        if fleet.cfg.scale_signal == 0:
+            demand = fleet.busy[r] + queued
+            return demand / fleet.slots[r] if fleet.slots[r] else (INF if demand else 0.0)
+        return queued / fleet.run[r] if fleet.run[r] else (INF if queued else 0.0)
+
+    def look(self, t: float) -> None:
+        fleet, cfg = self.fleet, self.fleet.cfg
+        for r in range(fleet.n_regions):
+            if not fleet.alive[r]:
+                continue
+            signal = self.signal(r)
+            capacity = fleet.run[r] + fleet.pending[r]
+            if (
+                signal > cfg.scale_threshold
+                and t - self.last_up[r] >= cfg.cooldown_s
+                and capacity < cfg.max_replicas[r]
             ):
-                desired = max(cfg.min_replicas[r], math.ceil(run[r] * signal / thr), 1)
-                if desired < run[r]:
-                    log.append((t, "scale_down", {"region": r, "from": run[r], "to": desired}))
-                    run[r] = desired
-                    resize(r)
-                    last_act[r] = t
+                self.scale_up(r, t, signal, capacity)
+            elif (
+                signal < cfg.scale_threshold / 2
+                and t - self.last_act[r] >= cfg.scale_down_cooldown_s
+                and fleet.pending[r] == 0
+                and fleet.run[r] > cfg.min_replicas[r]
+            ):
+                self.scale_down(r, t, signal)
 
-    arr_np = req.arrival
-    fixed_np = req.fixed_s
-    pre_np = req.prefill_s
-    out_np = req.out_tokens
-    kv_np = req.kv_tokens
-    # in fast mode the in-flight requests of region 0 live in these arrays (sorted by finish) instead of `dep`
-    live_f: np.ndarray | None = None
-    live_rid = np.zeros(0, dtype=np.int64)
-    live_kv = np.zeros(0)
+    def scale_up(self, r: int, t: float, signal: float, capacity: int) -> None:
+        fleet, cfg = self.fleet, self.fleet.cfg
+        desired = cfg.max_replicas[r]
+        if math.isfinite(signal):
+            desired = min(desired, math.ceil(max(fleet.run[r], 1) * signal / cfg.scale_threshold))
+        add = desired - capacity
+        if add <= 0:
+            return
+        warm = min(add, fleet.warm_avail)
+        cold = add - warm
+        fleet.warm_avail -= warm
+        fleet.pending[r] += add
+        if warm:
+            fleet.push(t + cfg.warm_start_s, _READY, (r, warm, fleet.epoch[r], "warm"))
+            fleet.push(t + cfg.cold_start_s, _WARM_REFILL, (warm,))
+        if cold:
+            fleet.push(t + cfg.cold_start_s, _READY, (r, cold, fleet.epoch[r], "cold"))
+        # The cooldown guards against piling cold replicas on top of pending ones; replicas taken from the
+        # warm pool are live within warm_start_s, so after a warm-only scale-up the autoscaler may act again
+        # as soon as they serve.
+        self.last_up[r] = t if cold else t - cfg.cooldown_s + cfg.warm_start_s
+        self.last_act[r] = t
+        info = {
+            "region": r,
+            "signal": signal,
+            "warm": warm,
+            "cold": cold,
+            "from": fleet.run[r],
+            "ready_warm": t + cfg.warm_start_s,
+            "ready_cold": t + cfg.cold_start_s,
+        }
+        fleet.log.append((t, "scale_up", info))
 
-    def fast_enter() -> None:
-        nonlocal live_f, live_rid, live_kv, dep
-        valid = sorted((fin, rid) for fin, rid in dep if status[rid] == SERVED and finish[rid] == fin)
-        live_f = np.array([fin for fin, _ in valid], dtype=float)
-        live_rid = np.array([rid for _, rid in valid], dtype=np.int64)
-        live_kv = kv_np[live_rid]
-        dep = []
+    def scale_down(self, r: int, t: float, signal: float) -> None:
+        fleet, cfg = self.fleet, self.fleet.cfg
+        desired = max(cfg.min_replicas[r], math.ceil(fleet.run[r] * signal / cfg.scale_threshold), 1)
+        if desired < fleet.run[r]:
+            fleet.log.append((t, "scale_down", {"region": r, "from": fleet.run[r], "to": desired}))
+            fleet.run[r] = desired
+            fleet.resize(r)
+            self.last_act[r] = t
 
-    def fast_leave() -> None:
-        nonlocal live_f, dep
-        dep = list(zip(live_f.tolist(), live_rid.tolist(), strict=True))  # sorted, so already a heap
-        live_f = None
 
-    def fast_advance(t: float) -> None:
-        """Let the in-flight requests that finish by t leave (fast mode)."""
-        nonlocal area, tlast, nsys, live_f, live_rid, live_kv
-        area += float(np.maximum(np.minimum(live_f, t) - tlast, 0.0).sum())
-        k = int(np.searchsorted(live_f, t, side="right"))
-        live_f, live_rid, live_kv = live_f[k:], live_rid[k:], live_kv[k:]
-        busy[0] = int(live_f.size)
-        kvu[0] = float(live_kv.sum())
-        nsys = busy[0]
-        tlast = t
+class FastPath:
+    """Advances stretches where nobody would queue with numpy (one region, constant TPOT).
 
-    def window_end(t: float) -> float:
+    In fast mode the in-flight requests live in arrays sorted by finish instead of the departure heap. A
+    window runs to the next control event other than a sample (at most FAST_WINDOW_S); it stops at the first
+    arrival that would wait (no free slot or KV), and the event loop takes over from there. Windows that
+    consume few arrivals cost more than the event loop would, so after such a window the fast path backs off
+    for longer and longer (it is chosen only where it is faster; the records are the same either way).
+    """
+
+    MIN_USEFUL = 64  # arrivals a window must consume to beat the event loop
+
+    def __init__(self, fleet: Fleet) -> None:
+        self.fleet = fleet
+        self.active = False
+        self.blocked_until = -INF
+        self.backoff = 1.0
+        self.live_f = np.zeros(0)
+        self.live_rid = np.zeros(0, dtype=np.int64)
+        self.live_kv = np.zeros(0)
+        self.start_v = np.frombuffer(fleet.start, dtype=np.float64)
+        self.first_v = np.frombuffer(fleet.first, dtype=np.float64)
+        self.finish_v = np.frombuffer(fleet.finish, dtype=np.float64)
+        self.tpot_v = np.frombuffer(fleet.tpot, dtype=np.float64)
+        self.status_v = np.frombuffer(fleet.status, dtype=np.int8)
+        self.where_v = np.frombuffer(fleet.where, dtype=np.int64)
+
+    def may_enter(self, t: float) -> bool:
+        fleet = self.fleet
+        return t >= self.blocked_until and not fleet.outage and not fleet.queues[0] and fleet.alive[0]
+
+    def enter(self) -> None:
+        fleet = self.fleet
+        status, finish = fleet.status, fleet.finish
+        valid = sorted((fin, rid) for fin, rid in fleet.dep if status[rid] == SERVED and finish[rid] == fin)
+        self.live_f = np.array([fin for fin, _ in valid], dtype=float)
+        self.live_rid = np.array([rid for _, rid in valid], dtype=np.int64)
+        self.live_kv = fleet.req.kv_tokens[self.live_rid]
+        fleet.dep = []
+        self.active = True
+
+    def leave(self) -> None:
+        self.fleet.dep = list(
+            zip(self.live_f.tolist(), self.live_rid.tolist(), strict=True)
+        )  # sorted: a heap
+        self.active = False
+
+    def _keep(self, f: np.ndarray, rid: np.ndarray, kv: np.ndarray, t: float) -> None:
+        fleet = self.fleet
+        self.live_f, self.live_rid, self.live_kv = f, rid, kv
+        fleet.busy[0] = int(f.size)
+        fleet.kvu[0] = float(kv.sum())
+        fleet.nsys = fleet.busy[0]
+        fleet.tlast = t
+
+    def advance(self, t: float) -> None:
+        """Let the in-flight requests that finish by t leave."""
+        fleet = self.fleet
+        fleet.area += float(np.maximum(np.minimum(self.live_f, t) - fleet.tlast, 0.0).sum())
+        k = int(np.searchsorted(self.live_f, t, side="right"))
+        self._keep(self.live_f[k:], self.live_rid[k:], self.live_kv[k:], t)
+
+    def window_end(self, t: float) -> float:
         """End of the next fast window: the next control event other than a sample, ≤ FAST_WINDOW_S on."""
-        following = min((entry[0] for entry in ctl if entry[1] != _SAMPLE), default=INF)
+        following = min((entry[0] for entry in self.fleet.ctl if entry[1] != _SAMPLE), default=INF)
         return min(following, t + FAST_WINDOW_S)
 
-    def fast_forward(i0: int, t_end: float) -> tuple[int, bool]:
+    def forward(self, i0: int, t_end: float) -> tuple[int, bool]:
         """Start arrivals i0.. (before t_end) on arrival while none would wait; (how many, stopped early)."""
-        nonlocal area, tlast, nsys, live_f, live_rid, live_kv, replica_seconds
-        i1 = int(np.searchsorted(arr_np, t_end, side="left"))
+        fleet, req = self.fleet, self.fleet.req
+        i1 = int(np.searchsorted(req.arrival, t_end, side="left"))
         if i1 <= i0:
             return 0, False
-        a = arr_np[i0:i1]
-        f = a + fixed_np[i0:i1] + out_np[i0:i1] * tbase
-        f0 = live_f
+        a = req.arrival[i0:i1]
+        f = a + req.fixed_s[i0:i1] + req.out_tokens[i0:i1] * fleet.tbase
+        f0 = self.live_f
         f_sorted = np.sort(f)
         done_before = np.searchsorted(f_sorted, a, side="right")
         in_use = f0.size - np.searchsorted(f0, a, side="right") + np.arange(a.size) - done_before
-        ok = in_use < slots[0]
-        if math.isfinite(kvcap[0]):
-            k = kv_np[i0:i1]
-            kv0 = np.concatenate(([0.0], np.cumsum(live_kv)))
+        ok = in_use < fleet.slots[0]
+        if math.isfinite(fleet.kvcap[0]):
+            k = req.kv_tokens[i0:i1]
+            kv0 = np.concatenate(([0.0], np.cumsum(self.live_kv)))
             held0 = kv0[-1] - kv0[np.searchsorted(f0, a, side="right")]
             by_finish = np.concatenate(([0.0], np.cumsum(k[np.argsort(f, kind="stable")])))
             held = held0 + np.cumsum(k) - k - by_finish[done_before]
-            ok &= held + k <= kvcap[0]
+            ok &= held + k <= fleet.kvcap[0]
         bad = np.flatnonzero(~ok)
         m = int(bad[0]) if bad.size else a.size
         if m == 0:
@@ -579,76 +708,107 @@ def simulate_fleet(
             a, f = a[:m], f[:m]
             f_sorted = np.sort(f)
         j1 = i0 + m
-        start_v[i0:j1] = a
-        first_v[i0:j1] = a + pre_np[i0:j1]
-        finish_v[i0:j1] = f
-        tpot_v[i0:j1] = tbase
-        status_v[i0:j1] = SERVED
-        where_v[i0:j1] = 0
-        pending_sample = next((entry for entry in ctl if entry[1] == _SAMPLE), None)
-        if pending_sample is not None and pending_sample[0] < t_stop:
-            ctl.remove(pending_sample)
-            heapq.heapify(ctl)
-            k0 = k1 = pending_sample[3][0]
-            while k1 * sample_dt < min(t_stop, duration_s):
-                k1 += 1
-            times = np.arange(k0, k1) * sample_dt
-            busy_at = (
-                f0.size
-                - np.searchsorted(f0, times, side="right")
-                + np.searchsorted(a, times, side="left")
-                - np.searchsorted(f_sorted, times, side="right")
-            )
-            paid = run[0] + pending[0] + warm_avail
-            for t_s, b_s in zip(times.tolist(), busy_at.tolist(), strict=True):
-                sample_rows.append(
-                    (t_s, 0, b_s, run[0], pending[0], b_s / slots[0] if slots[0] else 0.0, paid)
-                )
-                replica_seconds += paid * min(sample_dt, duration_s - t_s)
-            if k1 * sample_dt < duration_s:
-                push(k1 * sample_dt, _SAMPLE, (k1,))
-        area += float(np.maximum(np.minimum(f0, t_stop) - tlast, 0.0).sum())
-        area += float((np.minimum(f, t_stop) - a).sum())
+        self.start_v[i0:j1] = a
+        self.first_v[i0:j1] = a + req.prefill_s[i0:j1]
+        self.finish_v[i0:j1] = f
+        self.tpot_v[i0:j1] = fleet.tbase
+        self.status_v[i0:j1] = SERVED
+        self.where_v[i0:j1] = 0
+        self._samples_until(t_stop, f0, a, f_sorted)
+        fleet.area += float(np.maximum(np.minimum(f0, t_stop) - fleet.tlast, 0.0).sum())
+        fleet.area += float((np.minimum(f, t_stop) - a).sum())
         keep0 = f0 > t_stop
         keep = f > t_stop
         merged_f = np.concatenate((f0[keep0], f[keep]))
-        merged_rid = np.concatenate((live_rid[keep0], np.arange(i0, j1, dtype=np.int64)[keep]))
-        merged_kv = np.concatenate((live_kv[keep0], kv_np[i0:j1][keep]))
+        merged_rid = np.concatenate((self.live_rid[keep0], np.arange(i0, j1, dtype=np.int64)[keep]))
+        merged_kv = np.concatenate((self.live_kv[keep0], req.kv_tokens[i0:j1][keep]))
         order = np.lexsort((merged_rid, merged_f))
-        live_f, live_rid, live_kv = merged_f[order], merged_rid[order], merged_kv[order]
-        busy[0] = int(live_f.size)
-        kvu[0] = float(live_kv.sum())
-        nsys = busy[0]
-        tlast = t_stop
+        self._keep(merged_f[order], merged_rid[order], merged_kv[order], t_stop)
         return m, bool(bad.size)
 
+    def _samples_until(self, t_stop: float, f0: np.ndarray, a: np.ndarray, f_sorted: np.ndarray) -> None:
+        """Write the samples due before t_stop from the window's arrays (nothing queues in a window)."""
+        fleet = self.fleet
+        pending_sample = next((entry for entry in fleet.ctl if entry[1] == _SAMPLE), None)
+        if pending_sample is None or pending_sample[0] >= t_stop:
+            return
+        fleet.ctl.remove(pending_sample)
+        heapq.heapify(fleet.ctl)
+        k0 = k1 = pending_sample[3][0]
+        while k1 * fleet.sample_dt < min(t_stop, fleet.duration_s):
+            k1 += 1
+        times = np.arange(k0, k1) * fleet.sample_dt
+        busy_at = (
+            f0.size
+            - np.searchsorted(f0, times, side="right")
+            + np.searchsorted(a, times, side="left")
+            - np.searchsorted(f_sorted, times, side="right")
+        )
+        for t_s, b_s in zip(times.tolist(), busy_at.tolist(), strict=True):
+            fleet.record_sample(t_s, 0, b_s)
+        if k1 * fleet.sample_dt < fleet.duration_s:
+            fleet.push(k1 * fleet.sample_dt, _SAMPLE, (k1,))
+
+    def blocked(self, t_end: float, consumed: int) -> None:
+        """A window stopped at an arrival that would wait: hand over to the event loop until t_end, longer
+        (doubling) while windows keep consuming fewer than MIN_USEFUL arrivals."""
+        self.backoff = 1.0 if consumed >= self.MIN_USEFUL else min(self.backoff * 2.0, 1024.0)
+        self.blocked_until = t_end if self.backoff == 1.0 else t_end + self.backoff * FAST_WINDOW_S
+        self.leave()
+
+
+def run_event_loop(fleet: Fleet, controls: Controls, fast: FastPath | None) -> None:
+    """Interleave arrivals, departures and control events in time order until the end event.
+
+    The arrival and departure branches are written inline with local names, the request count in the system
+    (`nsys`), its integral (`area`) and the last event time included: they run once per request. The locals
+    are handed to the fleet around every call that reads or changes them.
+    """
     heappush, heappop = heapq.heappush, heapq.heappop
-    routing = cfg.routing
-    single = n_regions == 1
-    fast_ready = fast and single and tkv == 0.0
-    fast_blocked_until = -INF
+    arr, kvt, fixed, pre, outt = fleet.arr, fleet.kvt, fleet.fixed, fleet.pre, fleet.outt
+    status, start, first, finish, tpot, where = (
+        fleet.status,
+        fleet.start,
+        fleet.first,
+        fleet.finish,
+        fleet.tpot,
+        fleet.where,
+    )
+    busy, kvu, slots, kvcap, run = fleet.busy, fleet.kvu, fleet.slots, fleet.kvcap, fleet.run
+    queues, ctl, home = fleet.queues, fleet.ctl, fleet.home
+    n, timeout, qlimit = fleet.n, fleet.timeout, fleet.cfg.queue_limit
+    tbase, tkv, routing = fleet.tbase, fleet.tkv, fleet.cfg.routing
+    single = fleet.n_regions == 1
+    nsys, area, tlast = fleet.nsys, fleet.area, fleet.tlast
+    outage, dep = fleet.outage, fleet.dep
+    fast_after = fast.blocked_until if fast is not None else INF  # the fast path may start at this arrival
     i = 0
     while True:
-        if live_f is not None:
+        if fast is not None and fast.active:
+            fleet.nsys, fleet.area, fleet.tlast = nsys, area, tlast
             ta = arr[i] if i < n else INF
             tc = ctl[0][0]
             if tc <= ta:
                 if ctl[0][1] in _HEAP_FREE:
-                    fast_advance(tc)
+                    fast.advance(tc)
                     t, kind, _, payload = heappop(ctl)
+                    if kind != _END:
+                        controls.handle(t, kind, payload)
+                    nsys, area, tlast, outage = fleet.nsys, fleet.area, fleet.tlast, fleet.outage
                     if kind == _END:
                         break
-                    control(t, kind, payload)
                     continue
-                fast_leave()
+                fast.leave()
+                dep = fleet.dep
             else:
-                t_end = window_end(ta)
-                consumed, stopped = fast_forward(i, t_end)
+                t_end = fast.window_end(ta)
+                consumed, stopped = fast.forward(i, t_end)
                 i += consumed
+                nsys, area, tlast = fleet.nsys, fleet.area, fleet.tlast
                 if not stopped:
                     continue
-                fast_blocked_until = t_end
-                fast_leave()
+                fast.blocked(t_end, consumed)
+                dep, fast_after = fleet.dep, fast.blocked_until
         ta = arr[i] if i < n else INF
         td = dep[0][0] if dep else INF
         tc = ctl[0][0]
@@ -663,35 +823,41 @@ def simulate_fleet(
             busy[r] -= 1
             kvu[r] -= kvt[rid]
             if queues[r]:
-                admit(r, f)
+                fleet.nsys = nsys
+                fleet.admit(r, f)
+                nsys = fleet.nsys
         elif tc <= ta:
             t, kind, _, payload = heappop(ctl)
             area += nsys * (t - tlast)
             tlast = t
             if kind == _END:
                 break
-            control(t, kind, payload)
+            fleet.nsys, fleet.area, fleet.tlast = nsys, area, tlast
+            controls.handle(t, kind, payload)
+            nsys, outage = fleet.nsys, fleet.outage
         else:
-            if fast_ready and ta >= fast_blocked_until and not outage and not queues[0] and alive[0]:
-                fast_enter()
+            if ta >= fast_after and fast.may_enter(ta):  # type: ignore[union-attr]
+                fleet.nsys, fleet.area, fleet.tlast = nsys, area, tlast
+                fast.enter()  # type: ignore[union-attr]
                 continue
             rid = i
             i += 1
             area += nsys * (ta - tlast)
             tlast = ta
             if outage:
-                fallback(rid, ta)
+                fleet.fallback(rid, ta)
                 continue
             r = 0 if single else home[rid]
-            if not single and (routing == 1 or not alive[r]):
-                r = least_loaded()
+            if not single and (routing == 1 or not fleet.alive[r]):
+                r = fleet.least_loaded()
                 if r < 0:
-                    status[rid] = FAILED
-                    finish[rid] = ta
+                    fleet.fail(rid, ta)
                     continue
             q = queues[r]
             if q and timeout > 0.0:
-                purge(r, ta)
+                fleet.nsys = nsys
+                fleet.purge(r, ta)
+                nsys = fleet.nsys
             if not q and busy[r] < slots[r] and kvu[r] + kvt[rid] <= kvcap[r]:
                 nsys += 1
                 busy[r] += 1
@@ -712,29 +878,7 @@ def simulate_fleet(
             else:
                 nsys += 1
                 q.append(rid)
-
-    rows = np.array(sample_rows, dtype=float).reshape(-1, 7)
-    samples = {
-        "t": rows[:, 0],
-        "queue": rows[:, 1],
-        "in_service": rows[:, 2],
-        "replicas_running": rows[:, 3],
-        "replicas_starting": rows[:, 4],
-        "gpu_busy_frac": rows[:, 5],
-        "replicas_paid": rows[:, 6],
-    }
-    return FleetRun(
-        status=status_v,
-        start=start_v,
-        first_token=first_v,
-        finish=finish_v,
-        tpot=tpot_v,
-        retries=np.frombuffer(retries, dtype=np.int64),
-        samples=samples,
-        area=area,
-        replica_seconds=replica_seconds,
-        log=log,
-    )
+    fleet.nsys, fleet.area, fleet.tlast = nsys, area, tlast
 
 
 def _doubles(values: np.ndarray) -> array:

@@ -1,0 +1,108 @@
+"""Replays over the API, as the replay pages offer them: start a submitted round's replays, follow their
+progress, read their results, cancel or retry a run. Every round and run is the candidate's own: 404s else."""
+
+from collections.abc import Callable
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from grading.models import ReplayRun, ReplaySide, ReplayStatus
+from grading.replays import (
+    ReplayError,
+    replay_cancel,
+    replay_failure_score,
+    replay_retry,
+    replays_current,
+    replays_enqueue_for_round,
+)
+from interview.models import Round, RoundStatus
+from interview.selectors import round_of_candidate
+from interview.services.rounds import round_close_if_expired
+
+ERROR = inline_serializer("ReplayError", {"detail": serializers.CharField()})
+
+
+class ReplayRunSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    scenario = serializers.CharField()
+    side = serializers.ChoiceField(choices=ReplaySide.choices, help_text="Your numbers or the reference's")
+    generation = serializers.IntegerField(help_text="1 for the first run; each retry adds one")
+    status = serializers.ChoiceField(choices=ReplayStatus.choices)
+    progress = serializers.FloatField(help_text="Simulated fraction, 0 to 1")
+    note = serializers.CharField()
+    error = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    result = serializers.DictField(allow_null=True, help_text="The simulator's result once the run is done")
+
+
+class ReplayListSerializer(serializers.Serializer):
+    failure_score = serializers.FloatField(allow_null=True, help_text="Once every run is done")
+    runs = ReplayRunSerializer(many=True)
+
+
+def _get_own_round(request: Request, round_id: int) -> Round:
+    return round_of_candidate(user=request.user, round_id=round_id)
+
+
+def _get_own_run(request: Request, round_id: int, run_id: int) -> ReplayRun:
+    return get_object_or_404(
+        ReplayRun.objects.select_related("round"), pk=run_id, round_id=round_id, round__candidate=request.user
+    )
+
+
+def _listing(round_: Round) -> dict:
+    runs = replays_current(round_=round_)
+    return {"failure_score": replay_failure_score(round_), "runs": ReplayRunSerializer(runs, many=True).data}
+
+
+def _run_action(action: Callable[..., ReplayRun], run: ReplayRun) -> Response:
+    """Cancel or retry: the run as it is now, or the service's refusal as a 400."""
+    try:
+        run = action(run=run)
+    except ReplayError as error:
+        return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+    return Response(ReplayRunSerializer(run).data)
+
+
+class ReplayListApi(APIView):
+    @extend_schema(responses={200: ReplayListSerializer, 404: ERROR})
+    def get(self, request: Request, round_id: int) -> Response:
+        """Your round's current replay runs with their status and progress (poll it to follow them), their
+        results once done, and the failure score once all are done."""
+        return Response(_listing(round_close_if_expired(round_=_get_own_round(request, round_id))))
+
+    @extend_schema(request=None, responses={202: ReplayListSerializer, 404: ERROR, 409: ERROR})
+    def post(self, request: Request, round_id: int) -> Response:
+        """Start the replays of your submitted round (nothing new if they exist), as the report page does."""
+        round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
+        if round_.status != RoundStatus.SUBMITTED:
+            detail = "Replays run on a submitted round; submit it first."
+            return Response({"detail": detail}, status=status.HTTP_409_CONFLICT)
+        replays_enqueue_for_round(round_=round_)
+        return Response(_listing(round_), status=status.HTTP_202_ACCEPTED)
+
+
+class ReplayRunApi(APIView):
+    @extend_schema(responses={200: ReplayRunSerializer, 404: ERROR})
+    def get(self, request: Request, round_id: int, run_id: int) -> Response:
+        """One replay run of your round: status, progress, and its result once done."""
+        return Response(ReplayRunSerializer(_get_own_run(request, round_id, run_id)).data)
+
+
+class ReplayCancelApi(APIView):
+    @extend_schema(request=None, responses={200: ReplayRunSerializer, 400: ERROR, 404: ERROR})
+    def post(self, request: Request, round_id: int, run_id: int) -> Response:
+        """Cancel a queued or running replay run of your round."""
+        return _run_action(replay_cancel, _get_own_run(request, round_id, run_id))
+
+
+class ReplayRetryApi(APIView):
+    @extend_schema(request=None, responses={200: ReplayRunSerializer, 400: ERROR, 404: ERROR})
+    def post(self, request: Request, round_id: int, run_id: int) -> Response:
+        """Run a failed or cancelled replay again (a new generation of the same scenario and side)."""
+        return _run_action(replay_retry, _get_own_run(request, round_id, run_id))
