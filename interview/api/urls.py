@@ -1,7 +1,7 @@
 from django.urls import include, path
 
 from designs.api import WorkSaveApi
-from interview.api import accounts, grading, questions, replays, rounds
+from interview.api import accounts, catalogue, grading, replays, rounds
 
 RUN = "rounds/<int:round_id>/replays/<int:run_id>/"
 
@@ -16,14 +16,14 @@ urlpatterns = [
     path(RUN, replays.ReplayRunApi.as_view(), name="api-replay-run"),
     path(RUN + "cancel/", replays.ReplayCancelApi.as_view(), name="api-replay-cancel"),
     path(RUN + "retry/", replays.ReplayRetryApi.as_view(), name="api-replay-retry"),
-    path("questions/", questions.QuestionListApi.as_view(), name="api-question-list"),
-    path("questions/<slug:slug>/", questions.QuestionDetailApi.as_view(), name="api-question-detail"),
+    path("questions/", catalogue.QuestionListApi.as_view(), name="api-question-list"),
+    path("questions/<slug:slug>/", catalogue.QuestionDetailApi.as_view(), name="api-question-detail"),
     path(
-        "questions/<slug:slug>/versions/", questions.QuestionVersionListApi.as_view(), name="api-version-list"
+        "questions/<slug:slug>/versions/", catalogue.QuestionVersionListApi.as_view(), name="api-version-list"
     ),
     path(
         "questions/<slug:slug>/versions/<int:number>/",
-        questions.QuestionVersionDetailApi.as_view(),
+        catalogue.QuestionVersionDetailApi.as_view(),
         name="api-version-detail",
     ),
     path("questions/<slug:slug>/grade/", grading.QuestionGradeApi.as_view(), name="api-question-grade"),

@@ -20,7 +20,7 @@ from grading.core.verdicts import VERDICTS
 from grading.core.vocabulary import DIFFICULTIES, KINDS, TRACKS
 from interview.models import Question, QuestionVersion
 from interview.models.authoring import Draft, SampleAnswer
-from interview.questions import public_view
+from interview.question_visibility import public_view
 from interview.roles import Role, group_for, has_role
 from interview.services.authoring import (
     AuthoringError,

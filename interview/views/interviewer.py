@@ -22,7 +22,7 @@ from interview.htmx import htmx_refusal
 from interview.markdown import markdown_render
 from interview.models import Invitation, Question, Round, RoundMode, RoundStatus, Scorecard
 from interview.models.interviewing import Recommendation
-from interview.questions import asked_line_view
+from interview.question_visibility import asked_line_view
 from interview.selectors import round_for_interviewer
 from interview.services.interviewing.access import is_admin, is_interviewer
 from interview.services.interviewing.calibration import calibration_for

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_http_methods
 
 from grading.core.submission import SubmissionError, read_submission
 from grading.services import question_version_grade
-from interview.questions import asked_line_view
+from interview.question_visibility import asked_line_view
 from interview.selectors import published_version_or_404
 from interview.services.reference_checks import reference_check_record
 from interview.services.reference_guard import reference_refusal, round_hiding_reference

@@ -9,8 +9,8 @@ from designs.palette import palette_for_canvas
 from designs.readings import describe_reading
 from grading.replays import replay_failure_score, replays_current
 from interview.models import Question, Round, RoundStatus
-from interview.models.questions import Track
-from interview.questions import PHASE_GUIDANCE, public_plan, public_view
+from interview.models.question_versions import Track
+from interview.question_visibility import PHASE_GUIDANCE, public_plan, public_view
 from interview.selectors import round_of_candidate
 from interview.services.grading import review_pending, round_review_complete
 from interview.services.rounds import (
