@@ -8,7 +8,7 @@ MANAGE := $(BIN)/python manage.py
 # make run defaults to development mode; export DEBUG=0 and a SECRET_KEY for production-like runs.
 RUN_ENV := DEBUG=$${DEBUG:-1}
 
-.PHONY: install install-runtime run test test-core test-fast lint format lock bench bench-tools check-deploy browsers clean
+.PHONY: install install-runtime check-lock run test test-core test-fast lint format lock bench bench-tools check-deploy browsers clean
 
 # Two stamps: `make run` installs the runtime lock only; tests, lint and benchmarks add the development lock.
 $(RUNTIME_STAMP): requirements.lock
@@ -52,10 +52,18 @@ format: install
 
 # Both locks from pyproject.toml: the runtime dependencies, then the extras constrained to the runtime pins.
 PIP_COMPILE := $(BIN)/pip-compile --quiet --strip-extras --no-emit-index-url --no-emit-find-links --newline LF
+LOCK_COMMANDS = $(PIP_COMPILE) --output-file requirements.lock pyproject.toml && \
+	$(PIP_COMPILE) --extra dev --extra bench --constraint requirements.lock --output-file requirements-dev.lock pyproject.toml
 lock: install
-	$(PIP_COMPILE) --output-file requirements.lock pyproject.toml
-	$(PIP_COMPILE) --extra dev --extra bench --constraint requirements.lock \
-	  --output-file requirements-dev.lock pyproject.toml
+	$(LOCK_COMMANDS)
+
+# CI: the locks are what `make lock` makes from pyproject.toml now (compiled in a copy, compared).
+check-lock: install
+	rm -rf var/lock-check && mkdir -p var/lock-check
+	cp pyproject.toml requirements.lock requirements-dev.lock var/lock-check/
+	cd var/lock-check && $(LOCK_COMMANDS:$(BIN)/%=$(CURDIR)/$(BIN)/%)
+	diff -u requirements.lock var/lock-check/requirements.lock
+	diff -u requirements-dev.lock var/lock-check/requirements-dev.lock
 
 bench: install
 	$(BIN)/python bench/models.py

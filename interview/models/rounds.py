@@ -55,6 +55,11 @@ class Round(models.Model):
         return self.question_version.question
 
     @property
+    def title(self) -> str:
+        """The title of the version the round was asked on, which a later version may have changed."""
+        return self.question_version.spec.get("title") or self.question.title
+
+    @property
     def spec(self) -> dict:
         return self.question_version.spec
 

@@ -33,6 +33,7 @@ from interview.services.interviewing.invitations import (
     invitation_create_for_username,
     invitation_create_link,
     invitation_is_open,
+    invitation_link_refusal,
     invitation_revoke,
     invitations_of_round,
 )
@@ -74,7 +75,11 @@ def _live_context(round_: Round) -> dict:
     clock = round_clock(round_)
     plan = round_.spec.get("plan", [])
     if round_.status == RoundStatus.SCHEDULED and plan:  # the clock has not started: the first phase is next
-        clock.update(phase=plan[0]["phase"], phase_expect=plan[0].get("expect", ""), elapsed_s=0.0)
+        clock.update(phase=plan[0]["phase"], elapsed_s=0.0)
+    # The interviewer reads the question's own expectation for the phase; the candidate's clock has only
+    # the generic guidance, since the question's own names the reference numbers.
+    own = next((step.get("expect", "") for step in plan if step["phase"] == clock["phase"]), "")
+    clock["phase_expect"] = own or clock["phase_expect"]
     reference = {row["name"]: row["display"] for row in reference_values(round_)}
     sheet = [
         {
@@ -312,14 +317,16 @@ def schedule(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def join(request: HttpRequest, token: str) -> HttpResponse:
     """A single-use link: GET shows what it is for, POST accepts it. Invalid links answer 404."""
-    if request.method == "GET":
-        _require_interviewer(request)
-        if not invitation_is_open(token):
-            raise Http404("This invitation link is not valid.")
+    _require_interviewer(request)
+    if request.method == "GET" and invitation_is_open(token):
         return render(request, "interviewer/join.html", {"token": token})
     try:
+        if request.method == "GET":
+            raise InvitationInvalid(token)
         invitation = invitation_accept(token=token, user=request.user)
     except InvitationInvalid:
+        if refusal := invitation_link_refusal(token):  # a link that existed says why it no longer works
+            return render(request, "interviewer/join_refused.html", {"refusal": refusal}, status=410)
         raise Http404("This invitation link is not valid.") from None
     messages.success(request, "Invitation accepted.")
     return redirect("interview-console", round_id=invitation.round_id)

@@ -10,8 +10,9 @@ from designs.readings import describe_reading
 from grading.replays import replay_failure_score, replays_current
 from interview.models import Question, Round, RoundStatus
 from interview.models.question_versions import Track
-from interview.question_visibility import PHASE_GUIDANCE, public_plan, public_view
+from interview.question_visibility import PHASE_GUIDANCE, public_plan, public_view, workspace_phases
 from interview.selectors import round_of_candidate
+from interview.services.design_drawing import designs_compared, question_headline
 from interview.services.grading import review_pending, round_review_complete
 from interview.services.rounds import (
     RoundError,
@@ -71,20 +72,12 @@ def detail(request: HttpRequest, round_id: int) -> HttpResponse:
         messages.info(request, "That round was abandoned.")
         return redirect("question-detail", slug=round_.question.slug)
     spec = public_view(round_.spec)
-    phases = [
-        {
-            "phase": p["phase"],
-            "expect": p.get("expect", ""),
-            "lines": [line for line in spec["asked"] if line["phase"] == p["phase"]],
-        }
-        for p in spec["plan"]
-    ]
     work = round_.work
     context = {
         "round": round_,
         "question": round_.question,
         "spec": spec,
-        "phases": [p for p in phases if p["lines"]],
+        "phases": workspace_phases(spec),
         "work": work,
         "readings": {name: describe_reading(round_.spec, name, text) for name, text in work.numbers.items()},
         "canvas_palette": palette_for_canvas(round_.spec),
@@ -149,6 +142,16 @@ def report(request: HttpRequest, round_id: int) -> HttpResponse:
         context["side_labels"] = {"reference": "Reference numbers", "candidate": "Your numbers"}
     if request.htmx:
         return render(request, "rounds/report.html#report-header", context)
+    context["headline"] = question_headline(round_.spec, round_.report)
+    design_report = (round_.report or {}).get("design")
+    if design_report and not round_.report.get("review"):
+        compared = designs_compared(round_.spec.get("design") or {}, round_.work.design, design_report)
+        context["designs"] = {
+            "sides": [
+                ({"name": "candidate", "drawing": compared["candidate"]}, "Your design"),
+                ({"name": "reference", "drawing": compared["reference"]}, "Reference design"),
+            ]
+        }
     return render(request, "rounds/report.html", context)
 
 

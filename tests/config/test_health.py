@@ -38,7 +38,9 @@ def test_health_reports_a_database_that_is_down(client, monkeypatch):
 
 @pytest.mark.django_db
 def test_health_reports_a_broker_that_is_down(client, monkeypatch):
-    dead_broker = Celery("dead", broker="redis://127.0.0.1:1/0", backend="redis://127.0.0.1:1/0")
+    dead_broker = Celery(
+        "dead", broker="redis://127.0.0.1:1/0", backend="redis://127.0.0.1:1/0", set_as_current=False
+    )
     dead_broker.conf.broker_connection_timeout = 1
     monkeypatch.setattr(health, "celery_app", dead_broker)
     response = client.get("/healthz")

@@ -113,7 +113,7 @@ def test_charlie_gets_404_on_every_interviewer_page_and_endpoint(client, charlie
     assert answers == {}
 
 
-def test_an_uninvited_interviewer_gets_404_on_every_interviewer_page_and_endpoint(
+def test_an_uninvited_interviewer_opens_no_interviewer_page_or_endpoint(
     client, charlie, busy_round, used_token
 ):
     user_grant_role(user=charlie, role=Role.INTERVIEWER)
@@ -122,8 +122,15 @@ def test_an_uninvited_interviewer_gets_404_on_every_interviewer_page_and_endpoin
     answers = walk(
         client, round_=busy_round, invitation=invitation, token=used_token, username="bob", round_only=False
     )
-    # /interviews/ is charlie's own (empty) list and schedule is his own action; nothing else opens.
-    assert answers == {"GET /interviews/": 200, "POST /interviews/schedule/": 302}
+    # /interviews/ is charlie's own (empty) list and schedule is his own action; the used link says it was
+    # used (410) and opens nothing; everything else answers 404.
+    join = f"/interviews/join/{used_token}/"
+    assert answers == {
+        "GET /interviews/": 200,
+        "POST /interviews/schedule/": 302,
+        f"GET {join}": 410,
+        f"POST {join}": 410,
+    }
 
 
 def test_a_revoked_interviewer_gets_404_on_every_page_of_the_round(client, bob, busy_round, used_token):
@@ -141,8 +148,8 @@ def test_an_expired_link_opens_nothing(client, bob, alice, busy_round):
     invitation, token = invitation_create_link(round_=busy_round, created_by=alice)
     Invitation.objects.filter(pk=invitation.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
     client.force_login(bob)
-    assert client.get(f"/interviews/join/{token}/").status_code == 404
-    assert client.post(f"/interviews/join/{token}/").status_code == 404
+    for answer in (client.get(f"/interviews/join/{token}/"), client.post(f"/interviews/join/{token}/")):
+        assert answer.status_code == 410 and "This invitation link has expired" in answer.content.decode()
     api = client.post("/api/invitations/accept/", {"token": token}, content_type="application/json")
     assert api.status_code == 404
     answers = walk(

@@ -9,8 +9,17 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from designs.services import work_save
-from interview.models import InterviewNote, Invitation, Round, RoundStatus, Scorecard
+from interview.models import (
+    InterviewNote,
+    Invitation,
+    Question,
+    QuestionVersion,
+    Round,
+    RoundStatus,
+    Scorecard,
+)
 from interview.services.interviewing.notes import note_add
+from interview.services.interviewing.scheduling import round_schedule_for_candidate
 from interview.services.interviewing.scorecards import scorecard_release, scorecard_save
 from interview.services.rounds import round_submit
 from tests.interview.bank_fixtures import KV_QUESTION
@@ -44,6 +53,14 @@ def test_the_console_shows_the_live_work_and_the_hidden_reference(client, bob, i
     assert "Session-affine router" in page  # the reference design
     assert "You store the cache in fp8" in page  # a follow-up
     assert "<script>" not in page and "style=" not in page
+
+
+def test_the_console_expects_the_questions_own_words_for_the_live_phase(client, bob, invited_round):
+    client.force_login(bob)
+    live = client.get(f"/interviews/{invited_round.pk}/", **HTMX).content.decode()
+    own = invited_round.spec["plan"][0]["expect"]
+    assert invited_round.current_phase()["phase"] == "intro"
+    assert own[:40] in live
 
 
 def test_the_candidate_never_sees_the_reference(client, alice, invited_round):
@@ -218,7 +235,10 @@ def test_a_link_is_shown_once_and_lets_an_interviewer_in(client, alice, bob, ali
     accepted = client.post(f"/interviews/join/{token}/")
     assert accepted["Location"] == f"/interviews/{alice_round.pk}/"
     assert client.get(accepted["Location"]).status_code == 200
-    assert client.post(f"/interviews/join/{token}/").status_code == 404  # single use
+    reused = client.post(f"/interviews/join/{token}/")  # single use: a second use says so
+    assert reused.status_code == 410 and "This invitation link was already used" in reused.content.decode()
+    assert client.get(f"/interviews/join/{token}/").status_code == 410
+    assert client.get("/interviews/join/no-such-token/").status_code == 404
 
 
 def test_the_candidate_revokes_an_invitation_from_the_panel(client, alice, bob, invited_round):
@@ -279,3 +299,27 @@ def test_my_interviews_lists_the_rounds_an_interviewer_was_invited_to(client, bo
     client.force_login(bob)
     page = client.get("/interviews/").content.decode()
     assert f"/interviews/{invited_round.pk}/" in page and "alice" in page
+
+
+def test_a_scheduled_round_says_so_in_my_rounds_and_starts_from_there(client, alice, bob, kv_question):
+    scheduled = round_schedule_for_candidate(
+        interviewer=bob, question=kv_question, candidate_username="alice"
+    )
+    client.force_login(alice)
+    page = client.get("/rounds/").content.decode()
+    assert "Scheduled for you" in page and f'id="start-scheduled-{scheduled.pk}"' in page
+    started = client.post(f"/rounds/{scheduled.pk}/begin/")
+    assert started["Location"] == f"/rounds/{scheduled.pk}/"
+    scheduled.refresh_from_db()
+    assert scheduled.status == RoundStatus.ACTIVE
+    assert "Scheduled for you" not in client.get("/rounds/").content.decode()
+
+
+def test_a_round_shows_the_title_of_its_own_version(client, alice, alice_round):
+    version = alice_round.question_version
+    QuestionVersion.objects.filter(pk=version.pk).update(spec={**version.spec, "title": "As first asked"})
+    Question.objects.filter(pk=alice_round.question.pk).update(title="Renamed since")
+    client.force_login(alice)
+    for url in (f"/rounds/{alice_round.pk}/", "/rounds/"):
+        page = client.get(url, follow=True).content.decode()
+        assert "As first asked" in page and "Renamed since" not in page, url

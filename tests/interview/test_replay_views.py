@@ -171,7 +171,9 @@ def test_the_owner_runs_the_replays_on_demand_once(
 def test_with_the_broker_down_a_requested_run_stays_queued_with_a_note_not_an_error(
     client, alice, replay_round, monkeypatch, django_capture_on_commit_callbacks
 ):
-    dead_broker = Celery("dead", broker="redis://127.0.0.1:1/0", backend="redis://127.0.0.1:1/0")
+    dead_broker = Celery(
+        "dead", broker="redis://127.0.0.1:1/0", backend="redis://127.0.0.1:1/0", set_as_current=False
+    )
     dead_broker.conf.broker_connection_timeout = 1
     monkeypatch.setattr(replays, "celery_app", dead_broker)
     log_in(client, alice)

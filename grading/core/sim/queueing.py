@@ -752,7 +752,7 @@ class FastPath:
     def blocked(self, t_end: float, consumed: int) -> None:
         """A window stopped at an arrival that would wait: hand over to the event loop until t_end, longer
         (doubling) while windows keep consuming fewer than MIN_USEFUL arrivals."""
-        self.backoff = 1.0 if consumed >= self.MIN_USEFUL else min(self.backoff * 2.0, 1024.0)
+        self.backoff = 1.0 if consumed >= self.MIN_USEFUL else self.backoff * 2.0
         self.blocked_until = t_end if self.backoff == 1.0 else t_end + self.backoff * FAST_WINDOW_S
         self.leave()
 

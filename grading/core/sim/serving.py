@@ -315,8 +315,11 @@ def run_serving(
     duration_s: float,
     seed: int,
     progress: Callable[[float], None] | None = None,
+    *,
+    fast: bool = True,
 ) -> ScenarioResult:
-    """Run one serving scenario (see README.md, family `serving`)."""
+    """Run one serving scenario (see README.md, family `serving`); `fast` False keeps to the event loop (the
+    benchmark times both paths)."""
     p = resolve_params(SERVING, params)
     if p["servers"] > 0:
         p["replicas"], p["max_batch"] = p["servers"], 1.0
@@ -341,6 +344,7 @@ def run_serving(
         sample_dt=duration_s / INTERNAL_SAMPLES,
         progress=progress,
         progress_dt=duration_s / PROGRESS_CHUNKS,
+        fast=fast,
     )
     if progress is not None:
         progress(1.0)

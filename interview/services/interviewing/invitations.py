@@ -65,6 +65,19 @@ def invitation_create_link(
     return invitation, token
 
 
+LINK_REFUSALS = {
+    "accepted": "This invitation link was already used: each link works once. Ask the candidate for another.",
+    "expired": "This invitation link has expired. Ask the candidate for a new one.",
+    "revoked": "The candidate revoked this invitation link.",
+}
+
+
+def invitation_link_refusal(token: str) -> str:
+    """Why a known link can no longer be accepted ('' if it still can, or if no link has this token)."""
+    invitation = Invitation.objects.filter(token_hash=_token_hash(token)).first() if token else None
+    return LINK_REFUSALS.get(invitation.state(), "") if invitation is not None else ""
+
+
 def invitation_is_open(token: str) -> bool:
     """Whether a link can still be accepted: known, unused, unrevoked and unexpired."""
     invitation = Invitation.objects.filter(token_hash=_token_hash(token)).first() if token else None
