@@ -69,7 +69,7 @@ def _run_action(action: Callable[..., ReplayRun], run: ReplayRun) -> Response:
 
 
 class ReplayListApi(APIView):
-    @extend_schema(responses={200: ReplayListSerializer, 404: ERROR})
+    @extend_schema(operation_id="rounds_replays_list", responses={200: ReplayListSerializer, 404: ERROR})
     def get(self, request: Request, round_id: int) -> Response:
         """Your round's current replay runs with their status and progress (poll it to follow them), their
         results once done, and the failure score once all are done."""

@@ -29,10 +29,14 @@ from interview.services.authoring import (
     can_author,
     can_publish,
     design_for_canvas,
+    draft_canonical,
+    draft_carry_onto_latest,
     draft_check,
     draft_create,
+    draft_newer_versions,
     draft_publish,
     draft_read_form,
+    draft_restart_from_latest,
     draft_save,
     draft_sections,
     model_block,
@@ -139,7 +143,32 @@ def _editor_context(request: HttpRequest, draft: Draft, texts: dict[str, str], p
         "difficulties": DIFFICULTIES,
         "kinds": KINDS,
         "can_publish": can_publish(request.user),
+        "newer_versions": draft_newer_versions(draft=draft),
     }
+
+
+@login_required
+@require_POST
+def draft_restart(request: HttpRequest, draft_id: int) -> HttpResponse:
+    draft = _get_draft(request, draft_id)
+    if draft_newer_versions(draft=draft):
+        draft_restart_from_latest(draft=draft)
+        messages.success(request, f"The draft starts again from version {draft.based_on.number}.")
+    return redirect("authoring-draft", draft_id=draft.pk)
+
+
+@login_required
+@require_POST
+def draft_carry(request: HttpRequest, draft_id: int) -> HttpResponse:
+    draft = _get_draft(request, draft_id)
+    if not draft_newer_versions(draft=draft):
+        return redirect("authoring-draft", draft_id=draft.pk)
+    both = draft_carry_onto_latest(draft=draft)
+    note = f"Your changes now sit on version {draft.based_on.number}."
+    if both:
+        note += f" You and the newer versions both changed {', '.join(both)}: yours were kept (see Publish)."
+    messages.success(request, note)
+    return redirect("authoring-draft", draft_id=draft.pk)
 
 
 @login_required
@@ -308,7 +337,9 @@ def publish(request: HttpRequest, draft_id: int) -> HttpResponse:
         "problems": problems,
         "valid": spec is not None,
         "samples": sample_results(draft=draft, spec=spec),
-        "diff": version_diff(current_spec, draft.data) if spec is not None else [],
+        "diff": version_diff(draft_canonical(current_spec), draft_canonical(draft.data))
+        if spec is not None
+        else [],
         "current": current.current_version if current else None,
         "can_publish": can_publish(request.user),
     }
@@ -335,7 +366,12 @@ def diff(request: HttpRequest, slug: str) -> HttpResponse:
     if not all(number.isdigit() for number in numbers):
         raise Http404
     old, new = (get_object_or_404(QuestionVersion, question=question, number=int(n)) for n in numbers)
-    context = {"question": question, "old": old, "new": new, "diff": version_diff(old.spec, new.spec)}
+    context = {
+        "question": question,
+        "old": old,
+        "new": new,
+        "diff": version_diff(draft_canonical(old.spec), draft_canonical(new.spec)),
+    }
     return render(request, "authoring/diff.html", context)
 
 

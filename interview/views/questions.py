@@ -89,7 +89,11 @@ def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "concepts": [(slug, CONCEPT_TITLES.get(slug, slug)) for slug in spec.get("concepts", [])],
         "related": related,
         "up_next": up_next,
-        "active_round": round_hiding_reference(user=request.user, question=question),
+        "active_round": active
+        if (active := round_hiding_reference(user=request.user, question=question))
+        and active.question_version.question_id == question.pk
+        else None,
+        "check_hidden_by": round_hiding_reference(user=request.user, question=question),
         "has_variables": any(q.get("variable") for q in spec["model"]["quantities"]),
         "show_reference": can_see_reference(request.user),
         "reference": spec if can_see_reference(request.user) else None,
