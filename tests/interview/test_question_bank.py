@@ -171,9 +171,14 @@ def test_the_api_gives_authors_the_whole_question(client, author, tmp_path):
     assert detail["spec"]["model"]["quantities"]
 
 
-def test_the_api_needs_a_login(client, tmp_path):
+def test_the_api_reads_the_catalogue_to_anonymous_visitors_as_the_site_does_and_writes_need_a_login(
+    client, tmp_path
+):
     load_questions(tmp_path, KV_QUESTION)
-    assert client.get("/api/questions/").status_code == 403
+    assert client.get("/").status_code == 200
+    assert [q["slug"] for q in client.get("/api/questions/").json()] == [KV_QUESTION]
+    assert client.get("/api/rounds/").status_code == 403
+    assert client.post("/api/rounds/", {"question": KV_QUESTION}).status_code == 403
 
 
 def test_a_candidate_sees_general_phase_guidance_not_the_reference_expectations(client, alice, tmp_path):
