@@ -11,6 +11,8 @@ authoring_urlpatterns = [
     path("authoring/drafts/<int:draft_id>/samples/", authoring.sample_new, name="authoring-sample-new"),
     path("authoring/drafts/<int:draft_id>/publish/", authoring.publish, name="authoring-publish"),
     path("authoring/drafts/<int:draft_id>/delete/", authoring.draft_delete, name="authoring-draft-delete"),
+    path("authoring/drafts/<int:draft_id>/restart/", authoring.draft_restart, name="authoring-draft-restart"),
+    path("authoring/drafts/<int:draft_id>/carry/", authoring.draft_carry, name="authoring-draft-carry"),
     path(
         "authoring/samples/<int:sample_id>/accept/",
         authoring.sample_accept_view,

@@ -240,6 +240,8 @@ EXPECTED: dict[str, tuple[str, str, str, str]] = {
     "authoring-sample-new": ("GET 405", "GET 405, POST 404", "GET 405, POST 404", "GET login, POST login"),
     "authoring-publish": ("GET 200", "GET 404, POST 404", "GET 404, POST 404", "GET login, POST login"),
     "authoring-draft-delete": ("GET 405", "GET 405, POST 404", "GET 405, POST 404", "GET login, POST login"),
+    "authoring-draft-restart": ("GET 405", "GET 405, POST 404", "GET 405, POST 404", "GET login, POST login"),
+    "authoring-draft-carry": ("GET 405", "GET 405, POST 404", "GET 405, POST 404", "GET login, POST login"),
     "authoring-sample-accept": ("GET 405", "GET 405, POST 404", "GET 405, POST 404", "GET login, POST login"),
     "authoring-sample-delete": ("GET 405", "GET 405, POST 404", "GET 405, POST 404", "GET login, POST login"),
     "authoring-question-edit": ("GET 405", "GET 405, POST 404", "GET 405, POST 404", "GET login, POST login"),

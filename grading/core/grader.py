@@ -22,6 +22,7 @@ import functools
 import hashlib
 import json
 import math
+import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -49,7 +50,7 @@ from grading.core.question_reader import parse_question
 from grading.core.question_types import CLIENT_KIND, QuestionSpec
 from grading.core.report_text import ArithmeticTemplate, arithmetic_template, format_number, format_quantity
 from grading.core.submission import Submission, read_submission
-from grading.core.units import Unit
+from grading.core.units import BIT_UNIT_NAMES, Unit
 
 GRADER_VERSION = "1.1.0"  # 1.1: the shape score grades what the boxes say (the palette vocabulary)
 SENSITIVITY_TOP = 3
@@ -76,6 +77,7 @@ class _Line:
     unit: str
     is_input: bool
     position: int
+    exact_prefix: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +129,7 @@ class _Prepared:
                 model.quantities[asked.name].unit,
                 model.quantities[asked.name].is_input,
                 position,
+                asked.exact_prefix,
             )
             for position, asked in enumerate(spec.asked)
         )
@@ -137,8 +140,10 @@ class _Prepared:
             )
             for name in model.quantities
         }
-        self.has_bytes = {
-            name: any(f.family == "binary" for f in factors) for name, factors in self.unit_factors.items()
+        self.bits = {name: _in_bits(unit.text) for name, unit in self.units.items()}
+        self.has_bytes = {  # a KB-versus-KiB note only where the line itself is in bytes
+            name: any(symbol == "B" for symbol, _ in self.units[name].dims.exponents)
+            for name in model.quantities
         }
         self.line_phases = {line.name: line.phase for line in self.lines}
         self.ranges = {name: self._range(name) for name in model.input_names}
@@ -176,6 +181,10 @@ class _Prepared:
     def shown(self, name: str, base: float) -> str:
         """A base-unit value of `name` as people read it, in the question's unit."""
         return format_quantity(float(base) / self.factor[name], self.units[name].text)
+
+
+def _in_bits(unit_text: str) -> bool:
+    return any(word in BIT_UNIT_NAMES for word in re.findall(r"[A-Za-z]+", unit_text))
 
 
 def _accepted_range(low: float, high: float, check: str, tolerance: float | None) -> tuple[float, float]:
@@ -446,14 +455,24 @@ class _Run:
             and math.isfinite(implied_corrected)
             and v.within(check, tolerance, value, implied_corrected)
         )
+        strict = None
+        if not (stated_ok or corrected_ok) and line is not None and not line.exact_prefix:
+            # Off by KB versus KiB alone is right, with a note giving the strict figure, which later lines
+            # may use as well as the figure written.
+            stated_ok = self._binary_only(name, value, implied_stated)
+            corrected_ok = not stated_ok and self._binary_only(name, value, implied_corrected)
+            strict = implied_stated if stated_ok else (implied_corrected if corrected_ok else None)
         if stated_ok and corrected_ok:  # both readings fit: keep the closer, the corrected one on a tie
             stated_ok = _distance(value, implied_stated) < _distance(value, implied_corrected)
             corrected_ok = not stated_ok
         self.stated[name] = value
         self.changed.add(name)
         if stated_ok or corrected_ok:
-            self.corrected[name] = value
-            self.diverged.discard(name)
+            self.corrected[name] = value if strict is None else strict
+            if strict is None:
+                self.diverged.discard(name)
+            else:
+                self.diverged.add(name)
             self.status[name] = v.CORRECT
             self.matched_stated[name] = stated_ok
             if line is not None:
@@ -548,6 +567,13 @@ class _Run:
             if match is not None:
                 factor, too_large = match
                 arithmetic = self._arithmetic(name, world, float(implied))
+                counted = self._count_in_chain(name, world, factor.factor, value / float(implied), band)
+                if counted is not None and "bits" not in self.readings[name].note:
+                    # 8 GPUs or 8 links in their own chain, taken as one: an arithmetic slip, not a unit
+                    message = v.one_instead_of_message(
+                        arithmetic, given, v.format_factor(factor.factor), too_large, counted
+                    )
+                    return _Outcome(v.ARITHMETIC_SLIP, message, float(implied))
                 message = v.unit_factor_message(
                     arithmetic, given, factor, too_large, v.format_factor(factor.factor)
                 )
@@ -567,6 +593,36 @@ class _Run:
 
     # Far from the reference: which of their numbers drives it, and was it marked already?
 
+    def _count_in_chain(
+        self, name: str, world: Mapping[str, Any], factor: float, ratio: float, band: float
+    ) -> str | None:
+        """The label of a count in the chain of `name` whose value is `factor` (8 GPUs per node, 8 links)
+        and which, taken as 1, moves the line by `ratio` (what they wrote over what it should be); None if
+        there is none."""
+        upstream = sorted(self.p.upstream[name])
+        if any(self.p.bits[quantity] for quantity in upstream):
+            return None  # a link in Gb/s in the chain: bits versus bytes is the likelier slip
+        for quantity in upstream:
+            dims = self.p.units[quantity].dims
+            if not dims.physical.is_dimensionless or dims.counts.is_dimensionless:
+                continue  # only a count of things (GPUs, links, nodes), not a plain number
+            if not math.isclose(float(world[quantity]) / self.p.factor[quantity], factor, rel_tol=1e-9):
+                continue
+            moved = float(self._evaluate_with(name, quantity, self.p.factor[quantity]))
+            reference = float(self.ref[name])
+            if (
+                reference
+                and moved / reference > 0
+                and abs(math.log(moved / reference / ratio)) <= math.log1p(band)
+            ):
+                return _in_sentence(self.p.labels[quantity])
+        return None
+
+    def _binary_only(self, name: str, value: float, implied: Any) -> bool:
+        if not self.p.has_bytes[name] or _finite(implied) is None or not implied:
+            return False
+        return v.binary_prefix_slip(float(value) / float(implied)) is not None
+
     def _binary_note(self, name: str, message: str, value: float, expected: Any) -> str:
         """`message`, with a note when the value is off by a KB-versus-KiB factor (inside the tolerance)."""
         if not self.p.has_bytes[name] or not expected:
@@ -575,18 +631,23 @@ class _Run:
         if factor is None:
             return message
         return v.binary_prefix_note(
-            message, self.readings[name].text.strip(), self.p.shown(name, value), factor
+            message,
+            self.readings[name].text.strip(),
+            self.p.shown(name, value),
+            self.p.shown(name, expected),
+            factor,
         )
 
     def _consistent(self, line: _Line, value: float, stated: bool, implied: Any) -> _Outcome:
         """A line that matches their own numbers: correct, unless it is far from the reference because of a
         value no line was marked down for (then far_from_reference, once per such value)."""
         name = line.name
-        if v.within(line.check, line.tolerance, value, self.ref[name]):
-            return _Outcome(v.CORRECT, self._binary_note(name, v.CORRECT_MESSAGE, value, implied))
+        correct = self._binary_note(name, v.CORRECT_MESSAGE, value, implied)
+        if v.within(line.check, line.tolerance, value, self.ref[name]) or correct != v.CORRECT_MESSAGE:
+            return _Outcome(v.CORRECT, correct)
         found = self._driver(name, stated)
         if found is None:
-            return _Outcome(v.CORRECT, v.CORRECT_MESSAGE)
+            return _Outcome(v.CORRECT, correct)
         driver, used = found
         reading = self.readings[driver]
         driver_given = reading.text.strip() if used == reading.value else self.p.shown(driver, used)

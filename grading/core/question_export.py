@@ -73,6 +73,8 @@ def _asked_to_dict(asked: Asked) -> dict[str, Any]:
     item = {"name": asked.name, "phase": asked.phase, "weight": asked.weight, "check": asked.check}
     if asked.tolerance is not None:
         item["tolerance"] = asked.tolerance
+    if asked.exact_prefix:
+        item["exact_prefix"] = True
     if asked.drill:
         item["drill"] = asked.drill
     return item

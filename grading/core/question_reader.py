@@ -269,7 +269,8 @@ def _read_asked(
     asked: list[Asked] = []
     for index, item in enumerate(reader.items(top, "asked", "asked")):
         field = f"asked[{index}]"
-        entry = reader.mapping(item, field, {"name", "phase", "weight", "check", "tolerance", "drill"})
+        allowed = {"name", "phase", "weight", "check", "tolerance", "drill", "exact_prefix"}
+        entry = reader.mapping(item, field, allowed)
         name = reader.text(entry, "name", f"{field}.name")
         if name and name not in units:
             reader.add(f"{field}.name", f"{name!r} is not a quantity of the model")
@@ -282,7 +283,11 @@ def _read_asked(
         check = reader.choice(entry, "check", f"{field}.check", CHECKS, default="relative")
         tolerance = _read_tolerance(reader, entry, f"{field}.tolerance", check)
         drill = reader.text(entry, "drill", f"{field}.drill", required=False) or ""
-        asked.append(Asked(name, phase, weight, check, tolerance, drill))
+        exact_prefix = entry.get("exact_prefix", False)
+        if not isinstance(exact_prefix, bool):
+            reader.add(f"{field}.exact_prefix", "must be true or false")
+            exact_prefix = False
+        asked.append(Asked(name, phase, weight, check, tolerance, drill, exact_prefix))
     return tuple(asked)
 
 

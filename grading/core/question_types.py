@@ -49,7 +49,8 @@ class FollowUp:
 @dataclass(frozen=True)
 class Asked:
     """A quantity the candidate is asked for. `tolerance` is the relative band (relative), the factor
-    (magnitude) or None (count: neighbouring whole numbers are accepted)."""
+    (magnitude) or None (count: neighbouring whole numbers are accepted). `exact_prefix`: the line is about
+    KB versus KiB, so a value off by only that is a unit error (else it is correct with a note)."""
 
     name: str
     phase: str
@@ -57,6 +58,7 @@ class Asked:
     check: str = "relative"
     tolerance: float | None = 0.05
     drill: str = ""  # an optional wording for the drill step, with a {name} for each input it gives
+    exact_prefix: bool = False
 
 
 @dataclass(frozen=True)

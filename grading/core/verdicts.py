@@ -161,8 +161,8 @@ def unit_factors(dims: Dims, upstream: tuple[Dims, ...] = ()) -> tuple[UnitFacto
 @functools.lru_cache(maxsize=256)
 def _unit_factors(symbols: frozenset[str], own_bytes: bool, plain: bool) -> tuple[UnitFactor, ...]:
     factors = list(_METRIC)
-    if "B" in symbols:
-        factors += [factor for factor in _BYTES if own_bytes or factor.factor >= _SMALL_FACTOR]
+    if "B" in symbols:  # bits wherever bytes are involved; binary prefixes only on a line in bytes
+        factors += [factor for factor in _BYTES if own_bytes or factor.family == "bits"]
     if "s" in symbols:
         factors += _TIME
     if plain:
@@ -274,6 +274,17 @@ def unit_factor_message(
     return f"{arithmetic}; you wrote {given}, {factor_text}× {direction}: {factor.meaning}."
 
 
+def one_instead_of_message(
+    arithmetic: str, given: str, factor_text: str, too_large: bool, counted: str
+) -> str:
+    """A factor that is a count in their own chain (8 GPUs, 8 links) taken as one: an arithmetic slip."""
+    direction = "too large" if too_large else "too small"
+    return (
+        f"{arithmetic}; you wrote {given}, {factor_text}× {direction}: as if your {counted} were 1 "
+        f"instead of {factor_text}, an arithmetic slip rather than a unit error."
+    )
+
+
 def input_unit_factor_message(
     given: str,
     corrected: str,
@@ -302,8 +313,10 @@ def out_of_range_message(
     return text + (f" {hint}" if hint else "")
 
 
-def binary_prefix_note(message: str, given: str, given_shown: str, factor: UnitFactor) -> str:
-    return f"{message[:-1]}; note {given} is {given_shown}: {factor.meaning}."
+def binary_prefix_note(message: str, given: str, given_shown: str, strict: str, factor: UnitFactor) -> str:
+    if given_shown == strict:
+        return f"{message[:-1]}; note {given} is {given_shown}: {factor.meaning}."
+    return f"{message[:-1]}; strictly it is {strict}, and {given} is {given_shown}: {factor.meaning}."
 
 
 def far_message(

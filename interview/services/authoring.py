@@ -30,8 +30,8 @@ from interview.models import Question, QuestionVersion
 from interview.models.authoring import Draft, SampleAnswer
 from interview.roles import Role, has_role, roles_of
 from interview.services.model_graph import ModelGraph, model_graph
-from interview.services.packs import yaml_dump, yaml_error_message, yaml_read_text
-from interview.services.questions import question_version_publish
+from interview.services.packs import number_notation, yaml_dump, yaml_error_message, yaml_read_text
+from interview.services.question_bank import question_version_publish
 
 TEXT_FIELDS = ("title", "summary", "prompt", "outline")
 CHOICE_FIELDS = ("track", "difficulty", "kind")
@@ -346,6 +346,8 @@ def _rows(spec: ModelSpec) -> list[dict[str, Any]]:
         return []
     for row in rows:
         row["shown"] = format_quantity(row["value"], row["unit"]) if math.isfinite(row["value"]) else "—"
+        if row.get("range"):
+            row["range_shown"] = " to ".join(number_notation(bound) for bound in row["range"])
     return rows
 
 
@@ -446,3 +448,59 @@ def version_republish(*, version: QuestionVersion, user: AbstractBaseUser) -> Qu
         created_by=user,
     )
     return published
+
+
+# A draft that fell behind: versions published after it began.
+
+
+def draft_canonical(data: dict[str, Any]) -> dict[str, Any]:
+    """The draft or version as the file format writes it, defaults filled in, so two that mean the same
+    compare equal; a draft that does not validate yet is compared as it is."""
+    spec, _ = draft_check(data)
+    return spec_to_dict(spec) if spec is not None else data
+
+
+def draft_newer_versions(*, draft: Draft) -> list[QuestionVersion]:
+    """Versions of the draft's question published after the one the draft started from, newest first."""
+    if draft.based_on_id is None:
+        return []
+    return list(
+        QuestionVersion.objects.filter(question__slug=draft.slug, number__gt=draft.based_on.number)
+        .select_related("created_by")
+        .order_by("-number")
+    )
+
+
+def _latest_version(draft: Draft) -> QuestionVersion:
+    question = Question.objects.select_related("current_version").get(slug=draft.slug)
+    return question.current_version
+
+
+def draft_restart_from_latest(*, draft: Draft) -> Draft:
+    """Drop the draft's changes and start again from the question's current version."""
+    latest = _latest_version(draft)
+    draft.data, draft.based_on = latest.spec, latest
+    draft.save(update_fields=["data", "based_on", "updated_at"])
+    return draft
+
+
+def draft_carry_onto_latest(*, draft: Draft) -> list[str]:
+    """Carry the draft's changes onto the current version, section by section (a three-way merge on the
+    file's top-level sections): a section only the draft changed keeps the draft's; one only the newer
+    versions changed takes theirs; one both changed keeps the draft's and is returned, for the author to
+    compare on the publish page."""
+    latest = _latest_version(draft)
+    base = draft_canonical(draft.based_on.spec)
+    mine, theirs = draft_canonical(draft.data), draft_canonical(latest.spec)
+    merged, both_changed = {}, []
+    for key in dict.fromkeys([*theirs, *mine]):
+        mine_changed = mine.get(key) != base.get(key)
+        theirs_changed = theirs.get(key) != base.get(key)
+        if mine_changed and theirs_changed and mine.get(key) != theirs.get(key):
+            both_changed.append(key)
+        value = mine.get(key) if mine_changed else theirs.get(key)
+        if value is not None:
+            merged[key] = value
+    draft.data, draft.based_on = merged, latest
+    draft.save(update_fields=["data", "based_on", "updated_at"])
+    return both_changed

@@ -73,9 +73,8 @@ def round_review_complete(*, round_: Round) -> Round:
         locked = Round.objects.select_for_update().get(pk=round_.pk)
         replays = review_replays_from_runs(round_=locked)
         if review_pending(locked) and replays is not None:
-            locked.report = review_with_replays(locked.report, replays)
-            locked.score = locked.report["scores"]["overall"]
-            locked.save(update_fields=["report", "score"])
+            locked.record_report(review_with_replays(locked.report, replays))
+            locked.save(update_fields=["report", "score", "score_numbers", "score_shape", "score_arithmetic"])
     return locked
 
 

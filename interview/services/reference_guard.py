@@ -8,15 +8,24 @@ from interview.services.rounds import round_close_if_expired
 UNSUBMITTED = (RoundStatus.ACTIVE, RoundStatus.SCHEDULED)
 
 
-def round_hiding_reference(*, user, question: Question) -> Round | None:
-    """The person's unsubmitted round (timed, practice or variant, scheduled or running) on the question, if
-    any; a timed round past its deadline is graded first and no longer hides anything."""
+def round_hiding_reference(*, user, question: Question | None = None) -> Round | None:
+    """The person's unsubmitted round (timed, practice or variant, scheduled or running) that closes the
+    answer keys, one on `question` first: while any round is open no question's check grades, since
+    questions share quantities (another question's check would state this one's answers). A timed round past
+    its deadline is graded first and no longer hides anything."""
     if not user.is_authenticated:
         return None
-    rounds = Round.objects.filter(
-        candidate=user, question_version__question=question, status__in=UNSUBMITTED
-    ).order_by("-started_at")
-    for round_ in rounds:
+    rounds = Round.objects.filter(candidate=user, status__in=UNSUBMITTED).select_related(
+        "question_version__question"
+    )
+    ordered = sorted(
+        rounds,
+        key=lambda r: (
+            r.question_version.question_id != getattr(question, "pk", None),
+            -r.started_at.timestamp(),
+        ),
+    )
+    for round_ in ordered:
         if round_close_if_expired(round_=round_).status in UNSUBMITTED:
             return round_
     return None
@@ -27,8 +36,8 @@ def reference_refusal(round_: Round) -> dict[str, str | int]:
     url = reverse("round-detail", args=[round_.pk])
     kind = "variant " if round_.variant_seed else ""
     message = (
-        f"You have an unsubmitted {round_.get_mode_display().lower()} {kind}round on this question (round "
-        f"{round_.pk}, started {round_.started_at:%Y-%m-%d %H:%M} UTC). The reference stays hidden until you "
-        f"submit it: no check, no graded numbers."
+        f"You have an unsubmitted {round_.get_mode_display().lower()} {kind}round on "
+        f"{round_.question.title!r} (round {round_.pk}, started {round_.started_at:%Y-%m-%d %H:%M} UTC). "
+        f"References stay hidden until you submit it: no check, no graded numbers."
     )
     return {"detail": message, "round": round_.pk, "round_url": url}

@@ -14,8 +14,20 @@ class SectionDiff:
     lines: list[tuple[str, str]]  # (css class, text)
 
 
+def _without_empties(value: Any) -> Any:
+    """Empty lists, mappings and text, and None, are what a section left out means: drop them."""
+    if isinstance(value, dict):
+        kept = {key: _without_empties(item) for key, item in value.items()}
+        return {key: item for key, item in kept.items() if item not in (None, "", [], {})}
+    if isinstance(value, list):
+        return [_without_empties(item) for item in value]
+    return value
+
+
 def version_diff(old: dict[str, Any], new: dict[str, Any]) -> list[SectionDiff]:
-    """Field by field, and quantity by quantity for the model; only what changed."""
+    """Field by field, and quantity by quantity for the model; only what changed. Give both sides in their
+    canonical form (authoring.draft_canonical: defaults filled in); empty sections count as absent."""
+    old, new = _without_empties(old), _without_empties(new)
     sections = []
     keys = [key for key in dict.fromkeys([*old, *new]) if key != "model"]
     for key in keys:

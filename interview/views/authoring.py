@@ -4,6 +4,7 @@ returns the object or raises 404."""
 
 import json
 import re
+from dataclasses import dataclass
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -14,23 +15,28 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from designs.palette import palette_for_canvas
+from designs.readings import describe_reading
 from grading.core.drills import drill_samples
 from grading.core.question_export import spec_to_dict
 from grading.core.verdicts import VERDICTS
 from grading.core.vocabulary import DIFFICULTIES, KINDS, TRACKS
-from interview.models import Question, QuestionVersion
+from interview.models import Question, QuestionVersion, RoundMode, RoundStatus
 from interview.models.authoring import Draft, SampleAnswer
-from interview.questions import public_view
+from interview.question_visibility import PHASE_GUIDANCE, public_plan, public_view, workspace_phases
 from interview.roles import Role, group_for, has_role
 from interview.services.authoring import (
     AuthoringError,
     can_author,
     can_publish,
     design_for_canvas,
+    draft_canonical,
+    draft_carry_onto_latest,
     draft_check,
     draft_create,
+    draft_newer_versions,
     draft_publish,
     draft_read_form,
+    draft_restart_from_latest,
     draft_save,
     draft_sections,
     model_block,
@@ -44,6 +50,7 @@ from interview.services.authoring import (
     version_republish,
 )
 from interview.services.packs import pack_export_zip, pack_files_from_upload, pack_import
+from interview.services.rounds import CLIENT_BOX
 from interview.services.version_diff import version_diff
 
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
@@ -136,7 +143,32 @@ def _editor_context(request: HttpRequest, draft: Draft, texts: dict[str, str], p
         "difficulties": DIFFICULTIES,
         "kinds": KINDS,
         "can_publish": can_publish(request.user),
+        "newer_versions": draft_newer_versions(draft=draft),
     }
+
+
+@login_required
+@require_POST
+def draft_restart(request: HttpRequest, draft_id: int) -> HttpResponse:
+    draft = _get_draft(request, draft_id)
+    if draft_newer_versions(draft=draft):
+        draft_restart_from_latest(draft=draft)
+        messages.success(request, f"The draft starts again from version {draft.based_on.number}.")
+    return redirect("authoring-draft", draft_id=draft.pk)
+
+
+@login_required
+@require_POST
+def draft_carry(request: HttpRequest, draft_id: int) -> HttpResponse:
+    draft = _get_draft(request, draft_id)
+    if not draft_newer_versions(draft=draft):
+        return redirect("authoring-draft", draft_id=draft.pk)
+    both = draft_carry_onto_latest(draft=draft)
+    note = f"Your changes now sit on version {draft.based_on.number}."
+    if both:
+        note += f" You and the newer versions both changed {', '.join(both)}: yours were kept (see Publish)."
+    messages.success(request, note)
+    return redirect("authoring-draft", draft_id=draft.pk)
 
 
 @login_required
@@ -167,14 +199,58 @@ def model_check(request: HttpRequest, draft_id: int) -> HttpResponse:
     return render(request, "authoring/editor.html#model-check", context)
 
 
+@dataclass(frozen=True)
+class PreviewRound:
+    """What the round page reads of a round, for a draft that has none yet (no save, submit or invite)."""
+
+    title: str
+    mode: str = RoundMode.TIMED
+    pk: int = 0
+    variant_text: str = ""
+
+
+@dataclass(frozen=True)
+class PreviewWork:
+    numbers: dict[str, str]
+    revision: int = 0
+    scratch: str = ""
+
+
+def _preview_workspace(spec: dict, numbers: dict[str, str]) -> dict:
+    """The round page's context for a draft: a timed round at its first second, as a candidate opens it."""
+    public = public_view(spec)
+    plan = public_plan(spec)
+    minutes = max(sum(float(step["minutes"]) for step in plan), 45.0)
+    first = plan[0]["phase"] if plan else ""
+    clock = {
+        "mode": RoundMode.TIMED,
+        "status": RoundStatus.ACTIVE,
+        "time_left_s": minutes * 60,
+        "elapsed_s": 0.0,
+        "phase": first,
+        "phase_expect": PHASE_GUIDANCE.get(first, ""),
+        "plan": plan,
+    }
+    return {
+        "round": PreviewRound(title=public.get("title", "")),
+        "question": {"kind": spec.get("kind", "design")},
+        "spec": public,
+        "phases": workspace_phases(public),
+        "work": PreviewWork(numbers=numbers),
+        "readings": {name: describe_reading(spec, name, text) for name, text in numbers.items()},
+        "canvas_palette": palette_for_canvas(spec),
+        "canvas_design": {"nodes": [dict(CLIENT_BOX)], "edges": []},
+        "clock": clock,
+        "preview": True,
+    }
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def preview(request: HttpRequest, draft_id: int) -> HttpResponse:
     draft = _get_draft(request, draft_id)
     spec, problems = draft_check(draft.data)
     context = {"draft": draft, "problems": problems, "spec": None, "report": None, "numbers": {}}
-    if spec is not None:
-        context["spec"] = public_view(spec_to_dict(spec))
     if request.method == "POST" and spec is not None:
         numbers = {
             key.removeprefix("numbers."): value[:200]
@@ -187,8 +263,8 @@ def preview(request: HttpRequest, draft_id: int) -> HttpResponse:
         context["verdicts"] = VERDICTS
         if request.htmx:
             return render(request, "authoring/preview.html#try-result", context)
-    for line in (context["spec"] or {}).get("asked", []):
-        line["typed"] = context["numbers"].get(line["name"], "")
+    if spec is not None:
+        context.update(_preview_workspace(spec_to_dict(spec), context["numbers"]))
     return render(request, "authoring/preview.html", context)
 
 
@@ -261,7 +337,9 @@ def publish(request: HttpRequest, draft_id: int) -> HttpResponse:
         "problems": problems,
         "valid": spec is not None,
         "samples": sample_results(draft=draft, spec=spec),
-        "diff": version_diff(current_spec, draft.data) if spec is not None else [],
+        "diff": version_diff(draft_canonical(current_spec), draft_canonical(draft.data))
+        if spec is not None
+        else [],
         "current": current.current_version if current else None,
         "can_publish": can_publish(request.user),
     }
@@ -288,7 +366,12 @@ def diff(request: HttpRequest, slug: str) -> HttpResponse:
     if not all(number.isdigit() for number in numbers):
         raise Http404
     old, new = (get_object_or_404(QuestionVersion, question=question, number=int(n)) for n in numbers)
-    context = {"question": question, "old": old, "new": new, "diff": version_diff(old.spec, new.spec)}
+    context = {
+        "question": question,
+        "old": old,
+        "new": new,
+        "diff": version_diff(draft_canonical(old.spec), draft_canonical(new.spec)),
+    }
     return render(request, "authoring/diff.html", context)
 
 

@@ -9,11 +9,18 @@ from designs.palette import palette_for_canvas
 from designs.readings import describe_reading
 from grading.replays import replay_failure_score, replays_current
 from interview.models import Question, Round, RoundStatus
-from interview.models.questions import Track
-from interview.questions import PHASE_GUIDANCE, public_plan, public_view
+from interview.models.question_versions import Track
+from interview.question_visibility import PHASE_GUIDANCE, public_plan, public_view, workspace_phases
 from interview.selectors import round_of_candidate
+from interview.services.design_drawing import designs_compared, question_headline
 from interview.services.grading import review_pending, round_review_complete
-from interview.services.rounds import RoundError, round_abandon, round_start, round_submit
+from interview.services.rounds import (
+    RoundError,
+    round_abandon,
+    round_close_if_expired,
+    round_start,
+    round_submit,
+)
 
 
 def _get_own_round(request: HttpRequest, round_id: int) -> Round:
@@ -58,27 +65,19 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def detail(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = _get_own_round(request, round_id)
+    round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
     if round_.status == RoundStatus.SUBMITTED:
         return redirect("round-report", round_id=round_.pk)
     if round_.status == RoundStatus.ABANDONED:
         messages.info(request, "That round was abandoned.")
         return redirect("question-detail", slug=round_.question.slug)
     spec = public_view(round_.spec)
-    phases = [
-        {
-            "phase": p["phase"],
-            "expect": p.get("expect", ""),
-            "lines": [line for line in spec["asked"] if line["phase"] == p["phase"]],
-        }
-        for p in spec["plan"]
-    ]
     work = round_.work
     context = {
         "round": round_,
         "question": round_.question,
         "spec": spec,
-        "phases": [p for p in phases if p["lines"]],
+        "phases": workspace_phases(spec),
         "work": work,
         "readings": {name: describe_reading(round_.spec, name, text) for name, text in work.numbers.items()},
         "canvas_palette": palette_for_canvas(round_.spec),
@@ -91,7 +90,7 @@ def detail(request: HttpRequest, round_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def clock(request: HttpRequest, round_id: int) -> JsonResponse:
-    return JsonResponse(round_clock(_get_own_round(request, round_id)))
+    return JsonResponse(round_clock(round_close_if_expired(round_=_get_own_round(request, round_id))))
 
 
 @login_required
@@ -109,7 +108,7 @@ def submit(request: HttpRequest, round_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def abandon(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = _get_own_round(request, round_id)
+    round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
     try:
         round_abandon(round_id=round_.pk)
         messages.info(request, "Round abandoned. Your saved work is kept in your history.")
@@ -122,7 +121,7 @@ def abandon(request: HttpRequest, round_id: int) -> HttpResponse:
 @require_GET
 def report(request: HttpRequest, round_id: int) -> HttpResponse:
     """The report; for htmx, its header alone (polled while the replays run, then it stops polling)."""
-    round_ = _get_own_round(request, round_id)
+    round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
     if round_.status != RoundStatus.SUBMITTED:
         return redirect("round-detail", round_id=round_.pk)
     round_ = round_review_complete(round_=round_)
@@ -143,6 +142,16 @@ def report(request: HttpRequest, round_id: int) -> HttpResponse:
         context["side_labels"] = {"reference": "Reference numbers", "candidate": "Your numbers"}
     if request.htmx:
         return render(request, "rounds/report.html#report-header", context)
+    context["headline"] = question_headline(round_.spec, round_.report)
+    design_report = (round_.report or {}).get("design")
+    if design_report and not round_.report.get("review"):
+        compared = designs_compared(round_.spec.get("design") or {}, round_.work.design, design_report)
+        context["designs"] = {
+            "sides": [
+                ({"name": "candidate", "drawing": compared["candidate"]}, "Your design"),
+                ({"name": "reference", "drawing": compared["reference"]}, "Reference design"),
+            ]
+        }
     return render(request, "rounds/report.html", context)
 
 

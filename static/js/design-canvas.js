@@ -4,19 +4,24 @@
  *
  * Load order on a page:
  *   static/vendor/cytoscape/cytoscape.min.js
+ *   static/vendor/cytoscape-dagre/cytoscape-dagre.min.js       (auto-layout; bundles dagre)
  *   static/vendor/lodash/lodash.min.js                          (edgehandles takes window._)
  *   static/vendor/cytoscape-edgehandles/cytoscape-edgehandles.js
  *   static/js/design-canvas.js
  *
  * API:
  *   const canvas = SevenboxCanvas.mount(containerEl, {palette, design, readOnly, markable, onChange});
- *   canvas.getDesign() / setDesign(design) / undo() / redo() / destroy()
+ *   canvas.getDesign() / setDesign(design) / undo() / redo() / destroy() / flush() / lock()
+ *   canvas.selection() / svg() / zoom() / geometry()   (what is selected, the SVG export, for tests)
  *   canvas.boxRect(id)               where box `id` is drawn, in client pixels (tests, popovers)
  *   SevenboxCanvas.autoMount(root?)  mounts every [data-sevenbox-canvas] inside root (see autoMount below)
  *   SevenboxCanvas.get(containerEl)  the controller mounted on that element, or null
  *
- * Design JSON: {nodes: [{id, kind, label, job, failure, x, y}], edges: [{source, target, label}],
- *               marks: [{target: id | "a->b", what, how}]}   (marks only when markable or present)
+ * Design JSON: {nodes: [{id, kind, label, job, failure, x, y, parent?}], edges: [{source, target, label}],
+ *               marks: [{target: id | "a->b", what, how}],     (only when markable or present)
+ *               notes: [{id, text, x, y}],                     (free notes; only when present)
+ *               groups: [{id, label, parent?}]}                (containers; a box or group names its group
+ *                                                               in `parent`; only when present)
  *
  * User text only ever reaches the page through textContent, input values and cytoscape data.
  */
@@ -30,8 +35,15 @@
   const MOVE_STEP = 20;
   const MOVE_STEP_BIG = 80;
   const GRID_COLUMNS = 4;
-  const GRID_DX = 210;
-  const GRID_DY = 110;
+  const GRID_DX = 240;
+  const GRID_DY = 170;
+  const NOTE_MAX = 400;
+  const SNAP = 20;
+  const BOX_WIDTH = 180;
+  const NOTE_WIDTH = 170;
+  const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+  const DESIGN_KEYS = ["nodes", "edges", "marks", "notes", "groups"];
+  const PASTE_OFFSET = 40;
 
   const controllers = new WeakMap();
   let widgetCount = 0;
@@ -108,19 +120,54 @@
 
   // ---- design normalisation ----
 
+  function position(raw, into) {
+    if (raw.x !== null && raw.y !== null && Number.isFinite(Number(raw.x)) && Number.isFinite(Number(raw.y))) {
+      into.x = Number(raw.x);
+      into.y = Number(raw.y);
+    }
+    return into;
+  }
+
+  // Boxes, arrows, and (when present) failure marks, free notes and groups. Ids are unique across boxes, notes
+  // and groups; a box or group names its group in `parent`; a group whose parents loop loses its parent.
   function normaliseDesign(design) {
     const source = design && typeof design === "object" ? design : {};
     const extra = {};
     for (const [key, value] of Object.entries(source)) {
-      if (!["nodes", "edges", "marks"].includes(key)) extra[key] = value;
+      if (!DESIGN_KEYS.includes(key)) extra[key] = value;
+    }
+    const seen = new Set();
+    const fresh = (raw) => {
+      if (!raw || raw.id === undefined || raw.id === null || raw.id === "") return null;
+      const id = String(raw.id);
+      if (seen.has(id)) return null;
+      seen.add(id);
+      return id;
+    };
+    const groups = [];
+    for (const raw of Array.isArray(source.groups) ? source.groups : []) {
+      const id = fresh(raw);
+      if (id === null) continue;
+      groups.push({ id, label: clip(raw.label, LABEL_MAX), parent: raw.parent ? String(raw.parent) : "" });
+    }
+    const groupIds = new Set(groups.map((g) => g.id));
+    const parentOf = new Map(groups.map((g) => [g.id, g.parent]));
+    for (const group of groups) {
+      const trail = new Set([group.id]);
+      let up = group.parent;
+      while (up && groupIds.has(up) && !trail.has(up)) {
+        trail.add(up);
+        up = parentOf.get(up);
+      }
+      if (!groupIds.has(group.parent) || (up && trail.has(up))) {
+        group.parent = "";
+        parentOf.set(group.id, "");
+      }
     }
     const nodes = [];
-    const seen = new Set();
     for (const raw of Array.isArray(source.nodes) ? source.nodes : []) {
-      if (!raw || raw.id === undefined || raw.id === null || raw.id === "") continue;
-      const id = String(raw.id);
-      if (seen.has(id)) continue;
-      seen.add(id);
+      const id = fresh(raw);
+      if (id === null) continue;
       const node = {
         id,
         kind: raw.kind ? String(raw.kind) : "",
@@ -128,26 +175,40 @@
         job: raw.job ? String(raw.job) : "",
         failure: raw.failure ? String(raw.failure) : "",
       };
-      if (Number.isFinite(Number(raw.x)) && Number.isFinite(Number(raw.y)) && raw.x !== null && raw.y !== null) {
-        node.x = Number(raw.x);
-        node.y = Number(raw.y);
-      }
-      nodes.push(node);
+      if (raw.parent && groupIds.has(String(raw.parent))) node.parent = String(raw.parent);
+      nodes.push(position(raw, node));
     }
+    const notes = [];
+    for (const raw of Array.isArray(source.notes) ? source.notes : []) {
+      const id = fresh(raw);
+      if (id === null) continue;
+      notes.push(position(raw, { id, text: clip(raw.text, NOTE_MAX) }));
+    }
+    const boxIds = new Set(nodes.map((n) => n.id));
     const edges = [];
     const seenEdges = new Set();
     for (const raw of Array.isArray(source.edges) ? source.edges : []) {
       if (!raw) continue;
       const s = String(raw.source);
       const t = String(raw.target);
-      if (!seen.has(s) || !seen.has(t) || s === t || seenEdges.has(edgeKey(s, t))) continue;
+      if (!boxIds.has(s) || !boxIds.has(t) || s === t || seenEdges.has(edgeKey(s, t))) continue;
       seenEdges.add(edgeKey(s, t));
       edges.push({ source: s, target: t, label: raw.label ? String(raw.label) : "" });
     }
     const marks = (Array.isArray(source.marks) ? source.marks : [])
       .filter((m) => m && m.target !== undefined)
       .map((m) => ({ target: String(m.target), what: m.what ? String(m.what) : "", how: m.how ? String(m.how) : "" }));
-    return { nodes, edges, marks, extra, hadMarks: Array.isArray(source.marks) };
+    return {
+      nodes,
+      edges,
+      marks,
+      notes,
+      groups,
+      extra,
+      hadMarks: Array.isArray(source.marks),
+      hadNotes: Array.isArray(source.notes),
+      hadGroups: Array.isArray(source.groups),
+    };
   }
 
   // Nodes without a position: in path order (breadth-first from the boxes nothing points to), on a grid.
@@ -196,7 +257,48 @@
   }
 
   function overlaps(a, b) {
-    return Math.abs(a.x - b.x) < 150 && Math.abs(a.y - b.y) < 70;
+    return Math.abs(a.x - b.x) < 200 && Math.abs(a.y - b.y) < 120;
+  }
+
+  // ---- text on the diagram: wrapped here (measured with the canvas's font), so the drawing, its height and
+  // the SVG export all show the same lines ----
+
+  let measureContext = null;
+  function textWidth(text, size, weight) {
+    if (!measureContext) measureContext = document.createElement("canvas").getContext("2d");
+    measureContext.font = (weight || "normal") + " " + size + "px " + FONT;
+    return measureContext.measureText(text).width;
+  }
+
+  function wrapText(text, maxWidth, size, weight) {
+    const lines = [];
+    for (const paragraph of String(text).split("\n")) {
+      let line = "";
+      for (const word of paragraph.split(/\s+/).filter(Boolean)) {
+        let piece = word;
+        // A word wider than the box is cut where it overflows.
+        while (textWidth(piece, size, weight) > maxWidth) {
+          let cut = piece.length - 1;
+          while (cut > 1 && textWidth((line ? line + " " : "") + piece.slice(0, cut), size, weight) > maxWidth) cut--;
+          if (line && textWidth(line + " " + piece.slice(0, cut), size, weight) > maxWidth) {
+            lines.push(line);
+            line = "";
+            continue;
+          }
+          lines.push((line ? line + " " : "") + piece.slice(0, cut));
+          line = "";
+          piece = piece.slice(cut);
+        }
+        const candidate = line ? line + " " + piece : piece;
+        if (textWidth(candidate, size, weight) <= maxWidth) line = candidate;
+        else {
+          if (line) lines.push(line);
+          line = piece;
+        }
+      }
+      lines.push(line);
+    }
+    return lines;
   }
 
   // ---- cytoscape style ----
@@ -206,28 +308,61 @@
       selector: "node",
       style: {
         shape: "round-rectangle",
-        width: 150,
-        height: 52,
+        width: BOX_WIDTH,
+        height: "data(h)",
         "background-color": "#ffffff",
         "border-width": 1.5,
         "border-color": "#5b6778",
         "text-wrap": "wrap",
-        "text-max-width": 138,
+        "text-max-width": BOX_WIDTH + 40, // the lines are already wrapped (wrapText)
         "text-valign": "center",
         "text-halign": "center",
-        "font-family": 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+        "text-justification": "center",
+        "line-height": 1.25,
+        "font-family": FONT,
         "font-size": 12,
         color: "#1b2430",
       },
     },
     // [display]: edgehandles' ghost node has none.
     { selector: "node[display]", style: { label: "data(display)" } },
-    { selector: "node[kind = 'client']", style: { shape: "ellipse", "background-color": "#eef2f7" } },
+    { selector: "node[kind = 'client']", style: { shape: "round-rectangle", "background-color": "#eef2f7" } },
     {
-      selector: "node[kind = '']",
-      style: { "border-style": "dashed", "background-color": "#fbfaf4", "font-style": "italic" },
+      selector: "node[kind = ''][role = 'box']",
+      style: { "border-style": "dashed", "background-color": "#fbfaf4" },
     },
+    { selector: "node.sbc-detailed", style: { "text-justification": "left" } },
     { selector: "node.sbc-complete", style: { "border-color": "#2f7d4f" } },
+    {
+      selector: "node[role = 'note']",
+      style: {
+        shape: "rectangle",
+        width: NOTE_WIDTH,
+        "background-color": "#fff7c2",
+        "border-color": "#c9a400",
+        "border-width": 1,
+        "text-justification": "left",
+        "font-size": 12,
+      },
+    },
+    {
+      selector: "node[role = 'group']",
+      style: {
+        shape: "round-rectangle",
+        "background-color": "#eef3ff",
+        "background-opacity": 0.55,
+        "border-style": "dashed",
+        "border-color": "#6b7fa8",
+        "border-width": 1.5,
+        "text-valign": "top",
+        "text-halign": "center",
+        "text-margin-y": -4,
+        "font-weight": 600,
+        "font-size": 12,
+        color: "#33415c",
+        padding: 18,
+      },
+    },
     {
       selector: "edge",
       style: {
@@ -241,18 +376,18 @@
       },
     },
     {
-      // [label]: edgehandles' ghost edges have no label data.
+      // [label]: edgehandles' ghost edges have no label data. The margins move the label off any box.
       selector: "edge[label]",
       style: {
         label: "data(label)",
         "font-size": 11,
-        "font-family": 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+        "font-family": FONT,
         color: "#334155",
         "text-background-color": "#ffffff",
-        "text-background-opacity": 0.9,
+        "text-background-opacity": 0.95,
         "text-background-padding": 2,
-        "text-rotation": "autorotate",
-        "text-margin-y": -9,
+        "text-margin-x": "data(lmx)",
+        "text-margin-y": "data(lmy)",
       },
     },
     { selector: "node.sbc-marked", style: { "background-color": "#fde8e8", "border-color": "#b42318" } },
@@ -290,6 +425,11 @@
       destroy: () => widget.destroy(),
       boxRect: (id) => widget.boxRect(id),
       flush: () => widget.flush(),
+      selection: () => widget.selection().map((item) => item.id()),
+      svg: () => widget.toSvg(),
+      zoom: () => widget.cy.zoom(),
+      // Model-coordinate boxes of what is drawn (tests: labels must not cover boxes, snapping, layout).
+      geometry: () => widget.geometry(),
       lock: () => widget.lock(),
     };
     controllers.set(container, controller);
@@ -331,6 +471,9 @@
       this.edgeDrawing = false;
       this.markFormOpen = false;
       this.listeners = [];
+      this.compact = false;
+      this.snap = true;
+      this.clipboard = null;
 
       this.buildDom();
       this.cy = window.cytoscape({
@@ -340,7 +483,8 @@
         layout: { name: "preset" },
         minZoom: 0.25,
         maxZoom: 2.5,
-        boxSelectionEnabled: false,
+        // Shift-drag on the background draws a selection box; shift-click adds to the selection.
+        boxSelectionEnabled: !this.readOnly,
         selectionType: "single",
         autoungrabify: this.readOnly,
       });
@@ -386,7 +530,7 @@
           hidden: true,
         });
         this.addBox = el("div", { className: "sbc-add" }, [
-          el("label", { for: id("search"), className: "sbc-add-label", text: "Add a box" }),
+          el("label", { for: id("search"), className: "sbc-add-label sbc-sr", text: "Add a box" }),
           this.search,
           this.results,
         ]);
@@ -406,11 +550,13 @@
         this.buttons[action] = b;
         return b;
       };
-      const actions = el("div", { className: "sbc-actions" });
+      const actions = el("div", { className: "sbc-actions", role: "group", "aria-label": "Edit" });
       if (!this.readOnly) {
+        actions.appendChild(button("note", "Note", "Add a free note", "N"));
         actions.appendChild(button("connect", "Connect", "Connect the selected box to another box", "C"));
-        actions.appendChild(button("rename", "Rename", "Rename the selected box or arrow", "R"));
-        actions.appendChild(button("delete", "Delete", "Delete the selected box or arrow", "Delete"));
+        actions.appendChild(button("group", "Group", "Group the selected boxes (a selected group: ungroup it)", "G"));
+        actions.appendChild(button("duplicate", "Duplicate", "Duplicate the selection", "Control+D"));
+        actions.appendChild(button("delete", "Delete", "Delete the selection", "Delete"));
       }
       if (this.undoable) {
         actions.appendChild(button("undo", "Undo", "Undo", "Control+Z"));
@@ -419,8 +565,16 @@
       if (this.markable) {
         actions.appendChild(button("mark", "Mark failure path", "Mark the selected box or arrow as a failure path", "M"));
       }
-      actions.appendChild(button("fit", "Fit", "Fit the whole design in view"));
-      this.toolbar.appendChild(actions);
+      const view = el("div", { className: "sbc-actions sbc-view", role: "group", "aria-label": "View" });
+      if (!this.readOnly) view.appendChild(button("layout", "Tidy", "Lay the design out left to right", "L"));
+      view.appendChild(button("fit", "Fit", "Fit the whole design in view", "0"));
+      view.appendChild(button("zoom-out", "−", "Zoom out", "-"));
+      view.appendChild(button("zoom-in", "+", "Zoom in", "+"));
+      view.appendChild(button("compact", "Compact", "Show only the labels in the boxes (hide jobs and ways to fail)", "T"));
+      if (!this.readOnly) view.appendChild(button("snap", "Snap", "Snap boxes to the grid when dropped"));
+      view.appendChild(button("export-png", "PNG", "Export the design as a PNG image"));
+      view.appendChild(button("export-svg", "SVG", "Export the design as an SVG image"));
+      this.toolbar.appendChild(el("div", { className: "sbc-buttons-scroll" }, [actions, view]));
 
       // Stage: the cytoscape canvas and the drag handle for drawing arrows.
       this.stage = el("div", { className: "sbc-cy" });
@@ -430,7 +584,7 @@
         "data-sbc": "stage",
         "aria-label": this.readOnly
           ? "Canvas (read only). The box and arrow lists describe the same design."
-          : "Canvas. Select boxes with the box list; arrow keys move the selected box.",
+          : "Canvas. Select boxes with the box list; arrow keys move the selection.",
       });
       this.stageWrap.appendChild(this.stage);
       this.handle = el("div", { className: "sbc-handle", "aria-hidden": "true", title: "Drag to another box to connect", hidden: true });
@@ -442,6 +596,10 @@
       this.arrowList = el("ul", { className: "sbc-list", "aria-label": "Arrows", "data-sbc": "arrows" });
       this.boxesEmpty = el("p", { className: "sbc-empty", text: "No boxes yet." });
       this.arrowsEmpty = el("p", { className: "sbc-empty", text: "No arrows yet." });
+      this.groupList = el("ul", { className: "sbc-list", "aria-label": "Groups", "data-sbc": "groups" });
+      this.noteList = el("ul", { className: "sbc-list", "aria-label": "Notes", "data-sbc": "notes" });
+      this.groupsHeading = el("h3", { className: "sbc-heading", text: "Groups" });
+      this.notesHeading = el("h3", { className: "sbc-heading", text: "Notes" });
       this.details = this.buildDetails(id);
       this.panel = el("aside", { className: "sbc-panel", "aria-label": "Boxes and details" }, [
         this.status,
@@ -452,6 +610,10 @@
         el("h3", { className: "sbc-heading", text: "Arrows" }),
         this.arrowsEmpty,
         this.arrowList,
+        this.groupsHeading,
+        this.groupList,
+        this.notesHeading,
+        this.noteList,
       ]);
       // Marks are shown whenever the design has some; they can be edited only when markable.
       this.marksSection = this.buildMarks(id);
@@ -495,6 +657,7 @@
         job: field("job", "Job", "textarea", TEXT_MAX),
         failure: field("failure", "Way to fail", "textarea", TEXT_MAX),
         edgeLabel: field("edge-label", "Arrow label", "input", LABEL_MAX),
+        noteText: field("note-text", "Note", "textarea", NOTE_MAX),
       };
       this.kindText = el("span", { className: "sbc-kind", "data-sbc": "kind" });
       this.edgeText = el("span", { className: "sbc-kind", "data-sbc": "edge-ends" });
@@ -509,10 +672,14 @@
         el("div", { className: "sbc-row" }, [el("span", { className: "sbc-label", text: "Arrow" }), this.edgeText]),
         this.fields.edgeLabel.wrap,
       ]);
+      this.noteDetails = el("div", { className: "sbc-note-details" }, [this.fields.noteText.wrap]);
+      this.multiText = el("p", { className: "sbc-multi", "data-sbc": "multi" });
       const form = el("form", { className: "sbc-details", "data-sbc": "details", hidden: true, "aria-label": "Selected item" }, [
         this.detailsTitle,
         this.nodeDetails,
         this.edgeDetails,
+        this.noteDetails,
+        this.multiText,
       ]);
       return form;
     }
@@ -534,24 +701,85 @@
       return el("section", { className: "sbc-marks-section" }, [this.marksHeading, this.markForm, this.markList]);
     }
 
+    // The keys listed are those that work where the focus is now (renderHelp runs on every focus move).
     buildHelp() {
-      const keys = [
-        ["A or /", "search the palette and add a box"],
-        ["Tab", "move between boxes in the list"],
-        ["Arrow keys", "move the focused box (Shift: further)"],
-        ["C", "connect the selected box, then pick the target and press Enter"],
-        ["R or F2", "rename"],
-        ["J / F", "edit the job / the way to fail"],
-        ["Delete", "delete the selected box or arrow"],
+      this.helpList = el("dl", { className: "sbc-keys", "data-sbc": "keys" });
+      this.help = el("details", { className: "sbc-help", "data-sbc": "help" }, [el("summary", { text: "Keyboard" }), this.helpList]);
+      return this.help;
+    }
+
+    helpContext() {
+      const focus = document.activeElement;
+      if (this.connectFrom !== null) return "connecting";
+      if (!this.owns(focus)) return "outside";
+      if (focus === this.search) return "search";
+      if (focus === this.markWhat || focus === this.markHow) return "mark";
+      if (isTextField(focus)) return "field";
+      if (focus.closest && focus.closest(".sbc-list")) return "list";
+      return "canvas";
+    }
+
+    helpKeys(context) {
+      const canvas = [
+        ["A", "add a box: search the palette"],
+        ["N", "add a free note"],
+        ["C", "connect the selected box: then Tab to the target box and press Enter"],
+        ["R or F2", "rename the selected box, group or arrow"],
+        ["J / F", "write the job / the way to fail of the selected box"],
+        ["Arrow keys", "move the selection (Shift: further)"],
+        ["Ctrl+A", "select everything"],
+        ["G / Shift+G", "group the selection / ungroup the selected group"],
+        ["Ctrl+C / Ctrl+V / Ctrl+D", "copy / paste / duplicate the selection"],
+        ["Delete", "delete the selection"],
         ["Ctrl+Z / Ctrl+Shift+Z", "undo / redo"],
-        ["Escape", "cancel"],
+        ["L", "lay the design out left to right"],
+        ["+ / − / 0", "zoom in / zoom out / fit"],
+        ["T", "show or hide jobs and ways to fail in the boxes"],
       ];
-      const list = el("dl", { className: "sbc-keys" });
-      for (const [key, what] of keys) {
-        list.appendChild(el("dt", { text: key }));
-        list.appendChild(el("dd", { text: what }));
+      if (this.markable) canvas.push(["M", "mark the selected box or arrow as a failure path"]);
+      if (this.readOnly) {
+        return [["Tab", "move through the boxes and arrows"], ["+ / − / 0", "zoom in / zoom out / fit"], ["T", "show or hide jobs and ways to fail"]]
+          .concat(this.markable ? [["M", "mark the selected box or arrow as a failure path"]] : []);
       }
-      return el("details", { className: "sbc-help" }, [el("summary", { text: "Keyboard" }), list]);
+      switch (context) {
+        case "connecting":
+          return [["Tab", "move to the box to connect to"], ["Enter", "connect to the focused box"], ["Escape", "cancel connecting"]];
+        case "search":
+          return [
+            ["Type", "search boxes by name or synonym"],
+            ["↓ / ↑", "choose a match"],
+            ["Enter", "add the chosen box"],
+            ["Escape", "clear the search"],
+          ];
+        case "mark":
+          return [["Enter", "add the mark"], ["Escape", "cancel the mark"]];
+        case "field":
+          return [["Type", "edit the text (shortcuts do not apply here)"], ["Escape", "back to the item in the list"]];
+        case "list":
+          return [
+            ["Tab", "move between items (focus selects one)"],
+            ["Enter", "select only this item"],
+            ["Shift+Space", "add this item to the selection, or take it out"],
+            ["Escape", "keep only this item selected"],
+          ].concat(canvas);
+        case "canvas":
+          return [["Escape", "keep one item selected"]].concat(canvas);
+        default:
+          return [["Tab", "move into the canvas: its search, buttons, boxes and arrows"]];
+      }
+    }
+
+    renderHelp() {
+      if (!this.helpList) return;
+      const context = this.helpContext();
+      if (context === this.helpShown) return;
+      this.helpShown = context;
+      this.help.setAttribute("data-context", context);
+      this.helpList.textContent = "";
+      for (const [key, what] of this.helpKeys(context)) {
+        this.helpList.appendChild(el("dt", { text: key }));
+        this.helpList.appendChild(el("dd", { text: what }));
+      }
     }
 
     // The widget's parts: its container, and the panel when the page hosts it elsewhere.
@@ -567,6 +795,10 @@
     bindDom() {
       this.listen(this.root, "keydown", (e) => this.onKeyDown(e));
       if (this.panelHost) this.listen(this.panel, "keydown", (e) => this.onKeyDown(e));
+      for (const part of [this.root, this.panel]) {
+        this.listen(part, "focusin", () => this.renderHelp());
+        this.listen(part, "focusout", () => setTimeout(() => this.renderHelp(), 0));
+      }
       this.listen(this.toolbar, "click", (e) => {
         const b = e.target.closest("button[data-action]");
         // detail 0: activated by keyboard, so focus may move to where the action continues.
@@ -586,10 +818,10 @@
           if (option) this.pickOption(option);
         });
       }
-      for (const list of [this.boxList, this.arrowList]) {
+      for (const list of this.lists()) {
         this.listen(list, "click", (e) => {
           const item = e.target.closest("button[data-id]");
-          if (item) this.onItemActivate(item);
+          if (item) this.onItemActivate(item, e.shiftKey || e.ctrlKey || e.metaKey);
         });
         this.listen(list, "focusin", (e) => {
           const item = e.target.closest("button[data-id]");
@@ -608,6 +840,7 @@
       bindField(this.fields.job, "job");
       bindField(this.fields.failure, "failure");
       bindField(this.fields.edgeLabel, "edgeLabel");
+      bindField(this.fields.noteText, "noteText");
       this.listen(this.details, "submit", (e) => {
         e.preventDefault();
         this.focusSelectedItem();
@@ -651,11 +884,18 @@
         this.editKey = null;
         this.renderSelection();
       });
+      // A press on the canvas (a tap, a drag, a selection box) puts the keyboard there, so Delete, the arrow
+      // keys and Ctrl+C act on what was just chosen.
+      cy.on("tapstart boxend", () => {
+        if (document.activeElement !== this.stageWrap) this.stageWrap.focus({ preventScroll: true });
+      });
       cy.on("tap", (e) => {
+        this.previousTap = this.lastTap;
+        this.lastTap = e.target === cy ? null : e.target.id();
         this.stageWrap.focus({ preventScroll: true });
         if (this.connectFrom !== null) {
           if (e.target !== cy && e.target.isNode && e.target.isNode() && !e.target.hasClass("eh-ghost")) {
-            this.connectTo(e.target.id());
+            if (e.target.data("role") === "box") this.connectTo(e.target.id());
           } else if (e.target === cy) {
             this.cancelConnect("Connecting cancelled.");
           }
@@ -664,18 +904,24 @@
         if (e.target === cy) this.hideHandle();
         else this.reveal();
       });
-      cy.on("dbltap", "node", (e) => {
-        if (this.readOnly) return;
+      cy.on("dbltap", "node[role]", (e) => {
+        // cytoscape reports two quick taps on different boxes (or a shift-click soon after a click) as a
+        // double tap too: only a double tap on one box opens its label.
+        const o = e.originalEvent || {};
+        if (this.readOnly || this.previousTap !== e.target.id() || o.shiftKey || o.ctrlKey || o.metaKey) return;
         this.select(e.target.id());
-        this.rename();
+        if (e.target.data("role") === "note") {
+          this.reveal();
+          this.fields.noteText.input.focus();
+        } else this.rename();
       });
       // mousemove too: after an arrow is dropped on a box the pointer is already over it, so no mouseover
       // follows, and the handle must still move to that box rather than stay on the arrow's source.
       cy.on("mouseover mousemove", "node", (e) => {
-        if (this.edgeDrawing || e.target.hasClass("eh-ghost")) return;
+        if (this.edgeDrawing || e.target.data("role") !== "box") return;
         if (!this.handleNode || !this.handleNode.same(e.target)) this.showHandle(e.target);
       });
-      cy.on("select", "node", (e) => {
+      cy.on("select", "node[role = 'box']", (e) => {
         if (!this.edgeDrawing) this.showHandle(e.target);
       });
       cy.on("pan zoom", () => this.placeHandle());
@@ -685,16 +931,18 @@
       cy.on("grab", "node", () => {
         this.dragBefore = this.snapshot();
       });
-      cy.on("dragfree", "node", () => {
+      cy.on("dragfree", "node", (e) => {
         if (!this.dragBefore) return;
+        if (this.snap) this.snapToGrid(this.movable(e.target.selected() ? e.target.union(this.selection()) : e.target));
         this.pushHistory(this.dragBefore);
         this.dragBefore = null;
+        this.placeEdgeLabels();
         this.changed();
       });
       if (!this.readOnly && typeof cy.edgehandles === "function") {
         this.eh = cy.edgehandles({
           canConnect: (source, target) => this.canConnect(source.id(), target.id()),
-          edgeParams: () => ({ data: { label: "" } }),
+          edgeParams: () => ({ data: { label: "", lmx: 0, lmy: 0 } }),
           hoverDelay: 120,
           snap: true,
           snapThreshold: 30,
@@ -717,8 +965,22 @@
 
     // ---- model ----
 
+    // Boxes (the design's nodes); notes and groups are nodes in cytoscape but not boxes.
     nodes() {
-      return this.cy.nodes().not(".eh-ghost");
+      return this.cy.nodes("[role = 'box']");
+    }
+
+    notes() {
+      return this.cy.nodes("[role = 'note']");
+    }
+
+    groups() {
+      return this.cy.nodes("[role = 'group']");
+    }
+
+    // Everything the candidate drew, in cytoscape (not edgehandles' ghosts and previews).
+    items() {
+      return this.cy.elements("node[role], edge[lmx]");
     }
 
     edges() {
@@ -729,7 +991,7 @@
       const design = Object.assign({}, this.extra);
       design.nodes = this.nodes().map((n) => {
         const p = n.position();
-        return {
+        const node = {
           id: n.id(),
           kind: n.data("kind"),
           label: n.data("label"),
@@ -738,15 +1000,24 @@
           x: Math.round(p.x),
           y: Math.round(p.y),
         };
+        if (n.data("parent")) node.parent = n.data("parent");
+        return node;
       });
       design.edges = this.edges().map((e) => ({ source: e.data("source"), target: e.data("target"), label: e.data("label") }));
       if (this.markable || this.keepMarks || this.marks.length) design.marks = this.marks.map((m) => Object.assign({}, m));
+      const notes = this.notes().map((n) => ({ id: n.id(), text: n.data("text"), x: Math.round(n.position("x")), y: Math.round(n.position("y")) }));
+      if (notes.length || this.keepNotes) design.notes = notes;
+      const groups = this.groups().map((g) => {
+        const group = { id: g.id(), label: g.data("label") };
+        if (g.data("parent")) group.parent = g.data("parent");
+        return group;
+      });
+      if (groups.length || this.keepGroups) design.groups = groups;
       return design;
     }
 
     snapshot() {
-      const selected = this.selected();
-      return { design: this.getDesign(), selected: selected ? selected.id() : null };
+      return { design: this.getDesign(), selected: this.selection().map((item) => item.id()) };
     }
 
     loadDesign(design, fit) {
@@ -754,33 +1025,80 @@
       placeMissing(d);
       this.extra = d.extra;
       this.keepMarks = d.hadMarks;
+      this.keepNotes = d.hadNotes;
+      this.keepGroups = d.hadGroups;
       this.marks = d.marks;
       const before = new Set(this.nodes().map((n) => n.id()));
+      // Parents before children: cytoscape wants a compound node to exist when a child names it.
+      const depth = new Map();
+      const byId = new Map(d.groups.map((g) => [g.id, g]));
+      const depthOf = (g) => {
+        if (!depth.has(g.id)) depth.set(g.id, g.parent ? depthOf(byId.get(g.parent)) + 1 : 0);
+        return depth.get(g.id);
+      };
+      const groups = d.groups.slice().sort((a, b) => depthOf(a) - depthOf(b));
       this.syncing = true;
       this.cy.batch(() => {
         this.cy.elements().remove();
+        for (const g of groups) this.cy.add({ group: "nodes", data: this.groupData(g) });
         this.cy.add(d.nodes.map((n) => ({ group: "nodes", data: this.nodeData(n), position: { x: n.x, y: n.y } })));
-        this.cy.add(
-          d.edges.map((e) => ({
-            group: "edges",
-            data: { id: edgeKey(e.source, e.target), source: e.source, target: e.target, label: e.label },
-          })),
-        );
+        for (const n of d.notes) {
+          const pos = n.x === undefined ? this.nextPosition() : { x: n.x, y: n.y };
+          this.cy.add({ group: "nodes", data: this.noteData(n), position: pos });
+        }
+        this.cy.add(d.edges.map((e) => ({ group: "edges", data: this.edgeData(e.source, e.target, e.label) })));
       });
       this.syncing = false;
-      this.nodes().forEach((n) => this.refreshNode(n));
+      this.cy.nodes("[role]").forEach((n) => this.refreshNode(n));
+      this.placeEdgeLabels();
       const after = this.nodes().map((n) => n.id());
       if (fit || after.length !== before.size || after.some((id) => !before.has(id))) this.fitView();
     }
 
     nodeData(n) {
-      return { id: n.id, kind: n.kind, label: n.label, job: n.job, failure: n.failure, display: "" };
+      const data = { id: n.id, role: "box", kind: n.kind, label: n.label, job: n.job, failure: n.failure, display: "", h: 52 };
+      if (n.parent) data.parent = n.parent;
+      return data;
     }
 
+    noteData(n) {
+      return { id: n.id, role: "note", text: n.text, display: "", h: 40 };
+    }
+
+    groupData(g) {
+      const data = { id: g.id, role: "group", label: g.label, display: "", h: 0 };
+      if (g.parent) data.parent = g.parent;
+      return data;
+    }
+
+    edgeData(source, target, label) {
+      return { id: edgeKey(source, target), source, target, label: label || "", lmx: 0, lmy: 0 };
+    }
+
+    // The text drawn in a box: its label and, unless the view is compact, its job and way to fail.
     refreshNode(node) {
-      const label = node.data("label");
-      node.data("display", label.trim() ? label : "(no label)");
-      node.toggleClass("sbc-complete", Boolean(node.data("job").trim() && node.data("failure").trim()));
+      const role = node.data("role");
+      if (role === "group") {
+        node.data("display", node.data("label").trim() || "(group)");
+        return;
+      }
+      if (role === "note") {
+        const lines = wrapText(node.data("text").trim() || "(empty note)", NOTE_WIDTH - 16, 12);
+        node.data({ display: lines.join("\n"), h: Math.max(36, lines.length * 15 + 16) });
+        return;
+      }
+      const label = node.data("label").trim() || "(no label)";
+      const width = BOX_WIDTH - 16;
+      let lines = wrapText(label, width, 12);
+      const job = node.data("job").trim();
+      const failure = node.data("failure").trim();
+      const detailed = !this.compact && (job || failure);
+      if (detailed) {
+        lines = lines.concat(wrapText("Job: " + (job || "—"), width, 12), wrapText("Fails: " + (failure || "—"), width, 12));
+      }
+      node.data({ display: lines.join("\n"), h: Math.max(52, lines.length * 15 + 18) });
+      node.toggleClass("sbc-detailed", Boolean(detailed));
+      node.toggleClass("sbc-complete", Boolean(job && failure));
     }
 
     kindName(kind) {
@@ -797,11 +1115,13 @@
       return base + "-" + i;
     }
 
+    // The first grid slot whose box would not overlap anything drawn.
     nextPosition() {
-      const taken = this.nodes().map((n) => n.position());
+      const taken = this.cy.nodes("[role = 'box'], [role = 'note']").map((n) => n.boundingBox({ includeLabels: false }));
       for (let i = 0; ; i++) {
         const pos = gridSlot(i);
-        if (!taken.some((p) => overlaps(p, pos))) return pos;
+        const box = { x1: pos.x - BOX_WIDTH / 2 - 20, x2: pos.x + BOX_WIDTH / 2 + 20, y1: pos.y - 50, y2: pos.y + 50 };
+        if (!taken.some((t) => t.x1 < box.x2 && t.x2 > box.x1 && t.y1 < box.y2 && t.y2 > box.y1)) return pos;
       }
     }
 
@@ -809,16 +1129,19 @@
       if (this.readOnly || source === target) return false;
       const s = this.cy.getElementById(source);
       const t = this.cy.getElementById(target);
-      if (s.empty() || t.empty() || s.hasClass("eh-ghost") || t.hasClass("eh-ghost")) return false;
+      if (s.empty() || t.empty() || s.data("role") !== "box" || t.data("role") !== "box") return false;
       return this.cy.getElementById(edgeKey(source, target)).empty();
     }
 
+    // The one selected item, or null when none or several are selected.
     selected() {
-      const sel = this.cy.$(":selected").not(".eh-ghost, .eh-preview");
-      return sel.nonempty() ? sel[0] : null;
+      const sel = this.selection();
+      return sel.length === 1 ? sel[0] : null;
     }
 
-    // ---- history ----
+    selection() {
+      return this.cy.$(":selected").filter((item) => item.isNode() ? Boolean(item.data("role")) : item.data("lmx") !== undefined);
+    }
 
     pushHistory(state) {
       this.past.push(JSON.stringify(state));
@@ -838,27 +1161,33 @@
       this.loadDesign(state.design, false);
       this.syncing = true;
       this.cy.elements().unselect();
-      if (state.selected) this.cy.getElementById(state.selected).select();
+      const ids = Array.isArray(state.selected) ? state.selected : state.selected ? [state.selected] : [];
+      for (const id of ids) this.cy.getElementById(id).select();
       this.syncing = false;
     }
 
     undo() {
       if (!this.undoable || !this.past.length) return false;
       this.cancelConnect();
+      const hadFocus = this.owns(document.activeElement);
       this.future.push(JSON.stringify(this.snapshot()));
       this.restore(this.past.pop());
       this.editKey = null;
       this.changed("Undone.");
+      // The focused list item may have been undone away: the keyboard stays on the canvas.
+      if (hadFocus && !this.owns(document.activeElement)) this.stageWrap.focus();
       return true;
     }
 
     redo() {
       if (!this.undoable || !this.future.length) return false;
       this.cancelConnect();
+      const hadFocus = this.owns(document.activeElement);
       this.past.push(JSON.stringify(this.snapshot()));
       this.restore(this.future.pop());
       this.editKey = null;
       this.changed("Redone.");
+      if (hadFocus && !this.owns(document.activeElement)) this.stageWrap.focus();
       return true;
     }
 
@@ -899,8 +1228,7 @@
     setDesign(design) {
       clearTimeout(this.changeTimer);
       this.changeTimer = null;
-      const selected = this.selected();
-      const selectedId = selected ? selected.id() : null;
+      const selectedIds = this.selection().map((item) => item.id());
       this.cancelConnect();
       this.closeMarkForm(false);
       this.loadDesign(design, false);
@@ -908,15 +1236,11 @@
       this.past = [];
       this.future = [];
       this.editKey = null;
-      if (selectedId) {
-        this.syncing = true;
-        this.cy.getElementById(selectedId).select();
-        this.syncing = false;
-      }
+      this.syncing = true;
+      for (const id of selectedIds) this.cy.getElementById(id).select();
+      this.syncing = false;
       this.renderAll();
     }
-
-    // ---- edits ----
 
     addNode(kind, label) {
       if (this.readOnly) return null;
@@ -937,27 +1261,119 @@
       return id;
     }
 
+    // A free note on the canvas (not a box: the grader never sees it); focus goes to its text.
+    addNote(text) {
+      if (this.readOnly) return null;
+      this.cancelConnect();
+      this.record();
+      const id = this.newNodeId("note");
+      const node = this.cy.add({ group: "nodes", data: this.noteData({ id, text: clip(text || "", NOTE_MAX) }), position: this.nextPosition() });
+      this.refreshNode(node);
+      this.select(id);
+      this.ensureVisible(node);
+      this.changed("Added a note.");
+      this.reveal();
+      this.fields.noteText.input.focus();
+      return id;
+    }
+
+    // A group around the selected boxes (and groups): containment only, drawn as a dashed container.
+    groupSelection() {
+      if (this.readOnly) return null;
+      const members = this.selection().filter((item) => item.isNode() && item.data("role") !== "note");
+      if (!members.length) {
+        this.announce("Select the boxes to group first.");
+        return null;
+      }
+      this.cancelConnect();
+      this.record();
+      const id = this.newNodeId("group");
+      // The new group sits where its members were: inside their common parent, if they share one.
+      const parents = new Set(members.map((m) => m.data("parent") || ""));
+      const parent = parents.size === 1 ? [...parents][0] : "";
+      this.cy.add({ group: "nodes", data: this.groupData({ id, label: "Group", parent }) });
+      members.forEach((m) => m.move({ parent: id }));
+      const group = this.cy.getElementById(id);
+      this.refreshNode(group);
+      this.select(id);
+      this.changed("Grouped " + members.length + " items.");
+      this.rename();
+      return id;
+    }
+
+    // Ungroup: the selected group goes, its members stay where they are (in the group's own parent).
+    ungroupSelection() {
+      const group = this.selected();
+      if (this.readOnly || !group || group.data("role") !== "group") {
+        this.announce("Select a group to ungroup.");
+        return;
+      }
+      this.record();
+      const parent = group.data("parent") || null;
+      const members = group.children();
+      members.forEach((m) => m.move({ parent }));
+      group.remove();
+      this.cy.elements().unselect();
+      members.select();
+      this.changed("Ungrouped.");
+    }
+
     connect(source, target) {
       if (!this.canConnect(source, target)) {
         this.announce("Those boxes are already connected.");
         return false;
       }
       this.record();
-      const label = "";
-      this.cy.add({ group: "edges", data: { id: edgeKey(source, target), source, target, label } });
+      this.cy.add({ group: "edges", data: this.edgeData(source, target, "") });
+      this.placeEdgeLabels();
       this.changed("Connected " + this.nodeName(source) + " to " + this.nodeName(target) + ".");
       return true;
     }
 
     nodeName(id) {
       const n = this.cy.getElementById(id);
-      return n.nonempty() ? n.data("label") || this.kindName(n.data("kind")) : id;
+      if (n.empty()) return id;
+      if (n.data("role") === "note") return "note";
+      return n.data("label") || this.kindName(n.data("kind"));
     }
 
     deleteSelected() {
-      const item = this.selected();
-      if (this.readOnly || !item) return;
-      this.deleteElement(item.id());
+      const selection = this.selection();
+      if (this.readOnly || selection.empty()) return;
+      if (selection.length === 1) {
+        this.deleteElement(selection[0].id());
+        return;
+      }
+      this.cancelConnect();
+      const hadFocus = this.owns(document.activeElement);
+      this.record();
+      this.removeItems(selection);
+      this.changed("Deleted " + selection.length + " items.");
+      // A focused list item may have gone with them: the keyboard stays on the canvas.
+      if (hadFocus && !this.owns(document.activeElement)) this.stageWrap.focus();
+    }
+
+    // Remove items with their arrows and marks; a group's members stay (in the group's own parent).
+    removeItems(items) {
+      const gone = new Set();
+      items.forEach((item) => {
+        if (item.removed()) return;
+        if (item.isNode() && item.data("role") === "group") {
+          const parent = item.data("parent") || null;
+          item.children().forEach((child) => {
+            if (!items.has(child)) child.move({ parent });
+          });
+        }
+        if (item.isNode()) {
+          gone.add(item.id());
+          item.connectedEdges().forEach((e) => gone.add(edgeKey(e.data("source"), e.data("target"))));
+          if (this.handleNode && this.handleNode.same(item)) this.hideHandle();
+        } else {
+          gone.add(edgeKey(item.data("source"), item.data("target")));
+        }
+        item.remove();
+      });
+      this.marks = this.marks.filter((m) => !gone.has(m.target));
     }
 
     deleteElement(id) {
@@ -967,21 +1383,18 @@
       const isNode = item.isNode();
       const name = isNode ? this.nodeName(id) : this.edgeName(item);
       // Focus moves to the neighbour in the list, so keyboard users stay in place.
-      const list = isNode ? this.boxList : this.arrowList;
+      const list = this.itemFor(id) ? this.itemFor(id).closest("ul") : this.boxList;
       const buttons = Array.from(list.querySelectorAll("button[data-id]"));
       const index = buttons.findIndex((b) => b.getAttribute("data-id") === id);
       const hadFocus = this.owns(document.activeElement);
       this.record();
-      const gone = new Set([isNode ? id : edgeKey(item.data("source"), item.data("target"))]);
-      if (isNode) item.connectedEdges().forEach((e) => gone.add(edgeKey(e.data("source"), e.data("target"))));
-      this.marks = this.marks.filter((m) => !gone.has(m.target));
-      if (this.handleNode && isNode && this.handleNode.same(item)) this.hideHandle();
-      item.remove();
+      this.removeItems(item);
       const next = buttons[index + 1] || buttons[index - 1];
       const nextId = next ? next.getAttribute("data-id") : null;
       if (nextId) this.select(nextId);
-      this.changed((isNode ? "Deleted box " : "Deleted arrow ") + name + ".");
-      if (hadFocus) {
+      const what = !isNode ? "arrow " : item.data("role") === "note" ? "" : item.data("role") === "group" ? "group " : "box ";
+      this.changed("Deleted " + what + name + ".");
+      if (hadFocus && document.activeElement !== this.stageWrap) {
         const target = nextId ? this.itemFor(nextId) : this.search || this.stageWrap;
         if (target) target.focus();
       }
@@ -997,24 +1410,133 @@
       this.record("field:" + item.id() + ":" + name);
       if (name === "edgeLabel") {
         item.data("label", clip(value, LABEL_MAX));
+        this.placeEdgeLabels();
+      } else if (name === "noteText") {
+        item.data("text", clip(value, NOTE_MAX));
+        this.refreshNode(item);
       } else {
         item.data(name, clip(value, name === "label" ? LABEL_MAX : TEXT_MAX));
         this.refreshNode(item);
+        this.placeEdgeLabels();
       }
       this.changed();
     }
 
+    // Arrow keys move every selected box and note (a group moves with its members).
     moveSelected(dx, dy) {
-      const item = this.selected();
-      if (this.readOnly || !item || !item.isNode()) return;
-      this.record("move:" + item.id());
-      const p = item.position();
-      item.position({ x: p.x + dx, y: p.y + dy });
-      this.ensureVisible(item);
+      if (this.readOnly) return;
+      const moving = this.movable(this.selection());
+      if (moving.empty()) return;
+      this.record("move:" + moving.map((n) => n.id()).join(","));
+      moving.forEach((n) => {
+        const p = n.position();
+        n.position({ x: p.x + dx, y: p.y + dy });
+      });
+      this.placeEdgeLabels();
+      this.ensureVisible(moving);
       this.changed();
     }
 
-    // ---- connecting by keyboard, button or tap ----
+    // The boxes and notes that moving `items` moves: groups stand for their descendants.
+    movable(items) {
+      let nodes = this.cy.collection();
+      items.forEach((item) => {
+        if (!item.isNode()) return;
+        nodes = nodes.union(item.data("role") === "group" ? item.descendants().filter((d) => !d.isParent()) : item);
+      });
+      return nodes.filter((n) => n.data("role") === "box" || n.data("role") === "note");
+    }
+
+    // ---- selection, clipboard ----
+
+    selectAll() {
+      this.cy.elements().unselect();
+      this.items().select();
+      this.announce("Selected everything: " + this.selection().length + " items.");
+    }
+
+    toggleSelected(id) {
+      const item = this.cy.getElementById(id);
+      if (item.empty()) return;
+      if (item.selected()) item.unselect();
+      else item.select();
+      this.renderSelection();
+      this.announce(this.selection().length + " selected.");
+    }
+
+    // The selected boxes, notes and groups (with what they contain) and the arrows between them.
+    copySelection() {
+      const selection = this.selection();
+      let nodes = this.cy.collection();
+      selection.forEach((item) => {
+        if (item.isNode()) nodes = nodes.union(item).union(item.descendants());
+      });
+      if (nodes.empty()) {
+        this.announce("Select boxes or notes to copy.");
+        return null;
+      }
+      const ids = new Set(nodes.map((n) => n.id()));
+      const edges = this.edges().filter((e) => ids.has(e.data("source")) && ids.has(e.data("target")));
+      this.clipboard = {
+        boxes: nodes.filter("[role = 'box']").map((n) => Object.assign({ x: n.position("x"), y: n.position("y") }, n.data())),
+        notes: nodes.filter("[role = 'note']").map((n) => ({ text: n.data("text"), id: n.id(), x: n.position("x"), y: n.position("y") })),
+        groups: nodes.filter("[role = 'group']").map((n) => ({ id: n.id(), label: n.data("label"), parent: n.data("parent") || "" })),
+        edges: edges.map((e) => ({ source: e.data("source"), target: e.data("target"), label: e.data("label") })),
+        pasted: 0,
+      };
+      this.announce("Copied " + ids.size + " items.");
+      return this.clipboard;
+    }
+
+    // Pasted copies get new ids, sit a step down and right of the last copy, and become the selection.
+    paste() {
+      const clip = this.clipboard;
+      if (this.readOnly || !clip) {
+        this.announce("Nothing to paste: copy boxes first (Ctrl+C).");
+        return;
+      }
+      this.cancelConnect();
+      this.record();
+      clip.pasted += 1;
+      const offset = PASTE_OFFSET * clip.pasted;
+      const newId = new Map();
+      const claim = (oldId, base) => {
+        const id = this.newNodeId(base);
+        newId.set(oldId, id);
+        this.cy.add({ group: "nodes", data: { id, role: "placeholder", h: 0 } }); // hold the id until the batch ends
+        return id;
+      };
+      const boxes = clip.boxes.map((b) => ({ b, id: claim(b.id, b.kind || "label") }));
+      const notes = clip.notes.map((n) => ({ n, id: claim(n.id, "note") }));
+      const groups = clip.groups.map((g) => ({ g, id: claim(g.id, "group") }));
+      this.cy.nodes("[role = 'placeholder']").remove();
+      const added = [];
+      const inCopy = (parent) => (parent && newId.has(parent) ? newId.get(parent) : "");
+      for (const { g, id } of groups) added.push(this.cy.add({ group: "nodes", data: this.groupData({ id, label: g.label, parent: "" }) }));
+      for (const { g, id } of groups) {
+        if (inCopy(g.parent)) this.cy.getElementById(id).move({ parent: inCopy(g.parent) });
+      }
+      for (const { b, id } of boxes) {
+        const data = this.nodeData({ id, kind: b.kind, label: b.label, job: b.job, failure: b.failure, parent: inCopy(b.parent) });
+        added.push(this.cy.add({ group: "nodes", data, position: { x: b.x + offset, y: b.y + offset } }));
+      }
+      for (const { n, id } of notes) {
+        added.push(this.cy.add({ group: "nodes", data: this.noteData({ id, text: n.text }), position: { x: n.x + offset, y: n.y + offset } }));
+      }
+      for (const e of clip.edges) {
+        added.push(this.cy.add({ group: "edges", data: this.edgeData(newId.get(e.source), newId.get(e.target), e.label) }));
+      }
+      this.cy.nodes("[role]").forEach((n) => this.refreshNode(n));
+      this.cy.elements().unselect();
+      this.cy.collection(added).select();
+      this.placeEdgeLabels();
+      this.ensureVisible(this.cy.collection(added).nodes());
+      this.changed("Pasted " + (boxes.length + notes.length + groups.length) + " items.");
+    }
+
+    duplicate() {
+      if (this.copySelection()) this.paste();
+    }
 
     startConnect(moveFocus) {
       if (this.readOnly) return;
@@ -1023,13 +1545,15 @@
         return;
       }
       const item = this.selected();
-      if (!item || !item.isNode()) {
+      if (!item || !item.isNode() || item.data("role") !== "box") {
         this.announce("Select a box first, then press Connect.");
         return;
       }
       this.connectFrom = item.id();
       item.addClass("sbc-connect-source");
       this.root.classList.add("sbc-connecting");
+      this.helpShown = null;
+      this.renderHelp();
       this.renderButtons();
       this.announce(
         "Connecting from " + this.nodeName(item.id()) + ": tap or click the target box, or Tab to it in the list and press Enter. Escape cancels.",
@@ -1060,6 +1584,8 @@
       this.connectFrom = null;
       this.cy.nodes().removeClass("sbc-connect-source sbc-candidate");
       this.root.classList.remove("sbc-connecting");
+      this.helpShown = null;
+      this.renderHelp();
       this.renderButtons();
       if (message) this.announce(message);
     }
@@ -1069,20 +1595,25 @@
     select(id) {
       const item = this.cy.getElementById(id);
       if (item.empty()) return;
+      this.multiMode = false;
       this.cy.elements().not(item).unselect();
       item.select();
       this.renderSelection();
     }
 
+    lists() {
+      return [this.boxList, this.arrowList, this.groupList, this.noteList];
+    }
+
     itemFor(id) {
-      for (const list of [this.boxList, this.arrowList]) {
+      for (const list of this.lists()) {
         for (const b of list.querySelectorAll("button[data-id]")) if (b.getAttribute("data-id") === id) return b;
       }
       return null;
     }
 
     focusSelectedItem() {
-      const item = this.selected();
+      const item = this.selected() || this.selection()[0];
       const button = item ? this.itemFor(item.id()) : null;
       if (button) button.focus();
     }
@@ -1090,15 +1621,18 @@
     rename() {
       const item = this.selected();
       if (!item) {
-        this.announce("Select a box or an arrow to rename.");
+        this.announce("Select one box, group or arrow to rename.");
         return;
       }
-      const input = item.isNode() ? this.fields.label.input : this.fields.edgeLabel.input;
+      const role = item.isNode() ? item.data("role") : "edge";
+      const input = role === "edge" ? this.fields.edgeLabel.input : role === "note" ? this.fields.noteText.input : this.fields.label.input;
       this.reveal();
       input.focus();
       input.select();
     }
 
+    // Focus in a list selects that item, except while several are selected (built with Shift+Space or
+    // shift-click): then Tab walks the list and the selection stays.
     onItemFocus(button) {
       const id = button.getAttribute("data-id");
       if (this.connectFrom !== null) {
@@ -1106,18 +1640,20 @@
         if (id !== this.connectFrom) this.cy.getElementById(id).addClass("sbc-candidate");
         return;
       }
+      if (this.multiMode || this.selection().length > 1) return;
       const current = this.selected();
       if (!current || current.id() !== id) this.select(id);
     }
 
-    onItemActivate(button) {
+    onItemActivate(button, adding) {
       const id = button.getAttribute("data-id");
       if (this.connectFrom !== null && button.closest("ul") === this.boxList) {
         this.connectTo(id);
         return;
       }
       this.cancelConnect();
-      this.select(id);
+      if (adding) this.toggleSelected(id);
+      else this.select(id);
     }
 
     renderAll() {
@@ -1151,9 +1687,9 @@
     }
 
     renderLists() {
-      const selected = this.selected();
-      const selId = selected ? selected.id() : null;
+      const chosen = new Set(this.selection().map((item) => item.id()));
       const marked = new Set(this.marks.map((m) => m.target));
+      const inGroup = (n) => (n.data("parent") ? "in " + this.nodeName(n.data("parent")) : "");
       this.renderList(
         this.boxList,
         this.nodes().map((n) => {
@@ -1162,8 +1698,8 @@
           if (!n.data("failure").trim()) missing.push("no way to fail");
           const main = n.data("label") || "(no label)";
           const kind = this.kindName(n.data("kind"));
-          const sub = (kind !== main ? [kind] : []).concat(missing).join(" · ");
-          return { id: n.id(), main, sub, aria: "Box " + main + ", " + sub, current: n.id() === selId, marked: marked.has(n.id()) };
+          const sub = (kind !== main ? [kind] : []).concat(missing, inGroup(n) ? [inGroup(n)] : []).join(" · ");
+          return { id: n.id(), main, sub, aria: "Box " + main + ", " + sub, current: chosen.has(n.id()), marked: marked.has(n.id()) };
         }),
       );
       this.renderList(
@@ -1176,41 +1712,71 @@
             main,
             sub: label,
             aria: "Arrow from " + main.replace(" → ", " to ") + (label ? ", " + label : ""),
-            current: e.id() === selId,
+            current: chosen.has(e.id()),
             marked: marked.has(edgeKey(e.data("source"), e.data("target"))),
           };
         }),
       );
+      this.renderList(
+        this.groupList,
+        this.groups().map((g) => {
+          const main = g.data("label") || "(group)";
+          const members = g.children().map((c) => this.nodeName(c.id()));
+          const sub = (members.length ? "around " + members.join(", ") : "empty") + (inGroup(g) ? " · " + inGroup(g) : "");
+          return { id: g.id(), main, sub, aria: "Group " + main + ", " + sub, current: chosen.has(g.id()), marked: false };
+        }),
+      );
+      this.renderList(
+        this.noteList,
+        this.notes().map((n) => {
+          const main = n.data("text").trim() || "(empty note)";
+          return { id: n.id(), main, sub: "", aria: "Note: " + main, current: chosen.has(n.id()), marked: false };
+        }),
+      );
       this.boxesEmpty.hidden = this.nodes().nonempty();
       this.arrowsEmpty.hidden = this.edges().nonempty();
+      this.groupsHeading.hidden = this.groupList.hidden = this.groups().empty();
+      this.notesHeading.hidden = this.noteList.hidden = this.notes().empty();
     }
 
     renderSelection() {
       const item = this.selected();
+      const chosen = new Set(this.selection().map((s) => s.id()));
       for (const b of this.panel.querySelectorAll(".sbc-list button[data-id]")) {
-        b.setAttribute("aria-current", item && b.getAttribute("data-id") === item.id() ? "true" : "false");
+        b.setAttribute("aria-current", chosen.has(b.getAttribute("data-id")) ? "true" : "false");
       }
-      this.details.hidden = !item;
-      if (item) {
-        const isNode = item.isNode();
-        this.nodeDetails.hidden = !isNode;
-        this.edgeDetails.hidden = isNode;
-        if (isNode) {
-          this.detailsTitle.textContent = "Selected box";
-          this.kindText.textContent = this.kindName(item.data("kind"));
-          this.fillField(this.fields.label, item.data("label"));
+      this.details.hidden = chosen.size === 0;
+      const role = item ? (item.isNode() ? item.data("role") : "edge") : chosen.size ? "many" : null;
+      this.nodeDetails.hidden = role !== "box" && role !== "group";
+      this.edgeDetails.hidden = role !== "edge";
+      this.noteDetails.hidden = role !== "note";
+      this.multiText.hidden = role !== "many";
+      this.fields.job.wrap.hidden = this.fields.failure.wrap.hidden = role === "group";
+      if (role === "box" || role === "group") {
+        this.detailsTitle.textContent = role === "box" ? "Selected box" : "Selected group";
+        this.kindText.textContent = role === "box" ? this.kindName(item.data("kind")) : "Group (a container)";
+        this.fillField(this.fields.label, item.data("label"));
+        if (role === "box") {
           this.fillField(this.fields.job, item.data("job"));
           this.fillField(this.fields.failure, item.data("failure"));
-        } else {
-          this.detailsTitle.textContent = "Selected arrow";
-          this.edgeText.textContent = this.edgeName(item);
-          this.fillField(this.fields.edgeLabel, item.data("label"));
         }
-      } else {
-        this.hideHandle();
+      } else if (role === "edge") {
+        this.detailsTitle.textContent = "Selected arrow";
+        this.edgeText.textContent = this.edgeName(item);
+        this.fillField(this.fields.edgeLabel, item.data("label"));
+      } else if (role === "note") {
+        this.detailsTitle.textContent = "Selected note";
+        this.fillField(this.fields.noteText, item.data("text"));
+      } else if (role === "many") {
+        this.detailsTitle.textContent = chosen.size + " selected";
+        this.multiText.textContent =
+          this.selection().map((s) => (s.isNode() ? this.nodeName(s.id()) : this.edgeName(s))).join(", ") +
+          ". Move them together with the arrow keys or by dragging; Delete, Duplicate, Group and Ctrl+C act on all.";
       }
+      if (!item || !item.isNode() || item.data("role") !== "box") this.hideHandle();
       if (this.markFormOpen && (!item || this.markTarget !== this.markTargetOf(item))) this.closeMarkForm(false);
       this.renderButtons();
+      this.renderHelp();
     }
 
     // Leave the field alone while the user types in it, so the caret does not jump.
@@ -1226,19 +1792,30 @@
 
     renderButtons() {
       const item = this.selected();
+      const count = this.selection().length;
       const b = this.buttons;
+      const isBox = Boolean(item && item.isNode() && item.data("role") === "box");
       if (b.connect) {
-        b.connect.disabled = !(item && item.isNode()) && this.connectFrom === null;
+        b.connect.disabled = !isBox && this.connectFrom === null;
         b.connect.setAttribute("aria-pressed", this.connectFrom !== null ? "true" : "false");
         b.connect.textContent = this.connectFrom !== null ? "Cancel connect" : "Connect";
       }
-      if (b.rename) b.rename.disabled = !item;
-      if (b.delete) b.delete.disabled = !item;
+      if (b.delete) b.delete.disabled = !count;
+      if (b.duplicate) b.duplicate.disabled = !this.selection().filter((s) => s.isNode()).length;
+      if (b.group) {
+        const isGroup = Boolean(item && item.isNode() && item.data("role") === "group");
+        b.group.disabled = !this.selection().filter((s) => s.isNode() && s.data("role") !== "note").length;
+        b.group.textContent = isGroup ? "Ungroup" : "Group";
+      }
       if (b.undo) b.undo.disabled = !this.past.length;
       if (b.redo) b.redo.disabled = !this.future.length;
-      if (b.mark) b.mark.disabled = !item;
+      if (b.mark) b.mark.disabled = !(item && (item.isEdge() || item.data("role") === "box"));
+      if (b.compact) b.compact.setAttribute("aria-pressed", this.compact ? "true" : "false");
+      if (b.snap) b.snap.setAttribute("aria-pressed", this.snap ? "true" : "false");
       if (this.readOnly && !this.markable) {
-        for (const name of ["connect", "rename", "delete", "mark"]) if (b[name]) b[name].disabled = true;
+        for (const name of ["connect", "delete", "duplicate", "group", "note", "layout", "snap", "mark"]) {
+          if (b[name]) b[name].disabled = true;
+        }
       }
       if (!this.undoable) {
         if (b.undo) b.undo.disabled = true;
@@ -1297,7 +1874,7 @@
       // Mounted while hidden: fit once the stage has a size.
       this.needsFit = this.stage.clientWidth === 0 || this.stage.clientHeight === 0;
       if (this.needsFit) return;
-      const nodes = this.nodes();
+      const nodes = cy.nodes("[role]");
       if (nodes.empty()) {
         cy.zoom(1);
         cy.pan({ x: 0, y: 0 });
@@ -1310,13 +1887,218 @@
       }
     }
 
-    ensureVisible(node) {
-      const ext = this.cy.extent();
-      const box = node.boundingBox();
-      if (box.x1 < ext.x1 || box.x2 > ext.x2 || box.y1 < ext.y1 || box.y2 > ext.y2) this.fitView();
+    zoomBy(factor) {
+      const cy = this.cy;
+      const level = Math.min(cy.maxZoom(), Math.max(cy.minZoom(), cy.zoom() * factor));
+      cy.zoom({ level, renderedPosition: { x: this.stage.clientWidth / 2, y: this.stage.clientHeight / 2 } });
+      this.announce("Zoom " + Math.round(level * 100) + "%.");
     }
 
-    // ---- palette search ----
+    toggleCompact() {
+      this.compact = !this.compact;
+      this.cy.nodes("[role]").forEach((n) => this.refreshNode(n));
+      this.placeEdgeLabels();
+      this.renderButtons();
+      this.announce(this.compact ? "Boxes show their labels only." : "Boxes show their jobs and ways to fail.");
+    }
+
+    toggleSnap() {
+      this.snap = !this.snap;
+      this.renderButtons();
+      this.announce(this.snap ? "Boxes snap to the grid." : "Boxes no longer snap to the grid.");
+    }
+
+    snapToGrid(nodes) {
+      nodes.forEach((n) => {
+        const p = n.position();
+        n.position({ x: Math.round(p.x / SNAP) * SNAP, y: Math.round(p.y / SNAP) * SNAP });
+      });
+    }
+
+    // Auto-layout on demand with dagre (cytoscape-dagre), left to right along the arrows; notes keep their place.
+    layout() {
+      if (this.readOnly || typeof this.cy.layout !== "function") return;
+      const eles = this.cy.elements("node[role = 'box'], node[role = 'group'], edge[lmx]");
+      if (eles.nodes().empty()) return;
+      this.cancelConnect();
+      this.record();
+      eles
+        .layout({ name: "dagre", rankDir: "LR", nodeSep: 40, rankSep: 90, edgeSep: 20, fit: false, animate: false })
+        .run();
+      if (this.snap) this.snapToGrid(this.nodes());
+      // Notes go below what was laid out, so none covers a box.
+      const box = this.cy.nodes("[role = 'box'], [role = 'group']").boundingBox({ includeLabels: false });
+      let x = box.x1 + NOTE_WIDTH / 2;
+      this.notes().forEach((n) => {
+        n.position({ x, y: box.y2 + 60 });
+        x += NOTE_WIDTH + 20;
+      });
+      this.placeEdgeLabels();
+      this.fitView();
+      this.changed("Laid the design out left to right.");
+    }
+
+    // Arrow labels sit at the arrow's middle unless that covers a box; then at the nearest place that covers
+    // none (and no other label), trying offsets on a widening spiral. Positions and sizes are worked out here
+    // (not read back from cytoscape, which updates an edge's label box only when it next draws).
+    placeEdgeLabels() {
+      const cy = this.cy;
+      if (!cy) return;
+      const blockers = cy.nodes("[role = 'box'], [role = 'note']").map((n) => n.boundingBox({ includeLabels: false }));
+      const hit = (a, b) => a.x1 < b.x2 && a.x2 > b.x1 && a.y1 < b.y2 && a.y2 > b.y1;
+      const placed = [];
+      const offsets = [[0, 0]];
+      for (let r = 14; r <= 320; r += 14) {
+        offsets.push([0, -r], [0, r], [r, 0], [-r, 0], [r, -r], [-r, r], [r, r], [-r, -r]);
+      }
+      this.edges().forEach((edge) => {
+        const label = edge.data("label");
+        if (!label) {
+          if (edge.data("lmx") || edge.data("lmy")) edge.data({ lmx: 0, lmy: 0 });
+          return;
+        }
+        const s = edge.source().position();
+        const t = edge.target().position();
+        const w = textWidth(label, 11) + 2 * 2 + 6; // text, its background padding, a little air
+        const h = 11 * 1.25 + 2 * 2 + 6;
+        const cx = (s.x + t.x) / 2;
+        const cy0 = (s.y + t.y) / 2;
+        let chosen = [0, 0];
+        for (const [dx, dy] of offsets) {
+          const box = { x1: cx + dx - w / 2, x2: cx + dx + w / 2, y1: cy0 + dy - h / 2, y2: cy0 + dy + h / 2 };
+          if (!blockers.some((b) => hit(b, box)) && !placed.some((p) => hit(p, box))) {
+            chosen = [dx, dy];
+            placed.push(box);
+            break;
+          }
+        }
+        if (edge.data("lmx") !== chosen[0] || edge.data("lmy") !== chosen[1]) edge.data({ lmx: chosen[0], lmy: chosen[1] });
+      });
+    }
+
+    // Where an arrow's label is drawn, in model coordinates (tests: labels must not cover boxes).
+    labelBox(id) {
+      const edge = this.cy.getElementById(id);
+      if (edge.empty() || !edge.isEdge() || !edge.data("label")) return null;
+      const b = edge.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true });
+      return { x1: b.x1, x2: b.x2, y1: b.y1, y2: b.y2 };
+    }
+
+    geometry() {
+      const rect = (b) => ({ x1: b.x1, x2: b.x2, y1: b.y1, y2: b.y2 });
+      const boxes = {};
+      this.cy.nodes("[role]").forEach((n) => {
+        boxes[n.id()] = Object.assign(rect(n.boundingBox({ includeLabels: false })), { x: n.position("x"), y: n.position("y") });
+      });
+      const labels = {};
+      this.edges().forEach((e) => {
+        const box = this.labelBox(e.id());
+        if (box) labels[e.id()] = box;
+      });
+      return { boxes, labels };
+    }
+
+    // ---- export ----
+
+    download(blob, name) {
+      const url = URL.createObjectURL(blob);
+      const link = el("a", { href: url, download: name, hidden: true });
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+    }
+
+    exportPng() {
+      const blob = this.cy.png({ output: "blob", full: true, scale: 2, bg: "#ffffff" });
+      this.download(blob, "design.png");
+      this.announce("Exported design.png.");
+    }
+
+    exportSvg() {
+      this.download(new Blob([this.toSvg()], { type: "image/svg+xml" }), "design.svg");
+      this.announce("Exported design.svg.");
+    }
+
+    // The design as SVG, drawn from the model with the lines the canvas shows (cytoscape has no SVG output;
+    // the one extension that adds it is GPL-3).
+    toSvg() {
+      const NS = "http://www.w3.org/2000/svg";
+      const all = this.cy.nodes("[role]");
+      const bb = all.nonempty() ? this.cy.elements("node[role], edge[lmx]").boundingBox() : { x1: 0, y1: 0, w: 100, h: 60 };
+      const margin = 20;
+      const svg = document.createElementNS(NS, "svg");
+      const attrs = (node, values) => {
+        for (const [k, v] of Object.entries(values)) node.setAttribute(k, String(v));
+        return node;
+      };
+      const make = (tag, values, parent) => {
+        const node = attrs(document.createElementNS(NS, tag), values);
+        (parent || svg).appendChild(node);
+        return node;
+      };
+      attrs(svg, {
+        xmlns: NS,
+        width: Math.ceil(bb.w + 2 * margin),
+        height: Math.ceil(bb.h + 2 * margin),
+        viewBox: [bb.x1 - margin, bb.y1 - margin, bb.w + 2 * margin, bb.h + 2 * margin].map((v) => Math.round(v)).join(" "),
+        "font-family": FONT,
+      });
+      make("title", {}).textContent = "Design";
+      const defs = make("defs", {});
+      const marker = make("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 8, markerHeight: 8, orient: "auto-start-reverse" }, defs);
+      make("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#7b8796" }, marker);
+      make("rect", { x: bb.x1 - margin, y: bb.y1 - margin, width: bb.w + 2 * margin, height: bb.h + 2 * margin, fill: "#ffffff" });
+      const text = (lines, x, y, size, anchor, parent, weight) => {
+        const t = make("text", { x, y, "font-size": size, "text-anchor": anchor, fill: "#1b2430" }, parent);
+        if (weight) t.setAttribute("font-weight", weight);
+        lines.forEach((line, i) => {
+          make("tspan", { x, dy: i === 0 ? 0 : size * 1.25 }, t).textContent = line;
+        });
+        return t;
+      };
+      // Groups first (outermost first), then arrows, then boxes and notes on top.
+      this.groups()
+        .sort((a, b) => a.ancestors().length - b.ancestors().length)
+        .forEach((g) => {
+          const b = g.boundingBox({ includeLabels: false });
+          const group = make("g", { class: "group", "data-id": g.id() });
+          make("rect", { x: b.x1, y: b.y1, width: b.w, height: b.h, rx: 8, fill: "#eef3ff", "fill-opacity": 0.55, stroke: "#6b7fa8", "stroke-dasharray": "6 4" }, group);
+          text([g.data("display")], (b.x1 + b.x2) / 2, b.y1 - 6, 12, "middle", group, 600);
+        });
+      this.edges().forEach((e) => {
+        const s = e.sourceEndpoint();
+        const t = e.targetEndpoint();
+        const arrow = make("g", { class: "arrow", "data-source": e.data("source"), "data-target": e.data("target") });
+        make("line", { x1: s.x, y1: s.y, x2: t.x, y2: t.y, stroke: "#7b8796", "stroke-width": 2, "marker-end": "url(#arrow)" }, arrow);
+        const box = this.labelBox(e.id());
+        if (box) {
+          make("rect", { x: box.x1, y: box.y1, width: box.x2 - box.x1, height: box.y2 - box.y1, fill: "#ffffff", "fill-opacity": 0.95 }, arrow);
+          text([e.data("label")], (box.x1 + box.x2) / 2, box.y2 - 4, 11, "middle", arrow);
+        }
+      });
+      this.cy.nodes("[role = 'box'], [role = 'note']").forEach((n) => {
+        const b = n.boundingBox({ includeLabels: false, includeOverlays: false });
+        const note = n.data("role") === "note";
+        const box = make("g", { class: note ? "note" : "box", "data-id": n.id() });
+        make("rect", {
+          x: b.x1, y: b.y1, width: b.w, height: b.h, rx: note ? 0 : 6,
+          fill: note ? "#fff7c2" : "#ffffff", stroke: note ? "#c9a400" : "#5b6778", "stroke-width": 1.5,
+        }, box);
+        const lines = n.data("display").split("\n");
+        const left = note || n.hasClass("sbc-detailed");
+        const y = (b.y1 + b.y2) / 2 - ((lines.length - 1) * 15) / 2 + 4;
+        text(lines, left ? b.x1 + 8 : (b.x1 + b.x2) / 2, y, 12, left ? "start" : "middle", box);
+      });
+      return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(svg);
+    }
+
+    ensureVisible(nodes) {
+      if (!nodes || nodes.empty()) return;
+      const ext = this.cy.extent();
+      const box = nodes.boundingBox();
+      if (box.x1 < ext.x1 || box.x2 > ext.x2 || box.y1 < ext.y1 || box.y2 > ext.y2) this.fitView();
+    }
 
     showResults() {
       const query = this.search.value;
@@ -1420,7 +2202,7 @@
     openMarkForm() {
       const item = this.selected();
       if (!this.markable) return;
-      if (!item) {
+      if (!item || (item.isNode() && item.data("role") !== "box")) {
         this.announce("Select a box or an arrow to mark.");
         return;
       }
@@ -1511,6 +2293,30 @@
           return this.fitView();
         case "mark":
           return this.openMarkForm();
+        case "note":
+          return this.addNote("");
+        case "group": {
+          const item = this.selected();
+          return item && item.isNode() && item.data("role") === "group" ? this.ungroupSelection() : this.groupSelection();
+        }
+        case "ungroup":
+          return this.ungroupSelection();
+        case "duplicate":
+          return this.duplicate();
+        case "layout":
+          return this.layout();
+        case "zoom-in":
+          return this.zoomBy(1.25);
+        case "zoom-out":
+          return this.zoomBy(0.8);
+        case "compact":
+          return this.toggleCompact();
+        case "snap":
+          return this.toggleSnap();
+        case "export-png":
+          return this.exportPng();
+        case "export-svg":
+          return this.exportSvg();
         default:
           return undefined;
       }
@@ -1520,33 +2326,32 @@
       const key = e.key;
       const mod = e.ctrlKey || e.metaKey;
       const typing = isTextField(e.target);
-      if (mod && !e.altKey && !typing) {
-        const lower = key.toLowerCase();
-        if (lower === "z" && !e.shiftKey) {
-          e.preventDefault();
-          this.undo();
-        } else if ((lower === "z" && e.shiftKey) || lower === "y") {
-          e.preventDefault();
-          this.redo();
-        }
-        return;
-      }
-      if (mod || e.altKey) return;
       if (typing) {
-        if (e.target === this.fields.label.input || e.target === this.fields.edgeLabel.input) {
-          if (key === "Escape") {
-            e.preventDefault();
-            this.focusSelectedItem();
-          }
-        } else if ((e.target === this.markWhat || e.target === this.markHow) && key === "Escape") {
-          e.preventDefault();
-          this.closeMarkForm(true);
-        } else if (key === "Escape" && e.target.closest(".sbc-details")) {
-          e.preventDefault();
-          this.focusSelectedItem();
-        }
+        // No shortcut applies in a text field: the keys type. Only Escape leaves it.
+        if (key !== "Escape" || mod || e.altKey) return;
+        if (e.target === this.search) return; // the search box handles its own Escape
+        e.preventDefault();
+        if (e.target === this.markWhat || e.target === this.markHow) this.closeMarkForm(true);
+        else this.focusSelectedItem();
         return;
       }
+      if (mod && !e.altKey) {
+        const lower = key.toLowerCase();
+        const run = (fn) => {
+          e.preventDefault();
+          fn();
+        };
+        if (lower === "z" && !e.shiftKey) run(() => this.undo());
+        else if ((lower === "z" && e.shiftKey) || lower === "y") run(() => this.redo());
+        else if (this.readOnly) return;
+        else if (lower === "a") run(() => this.selectAll());
+        else if (lower === "c") run(() => this.copySelection());
+        else if (lower === "v") run(() => this.paste());
+        else if (lower === "d") run(() => this.duplicate());
+        return;
+      }
+      if (e.altKey) return;
+      const onItem = Boolean(e.target.closest && e.target.closest(".sbc-list"));
       if (key === "Escape") {
         if (this.connectFrom !== null) {
           e.preventDefault();
@@ -1555,42 +2360,71 @@
         } else if (this.markFormOpen) {
           e.preventDefault();
           this.closeMarkForm(true);
+        } else if (this.selection().length > 1) {
+          e.preventDefault();
+          const keep = onItem ? e.target.getAttribute("data-id") : this.selection()[0].id();
+          this.select(keep);
         }
         return;
       }
-      const onItemOrStage = e.target === this.stageWrap || Boolean(e.target.closest && e.target.closest(".sbc-list"));
-      if (this.markable && (key === "m" || key === "M") && onItemOrStage) {
+      if (key === " " && e.shiftKey && onItem) {
+        e.preventDefault();
+        const id = e.target.getAttribute("data-id");
+        // The first Shift+Space keeps the focused item (focus selected it) and starts a multiple selection:
+        // from then on Tab leaves the selection alone, and Shift+Space adds or takes out the focused item.
+        if (!this.multiMode && this.cy.getElementById(id).selected()) {
+          this.multiMode = true;
+          this.renderSelection();
+          this.announce("Selecting several: Tab to another item and press Shift+Space.");
+        } else {
+          this.multiMode = true;
+          this.toggleSelected(id);
+        }
+        return;
+      }
+      if (this.markable && (key === "m" || key === "M")) {
         e.preventDefault();
         this.openMarkForm();
         return;
       }
-      if (this.readOnly) return;
-      if ((key === "a" || key === "A" || key === "/") && this.search) {
+      const view = { "+": () => this.zoomBy(1.25), "=": () => this.zoomBy(1.25), "-": () => this.zoomBy(0.8), 0: () => this.fitView() };
+      if (view[key]) {
         e.preventDefault();
-        this.search.focus();
+        view[key]();
         return;
       }
-      if (!onItemOrStage) return;
-      if (key === "c" || key === "C") {
+      if (key === "t" || key === "T") {
         e.preventDefault();
-        this.startConnect(e.target !== this.stageWrap);
-      } else if (key === "r" || key === "R" || key === "F2") {
+        this.toggleCompact();
+        return;
+      }
+      if (this.readOnly) return;
+      const lower = key.length === 1 ? key.toLowerCase() : key;
+      const act = (fn) => {
         e.preventDefault();
-        this.rename();
-      } else if (key === "j" || key === "J" || key === "f" || key === "F") {
+        fn();
+      };
+      if (lower === "a" && this.search) act(() => this.search.focus());
+      else if (lower === "n") act(() => this.addNote(""));
+      else if (lower === "c") act(() => this.startConnect(e.target !== this.stageWrap));
+      else if (lower === "r" || key === "F2") act(() => this.rename());
+      else if (lower === "g") act(() => (e.shiftKey ? this.ungroupSelection() : this.groupSelection()));
+      else if (lower === "l") act(() => this.layout());
+      else if (lower === "j" || lower === "f") {
         const item = this.selected();
-        if (!item || !item.isNode()) return;
-        e.preventDefault();
-        this.reveal();
-        this.fields[key.toLowerCase() === "j" ? "job" : "failure"].input.focus();
+        if (!item || item.data("role") !== "box") return;
+        act(() => {
+          this.reveal();
+          this.fields[lower === "j" ? "job" : "failure"].input.focus();
+        });
       } else if (key === "Delete" || key === "Backspace") {
-        e.preventDefault();
-        const focusedId = e.target.getAttribute && e.target.getAttribute("data-id");
-        if (focusedId) this.deleteElement(focusedId);
-        else this.deleteSelected();
+        act(() => {
+          const focusedId = onItem && e.target.getAttribute("data-id");
+          if (focusedId && this.selection().length <= 1) this.deleteElement(focusedId);
+          else this.deleteSelected();
+        });
       } else if (key.startsWith("Arrow")) {
-        const item = this.selected();
-        if (!item || !item.isNode()) return;
+        if (this.movable(this.selection()).empty()) return;
         e.preventDefault();
         const step = e.shiftKey ? MOVE_STEP_BIG : MOVE_STEP;
         const dx = key === "ArrowLeft" ? -step : key === "ArrowRight" ? step : 0;

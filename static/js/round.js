@@ -14,7 +14,7 @@
   "use strict";
 
   const AUTOSAVE_EVERY_MS = 5000;
-  const LATEST_EVERY_MS = 15000;
+  const LATEST_EVERY_MS = 30000;
   const KEEPALIVE_MAX_BYTES = 60000; // browsers cap keepalive bodies at 64 KiB
 
   // ---- the side panel's tabs (arrow keys move between tabs, as the ARIA tabs pattern has it) ----
@@ -498,7 +498,7 @@
 
   // A tab with nothing unsaved shows what another device saved.
   async function checkLatest() {
-    if (stopped || saving || hasEdits(pending) || inflight) return;
+    if (stopped || saving || hasEdits(pending) || inflight || document.visibilityState === "hidden") return;
     let latest;
     try {
       latest = await fetchLatest();
@@ -515,7 +515,7 @@
   // was rendered.
   async function restoreStash() {
     const stash = readStash();
-    if (!stash) return checkLatest();
+    if (!stash) return undefined; // the page was rendered from the newest revision
     let latest = null;
     try {
       latest = await fetchLatest();

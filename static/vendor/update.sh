@@ -19,6 +19,8 @@ files_of() {
     # Its browser build takes memoize and throttle from window._, hence lodash below.
     cytoscape-edgehandles) echo "cytoscape-edgehandles.js LICENSE" ;;
     lodash) echo "lodash.min.js LICENSE" ;;
+    # Auto-layout on demand; the build bundles dagre itself.
+    cytoscape-dagre) echo "dist/cytoscape-dagre.min.js dist/cytoscape-dagre.min.js.map LICENSE" ;;
     # Django's manifest storage follows the sourceMappingURL line, so the map must be there too.
     chart.js) echo "dist/chart.umd.min.js dist/chart.umd.min.js.map LICENSE.md" ;;
     *) echo "update.sh: no file list for $1" >&2; exit 2 ;;

@@ -4,7 +4,9 @@ Every test fails if the page asks for anything outside the test server, logs a c
 Content-Security-Policy.
 """
 
+import contextlib
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -49,6 +51,9 @@ class PageProblems:
         self.outside_requests: list[str] = []
         self.console_errors: list[str] = []
         self.expected_errors: list[str] = []
+        self.closing = (
+            False  # set while the test's page closes: its aborted last save is not the page's fault
+        )
 
     def expect_console_error(self, fragment: str) -> None:
         """A test that provokes an error answer (a refused save) declares the console line it expects."""
@@ -60,9 +65,12 @@ class PageProblems:
         assert not unexpected, f"console errors: {unexpected}"
 
 
-def open_page(browser: Browser, base_url: str) -> tuple[Page, PageProblems]:
+def open_page(browser: Browser, base_url: str, **options) -> tuple[Page, PageProblems]:
+    """A page in a new context (options: playwright's new_context arguments, e.g. has_touch)."""
     problems = PageProblems()
-    context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 900})
+    context = browser.new_context(
+        base_url=base_url, **({"viewport": {"width": 1280, "height": 900}} | options)
+    )
     context.set_default_timeout(10_000)
 
     def guard(route) -> None:
@@ -75,9 +83,36 @@ def open_page(browser: Browser, base_url: str) -> tuple[Page, PageProblems]:
 
     context.route("**/*", guard)
     page = context.new_page()
-    page.on("console", lambda m: m.type == "error" and problems.console_errors.append(m.text))
-    page.on("pageerror", lambda error: problems.console_errors.append(str(error)))
+    page.in_flight = set()
+    page.on("request", lambda request: page.in_flight.add(request))
+    page.on("requestfinished", lambda request: page.in_flight.discard(request))
+    page.on("requestfailed", lambda request: page.in_flight.discard(request))
+    page.on(
+        "console",
+        lambda m: m.type == "error" and not problems.closing and problems.console_errors.append(m.text),
+    )
+    page.on("pageerror", lambda error: problems.closing or problems.console_errors.append(str(error)))
     return page, problems
+
+
+def close_quietly(page: Page) -> None:
+    """Close the page's context once the requests that leaving the page sends are answered: the round page
+    saves its unsaved edits on pagehide, and a save still running would race the test database's flush
+    (SQLite reports a locked table, PostgreSQL waits)."""
+    if hasattr(page, "problems"):
+        page.problems.closing = True
+
+    def drain() -> None:
+        deadline = time.monotonic() + 5
+        while page.in_flight and time.monotonic() < deadline:
+            page.wait_for_timeout(50)
+
+    drain()
+    with contextlib.suppress(Exception):  # a page that cannot navigate away still gets closed
+        page.goto("about:blank")
+    drain()
+    page.wait_for_timeout(100)
+    page.context.close()
 
 
 @pytest.fixture
@@ -85,7 +120,7 @@ def page(browser: Browser, live_server) -> Iterator[Page]:
     page, problems = open_page(browser, live_server.url)
     page.problems = problems
     yield page
-    page.context.close()
+    close_quietly(page)
     problems.assert_none()
 
 
@@ -95,7 +130,7 @@ def second_page(browser: Browser, live_server) -> Iterator[Page]:
     page, problems = open_page(browser, live_server.url)
     page.problems = problems
     yield page
-    page.context.close()
+    close_quietly(page)
     problems.assert_none()
 
 
@@ -110,3 +145,15 @@ def log_in(page: Page, username: str, password: str = TEST_PASSWORD) -> None:
 def show_tab(page: Page, name: str) -> None:
     """Open a tab of the round page's side panel (Box, Numbers, Scratch, Fixes, Question)."""
     page.get_by_role("tab", name=name, exact=True).click()
+
+
+def wait_on_page(page: Page, predicate, *, timeout_s: float = 10, what: str = "the condition"):
+    """tests.waiting.wait_for that keeps the page running: every request passes the guard route, which is
+    answered in this thread, so a time.sleep here would hold the page's saves."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        page.wait_for_timeout(100)
+    raise AssertionError(f"timed out after {timeout_s:g} s waiting for {what}")

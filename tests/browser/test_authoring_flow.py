@@ -67,9 +67,16 @@ def test_an_author_writes_publishes_and_edits_a_question_a_candidate_has_answere
     page.get_by_role("button", name="Save draft").click()
     expect(page.locator("#draft-valid")).to_be_visible()
 
-    # Preview as a candidate sees it, grade a typed sheet, keep it as a sample answer.
+    # Preview the whole round page as a candidate sees it (clock, canvas, sheet), grade a typed sheet, keep it
+    # as a sample answer.
     page.get_by_role("link", name="Preview and try it").click()
-    expect(page.locator("#preview")).to_contain_text(q.PROMPT)
+    expect(page.locator("#preview #clock")).to_have_text("45:00 left")
+    expect(page.locator("#preview #phase")).to_have_text("Intro")
+    page.wait_for_function("() => SevenboxCanvas.get(document.getElementById('canvas'))")
+    show_tab(page, "Question")
+    expect(page.locator("#preview #ws-panel-question")).to_contain_text(q.PROMPT)
+    expect(page.locator("#preview #invite-panel, #preview #submit-form")).to_have_count(0)
+    show_tab(page, "Numbers")
     for name, text in q.GOOD_SHEET.items():
         page.locator(f"#n-{name}").fill(text)
     page.get_by_role("button", name="Grade this sheet").click()

@@ -114,3 +114,51 @@ def test_a_candidate_marks_ranks_edits_and_submits_a_review_round(page, alice, r
     expect(given).to_contain_text("Missed its SLO")
     report = json.loads(json.dumps(Round.objects.get(pk=round_id).report))
     assert set(report["review"]["found"]) == {"queue-without-limit", "fallback-reported-as-success"}
+
+
+def test_a_review_round_with_ninety_gigabytes_in_six_fields_submits_and_its_report_fills_in(
+    page, alice, tmp_path, transactional_db
+):
+    """Typed into six fields of eight-gpu-design-review, "90 GB" once put NaN into a replay's SLO check:
+    submit answered 500 and the round stayed open. Now the submit lands on the report, whose header waits for
+    the replays and fills in (without a reload) once they are done."""
+    slug = "eight-gpu-design-review"
+    load_questions(tmp_path, slug)
+    log_in(page, "alice")
+    page.goto(f"/questions/{slug}/")
+    page.get_by_role("button", name="Start a timed round").click()
+    page.wait_for_url("**/rounds/*/")
+    round_id = int(page.url.rstrip("/").split("/")[-1])
+    show_tab(page, "Numbers")
+    fields = page.locator("input[data-number]")
+    assert fields.count() >= 6
+    for index in range(6):  # one at a time: each save lands before the next field changes
+        fields.nth(index).fill("90 GB")
+        fields.nth(index).blur()
+        expect(page.locator("#save-status")).to_contain_text("All changes saved", timeout=15_000)
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Submit for grading").click()
+    page.wait_for_url(f"**/rounds/{round_id}/report/")
+    round_ = Round.objects.get(pk=round_id)
+    assert round_.status == RoundStatus.SUBMITTED
+    assert sum(text == "90 GB" for text in round_.work.numbers.values()) == 6
+    header = page.locator("#report-header")
+    expect(header).to_contain_text("waiting for the replays")
+    expect(page.locator("#review-replays-verdict")).to_contain_text("are replaying")
+
+    # With a broker (CI), no worker runs here: finish the queued replays in this process; the header polls.
+    for run in ReplayRun.objects.filter(round=round_, status=ReplayStatus.QUEUED):
+        replay_execute(run_id=run.pk)
+    expect(header).to_contain_text("Overall", timeout=10_000)
+    expect(header).not_to_contain_text("waiting for the replays", timeout=10_000)
+    expect(header).not_to_have_attribute("hx-trigger", "every 2s")
+    expect(page.locator("#review-replays-verdict")).to_contain_text("the given design misses")
+    expect(page.locator("#review-score")).to_contain_text("/ 100")
+    report_text = page.locator("main").inner_text()
+    assert "nan" not in report_text.lower().split() and "NaN" not in report_text
+    stored = Round.objects.get(pk=round_id)
+    json.dumps(stored.report, allow_nan=False)
+    assert stored.score is not None
+    for run in ReplayRun.objects.filter(round=round_):
+        json.dumps(run.result, allow_nan=False)

@@ -7,9 +7,8 @@ from playwright.sync_api import expect
 
 from designs.models import Work
 from tests.browser.canvas_helpers import add_box, read_design
-from tests.browser.conftest import log_in, show_tab
+from tests.browser.conftest import log_in, show_tab, wait_on_page
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
-from tests.waiting import wait_for
 
 
 @pytest.fixture
@@ -41,7 +40,7 @@ def test_a_reload_a_second_after_typing_shows_what_was_typed_and_the_tab_stays_c
     page.wait_for_timeout(1500)
     expect(page.locator("#stale-banner")).to_be_hidden()
     typed = Work.objects.filter(round_id=round_id, scratch="typed just before the reload")
-    work = wait_for(typed.first, timeout_s=10)
+    work = wait_on_page(page, typed.first, timeout_s=10)
     assert work.numbers["kv_bytes_per_token"] == "320 KB"
     assert [n["id"] for n in work.design["nodes"]] == ["client", "gateway"]
 

@@ -4,7 +4,7 @@ come from each question's own model; the texts, verdicts and message parts are w
 
 import pytest
 
-from tests.core.test_grader_bank import graded, shown, verdicts
+from tests.core.test_grader_bank import graded, question, shown, verdicts
 
 
 def only_wrong(lines: dict[str, dict]) -> list[str]:
@@ -150,3 +150,81 @@ def test_an_absurd_magnitude_gets_a_plausibility_warning():
     line = graded("kv-cache-tiering", {"kv_conv": "1e41 GB"})["kv_conv"]  # 9.83 GB is the right value
     assert line["verdict"] == "arithmetic_slip"
     assert "That is 40 orders of magnitude from the reference: not a plausible value." in line["message"]
+
+
+# Diagnose the real mistake.
+
+
+def test_eight_times_a_reload_over_eight_links_is_one_link_not_bits_versus_bytes():
+    # 9.83 GB over 8 GPUs x 50 GB/s = 24.6 ms; over one GPU's link it is 8 x 24.6 = 197 ms.
+    reload = shown("kv-cache-tiering", "reload_dram_s")
+    line = graded("kv-cache-tiering", {"reload_dram_s": f"{8 * reload:.4g}"})["reload_dram_s"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert "as if your GPUs per replica were 1 instead of 8" in line["message"]
+    assert "bits" not in line["message"]
+
+
+def test_eight_times_a_reload_with_no_eight_in_its_own_chain_is_still_bits_versus_bytes():
+    reload = shown(
+        "kv-cache-tiering", "reload_nvme_s"
+    )  # 9.83 GB / 25 GB/s: the KV heads' 8 does not explain it
+    line = graded("kv-cache-tiering", {"reload_nvme_s": f"{8 * reload:.4g}"})["reload_nvme_s"]
+    assert line["verdict"] == "unit_error"
+    assert "bits versus bytes" in line["message"]
+
+
+def test_no_kb_versus_kib_note_on_a_count():
+    # 43 for 44 conversations is a whole neighbour; 44/43 = 1.023 is no binary prefix on a count.
+    line = graded("kv-cache-tiering", {"convs_in_hbm": "43"})["convs_in_hbm"]
+    assert line["verdict"] == "correct"
+    assert line["message"] == "Correct."
+
+
+def test_kb_for_kib_is_correct_with_the_strict_figure_unless_the_line_is_about_it():
+    # llm-batching-system: 320 KB (312.5 KiB) is what the seed writes; the line is not about the distinction.
+    line = graded("llm-batching-system", {"kv_bytes_per_token": "320 KB"})["kv_bytes_per_token"]
+    assert line["verdict"] == "correct"
+    assert (
+        "strictly it is 320 KiB/tok, and 320 KB is 312 KiB/tok: KB (1,000 B) versus KiB (1,024 B)"
+        in line["message"]
+    )
+    # kv-cache-tiering marks the line exact_prefix: there it is the point of the question.
+    strict = graded("kv-cache-tiering", {"kv_bytes_per_token": "320 KB"})["kv_bytes_per_token"]
+    assert strict["verdict"] == "unit_error"
+
+
+def test_a_derived_size_off_by_gb_versus_gib_alone_is_correct_with_a_note():
+    # 30,000 x 327,680 B = 9.83e9 B = 9.16 GiB: "9.16" on a GB line is the GiB figure.
+    lines = graded("kv-cache-tiering", {"kv_conv": "9.16"})
+    assert lines["kv_conv"]["verdict"] == "correct"
+    assert (
+        "strictly it is 9.83 GB" in lines["kv_conv"]["message"]
+        and "GB versus GiB" in lines["kv_conv"]["message"]
+    )
+    assert only_wrong(lines) == []
+
+
+# The reference models the review found wrong, recomputed by hand.
+
+
+def test_moe_rack_sends_its_all_to_all_one_way_at_0_9_tb_s():
+    # 64 tok x 10.32 MB = 0.66 GB one way at 0.9 TB/s = 0.734 ms, plus 60 x 2 x 10 us = 1.2 ms.
+    assert shown("moe-serving-on-a-rack", "a2a_time") == pytest.approx(0.734 + 1.2, rel=0.01)
+    # 1.3 x (1.806 + 1.934) + 2.303 = 7.16 ms; 64 x 72 / 7.16 ms = 643k tok/s.
+    assert shown("moe-serving-on-a-rack", "step_time") == pytest.approx(7.16, rel=0.01)
+    assert shown("moe-serving-on-a-rack", "rack_tok_s") == pytest.approx(4608 / 7.16e-3, rel=0.01)
+
+
+def test_nvlink_4_counted_both_ways_is_outside_a_one_way_range():
+    quantity = question("moe-total-or-active").model.reference.quantities["nvlink_bw_per_gpu"]
+    assert tuple(quantity.range) == (400, 450)  # 900 GB/s is both directions of NVLink 4
+
+
+def test_training_review_goodput_is_per_failure_cycle_with_the_nightly_check_s_delay():
+    slug = "training-cluster-review"
+    # MTBF 1 / (1,024 x 4.74e-4 / day) = 49.45 h; lost work 49.45 - 24 / (e^(24/49.45) - 1) = 11.03 h;
+    # down 12 h (half the nightly period) + 2 h + 12 h = 26 h; goodput 38.42 / 75.45 x 24 / 24.156 = 0.506.
+    assert shown(slug, "lost_per_failure") == pytest.approx(11.03 + 26, rel=0.005)
+    assert shown(slug, "goodput_est") == pytest.approx(0.506, rel=0.005)
+    # The first-order answer (0.65) is now off by far more than the line's 10% band.
+    assert graded(slug, {"goodput_est": "0.65"})["goodput_est"]["verdict"] != "correct"

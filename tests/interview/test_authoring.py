@@ -396,3 +396,103 @@ def test_the_editor_refuses_a_drill_wording_whose_inputs_do_not_determine_the_an
     html = client.get(reverse("authoring-draft", args=[draft.pk])).content.decode()
     assert "asked[1].drill" in html
     assert "the wording does not give {req_per_user}, so its inputs do not determine the answer" in html
+
+
+# A draft that fell behind, and the publish page's difference.
+
+
+def _draft_behind(admin_user, draft, mine: dict | None = None, theirs: dict | None = None):
+    """ada's draft, published as version 1 and changed since (mine); then the admin publishes version 2 over
+    it with other changes (theirs)."""
+    from interview.services.authoring import draft_publish
+
+    draft_publish(draft=draft, user=admin_user)
+    draft_save(draft=draft, data=dict(draft.data, **(mine or {"summary": "Ada's new summary"})))
+    admins = draft_create(owner=admin_user, slug=q.SLUG, title=q.TITLE)
+    changed = dict(admins.data, **(theirs or {"title": "Admin's edit"}))
+    draft_publish(draft=draft_save(draft=admins, data=changed), user=admin_user)
+    draft.refresh_from_db()
+    return draft
+
+
+def test_the_editor_warns_of_versions_published_after_the_draft_began(client, author, admin_user, draft):
+    log_in(client, author)
+    assert b'id="stale-draft"' not in client.get(reverse("authoring-draft", args=[draft.pk])).content
+    behind = _draft_behind(admin_user, draft)
+    page = client.get(reverse("authoring-draft", args=[behind.pk])).content.decode()
+    assert 'id="stale-draft"' in page and "started from version 1" in page and "version 2 by root" in page
+    assert "Carry my changes onto version 2" in page and "Start again from version 2" in page
+
+
+def test_carrying_the_changes_keeps_the_drafts_and_takes_the_newer_versions(
+    client, author, admin_user, draft
+):
+    behind = _draft_behind(admin_user, draft)
+    log_in(client, author)
+    client.post(reverse("authoring-draft-carry", args=[behind.pk]))
+    behind.refresh_from_db()
+    assert behind.based_on.number == 2
+    assert behind.data["summary"] == "Ada's new summary" and behind.data["title"] == "Admin's edit"
+    assert b'id="stale-draft"' not in client.get(reverse("authoring-draft", args=[behind.pk])).content
+
+
+def test_starting_again_takes_the_latest_version_as_it_is(client, author, admin_user, draft):
+    behind = _draft_behind(admin_user, draft)
+    log_in(client, author)
+    client.post(reverse("authoring-draft-restart", args=[behind.pk]))
+    behind.refresh_from_db()
+    latest = QuestionVersion.objects.get(question__slug=q.SLUG, number=2)
+    assert behind.based_on == latest and behind.data == latest.spec
+
+
+def test_carrying_a_section_both_sides_changed_keeps_the_drafts_and_names_it(admin_user, draft):
+    from interview.services.authoring import draft_carry_onto_latest
+
+    behind = _draft_behind(
+        admin_user, draft, mine={"title": "Ada's title"}, theirs={"title": "Admin's title"}
+    )
+    assert draft_carry_onto_latest(draft=behind) == ["title"]
+    assert behind.data["title"] == "Ada's title"
+
+
+def test_the_publish_diff_ignores_defaults_and_empty_sections(client, publisher, draft):
+    from interview.services.authoring import draft_canonical
+    from interview.services.version_diff import version_diff
+
+    log_in(client, publisher)
+    client.post(reverse("authoring-publish", args=[draft.pk]))
+    current = Question.objects.get(slug=q.SLUG).current_version.spec
+    sparse = {key: value for key, value in current.items() if value not in ([], {}, "")}
+    with_empties = dict(current, figures=[], related=[], mistakes=current.get("mistakes") or [])
+    assert version_diff(draft_canonical(sparse), draft_canonical(with_empties)) == []
+    draft_save(draft=draft, data=with_empties)
+    page = client.get(reverse("authoring-publish", args=[draft.pk])).content.decode()
+    assert '<p class="muted" id="diff">No differences.</p>' in page
+    changed = version_diff(draft_canonical(current), draft_canonical(dict(current, summary="New words")))
+    assert [section.name for section in changed] == ["summary"]
+
+
+def test_the_reason_there_is_no_publish_button_comes_first(client, author, draft):
+    log_in(client, author)
+    page = client.get(reverse("authoring-publish", args=[draft.pk])).content.decode()
+    assert 'id="confirm-publish"' not in page
+    assert page.index('id="cannot-publish"') < page.index('id="samples"')
+
+
+def test_numbers_keep_the_authors_notation_in_the_editor_and_the_model_check(client, author, draft):
+    model = q.MODEL.replace(
+        "value: 200000, unit: user, range: [50000, 1000000]", "value: 13e9, unit: user, range: [1e9, 1e11]"
+    )
+    log_in(client, author)
+    client.post(reverse("authoring-draft", args=[draft.pk]), editor_form(model=model))
+    draft.refresh_from_db()
+    daily = next(x for x in draft.data["model"]["quantities"] if x["name"] == "daily_users")
+    assert daily["value"] == 13e9 and daily["range"] == [1e9, 1e11]
+    page = client.get(reverse("authoring-draft", args=[draft.pk]))
+    assert "  value: 13e9\n  unit: user\n  range:\n  - 1e9\n  - 1e11\n" in page.context["texts"]["model"]
+    html = page.content.decode()
+    assert "1e9 to 1e11" in html and "1000000000.0" not in html and "13000000000.0" not in html
+    checked = client.post(
+        reverse("authoring-model-check", args=[draft.pk]), {"model": model}, HTTP_HX_REQUEST="true"
+    )
+    assert "1e9 to 1e11" in checked.content.decode()

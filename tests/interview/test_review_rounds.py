@@ -280,4 +280,22 @@ def test_the_review_fills_in_from_its_replay_jobs_as_the_synchronous_grading_wou
     assert round_.report["review"]["replays"] == synchronous["review"]["replays"]
     assert round_.report["scores"] == synchronous["scores"]
     assert round_.score == synchronous["scores"]["overall"] is not None
+    assert round_.score_numbers == synchronous["scores"].get("numbers")  # the history's columns follow
     assert f"Overall {round_.score:.0f} / 100" in done
+
+
+def test_the_periodic_task_completes_a_review_nobody_has_looked_at_once_its_runs_are_done(
+    client, alice, review_round, sent, django_capture_on_commit_callbacks
+):
+    from grading.replays import replay_execute
+    from interview.tasks import complete_reviews
+
+    client.force_login(alice)
+    round_ = _submit_a_marked_review(client, review_round, django_capture_on_commit_callbacks)
+    assert complete_reviews.apply().get() == 0  # runs still queued: nothing to fold in
+    for run_id in sent:
+        replay_execute(run_id=run_id)
+    assert complete_reviews.apply().get() == 1
+    round_.refresh_from_db()
+    assert round_.score is not None and "pending" not in round_.report["review"]["replays"]
+    assert complete_reviews.apply().get() == 0  # done once

@@ -86,3 +86,16 @@ def test_the_question_page_offers_no_check_link_during_a_round(client, alice, qu
     page = client.get(f"/questions/{KV_QUESTION}/").content.decode()
     assert CHECK not in page
     assert f"round {round_.pk} is submitted" in page
+
+
+def test_a_round_on_one_question_closes_the_check_of_every_other_question(client, alice, tmp_path):
+    from interview.models import Question
+
+    questions = load_questions(tmp_path / "two", KV_QUESTION, "llm-batching-system")
+    round_ = round_start(candidate=alice, question=questions["llm-batching-system"], mode="timed")
+    assert Question.objects.count() == 2
+    client.force_login(alice)
+    response = client.post(CHECK, {"kv_bytes_per_token": ""})  # kv-cache-tiering asks the same KV per token
+    assert response.status_code == 409 and f"round {round_.pk}" in response.content.decode()
+    assert REFERENCE_SHOWN not in response.content.decode()
+    assert client.post(GRADE, {}, content_type="application/json").json()["round"] == round_.pk

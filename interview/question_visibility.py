@@ -41,6 +41,19 @@ def public_plan(spec: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def workspace_phases(public_spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The round page's sheet: each phase of the plan with the asked lines it holds (empty ones left out)."""
+    phases = [
+        {
+            "phase": p["phase"],
+            "expect": p.get("expect", ""),
+            "lines": [line for line in public_spec["asked"] if line["phase"] == p["phase"]],
+        }
+        for p in public_spec["plan"]
+    ]
+    return [p for p in phases if p["lines"]]
+
+
 def can_see_reference(user: AbstractBaseUser | AnonymousUser) -> bool:
     """Authors and admins see the whole question file; everyone else only its public fields."""
     return bool(roles_of(user) & {Role.AUTHOR, Role.ADMIN})

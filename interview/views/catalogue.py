@@ -4,8 +4,8 @@ from django.shortcuts import get_object_or_404, render
 
 from grading.core.vocabulary import CONCEPT_TITLES
 from interview.models import Question
-from interview.models.questions import Difficulty, Track
-from interview.questions import can_see_reference, public_view
+from interview.models.question_versions import Difficulty, Track
+from interview.question_visibility import can_see_reference, public_view
 from interview.services.bookmarks import bookmarked_question_ids
 from interview.services.interviewing.access import is_interviewer
 from interview.services.my_interviews import interviews_by_stage
@@ -89,7 +89,11 @@ def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "concepts": [(slug, CONCEPT_TITLES.get(slug, slug)) for slug in spec.get("concepts", [])],
         "related": related,
         "up_next": up_next,
-        "active_round": round_hiding_reference(user=request.user, question=question),
+        "active_round": active
+        if (active := round_hiding_reference(user=request.user, question=question))
+        and active.question_version.question_id == question.pk
+        else None,
+        "check_hidden_by": round_hiding_reference(user=request.user, question=question),
         "has_variables": any(q.get("variable") for q in spec["model"]["quantities"]),
         "show_reference": can_see_reference(request.user),
         "reference": spec if can_see_reference(request.user) else None,
