@@ -12,8 +12,10 @@ formula chains are walked.
 
 import json
 import math
+import os
 import re
 from itertools import product
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -21,11 +23,11 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from grading.core.grader import grade
 from interview.models import Question, Round, RoundStatus
-from interview.services.questions import CORE_PACK, question_bank_load
+from interview.services.question_bank import CORE_PACK, question_bank_load
 from interview.services.rounds import round_start
 
 pytestmark = pytest.mark.django_db
-QUESTIONS_WALKED = int(__import__("os").environ.get("LEAK_WALK_QUESTIONS", "11"))
+QUESTIONS_WALKED = int(os.environ.get("LEAK_WALK_QUESTIONS", "11"))
 BYTE_UNITS = {
     "B": 1,
     "KB": 1e3,
@@ -143,6 +145,22 @@ def asked_values(spec: dict) -> dict[str, set[str]]:
     return values
 
 
+NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def found_in(values: dict[str, dict[str, set[str]]], text: str) -> list[str]:
+    """ "slug.name: pattern" for every pattern of `values` (slug -> line -> patterns) that `text` states; a
+    pattern is searched for only when its number occurs in the text at all."""
+    numbers = set(NUMBER.findall(text))
+    return sorted(
+        f"{slug}.{name}: {pattern}"
+        for slug, asked in values.items()
+        for name, patterns in asked.items()
+        for pattern in patterns
+        if NUMBER.match(pattern) and NUMBER.match(pattern).group() in numbers and _found(pattern, text)
+    )
+
+
 def _found(pattern: str, text: str) -> bool:
     regex = re.escape(pattern).replace(re.escape("\\w+"), r"[\w-]+")  # "2,800 \w+ tokens": one word between
     return re.search(rf"(?<![\w.,]){regex}(?![\w]|[.,]\d)", text) is not None
@@ -182,9 +200,9 @@ def filled(template: str, values: dict[str, list[str]]) -> list[str]:
     return urls
 
 
-def minimal_bodies(spec: dict) -> list[tuple[str, str]]:
-    """(content type, body): empty form, empty JSON and a minimal JSON naming every asked line."""
-    names = [line["name"] for line in spec["asked"]]
+def minimal_bodies(specs: list[dict]) -> list[tuple[str, str]]:
+    """(content type, body): an empty form, an empty JSON object, a minimal JSON naming every asked line."""
+    names = sorted({line["name"] for spec in specs for line in spec["asked"]})
     minimal = {
         "numbers": dict.fromkeys(names, ""),
         "design": {"nodes": [], "edges": []},
@@ -193,9 +211,11 @@ def minimal_bodies(spec: dict) -> list[tuple[str, str]]:
         "text": "1",
         "mode": "timed",
     }
-    form = "&".join(f"{name}=" for name in names) + f"&name={names[0]}&text=1"
-    del form
-    return [("application/x-www-form-urlencoded", ""), ("application/json", json.dumps(minimal))]
+    return [
+        ("application/x-www-form-urlencoded", ""),
+        ("application/json", "{}"),
+        ("application/json", json.dumps(minimal)),
+    ]
 
 
 @pytest.fixture
@@ -208,58 +228,56 @@ def bank():
     return design[:QUESTIONS_WALKED]
 
 
-def walk_round(question: Question, make_user, number: int) -> dict[str, list[str]]:
-    spec = question.current_version.spec
-    values = asked_values(spec)
-    state = {"count": 0}
+def walk(bank: list[Question], make_user) -> dict[str, list[str]]:
+    """One candidate with an unsubmitted timed round on every walked question requests every URL; a request
+    that ends a round (submit, abandon) hands the walk on to a fresh candidate with fresh rounds."""
+    values = {q.slug: asked_values(q.current_version.spec) for q in bank}
+    specs = [q.current_version.spec for q in bank]
+    question_slugs = sorted({slug for spec in specs for slug in (spec["slug"], *spec.get("related", []))})
+    concept_slugs = sorted({slug for spec in specs for slug in spec.get("concepts", [])})
+    bodies = minimal_bodies(specs)
+    walkers: list[tuple[Client, list[Round]]] = []
 
-    def fresh_round() -> tuple[Client, Round]:
-        state["count"] += 1
-        user = make_user(f"walker{number}x{state['count']}")
-        round_ = round_start(candidate=user, question=question, mode="timed")
+    def fresh() -> tuple[Client, list[Round]]:
+        user = make_user(f"walker{len(walkers)}")
+        rounds = [round_start(candidate=user, question=question, mode="timed") for question in bank]
         client = Client()
         client.force_login(user)
-        return client, round_
+        walkers.append((client, rounds))
+        return client, rounds
 
-    client, round_ = fresh_round()
+    client, rounds = fresh()
     leaks: dict[str, list[str]] = {}
     for template in url_templates():
         if template.startswith(SKIPPED_PREFIXES):
             continue
-        slugs = (
-            spec.get("concepts", []) if "concepts/" in template else [question.slug, *spec.get("related", [])]
-        )
         params = {
-            "slug": slugs,
-            "round_id": [str(round_.pk)],
-            "username": [round_.candidate.username],
-            "*": [str(round_.pk), "1", "x"],
+            "slug": concept_slugs if "concepts/" in template else question_slugs,
+            "round_id": [str(round_.pk) for round_ in rounds],
+            "username": [rounds[0].candidate.username],
+            "*": [str(rounds[0].pk), "1", "x"],
         }
         for url in filled(template, params):
-            requests = [("GET", None, None)] + [("POST", kind, body) for kind, body in minimal_bodies(spec)]
-            for method, content_type, body in requests:
+            for method, content_type, body in [("GET", None, None)] + [("POST", *body) for body in bodies]:
                 if method == "GET":
                     response = client.get(url)
-                    if response.status_code == 404:
-                        break  # no such object: posting to it answers 404 too
                 else:
                     response = client.generic("POST", url, body, content_type=content_type)
-                text = TAGS.sub(" ", response.content.decode("utf-8", "replace")) + response.content.decode(
-                    "utf-8", "replace"
-                )
-                shown = sorted(
-                    f"{name}: {pattern}"
-                    for name, patterns in values.items()
-                    for pattern in patterns
-                    if _found(pattern, text)
-                )
+                raw = response.content.decode("utf-8", "replace")
+                text = raw + " " + TAGS.sub(" ", raw)
+                shown = found_in(values, text)
                 if shown:
                     leaks.setdefault(f"{method} {url}", []).extend(shown)
-                if Round.objects.get(pk=round_.pk).status not in (RoundStatus.ACTIVE, RoundStatus.SCHEDULED):
-                    client, round_ = fresh_round()  # that request ended the round: walk on with a new one
-                    params["round_id"] = [str(round_.pk)]
+                if method == "GET" and response.status_code == 404:
+                    break  # no such object: posting to it answers 404 too
+                statuses = Round.objects.filter(pk__in=[r.pk for r in rounds]).values_list(
+                    "status", flat=True
+                )
+                if any(status not in (RoundStatus.ACTIVE, RoundStatus.SCHEDULED) for status in statuses):
+                    client, rounds = fresh()  # that request ended a round: walk on with fresh ones
+                    params["round_id"] = [str(round_.pk) for round_ in rounds]
                 elif not response.wsgi_request.user.is_authenticated:
-                    client.force_login(round_.candidate)  # the logout URL
+                    client.force_login(rounds[0].candidate)  # the logout URL
     return leaks
 
 
@@ -296,3 +314,10 @@ def test_no_title_or_summary_in_the_bank_states_an_asked_value_of_any_question()
         if _found(pattern, card["title"] + " \n " + card["summary"])
     )
     assert shown == []
+
+
+def test_no_url_reachable_in_an_unsubmitted_round_states_an_asked_reference_value(bank, make_user):
+    leaks = {url: sorted(set(shown)) for url, shown in walk(bank, make_user).items()}
+    if dump := os.environ.get("LEAK_WALK_DUMP"):
+        Path(dump).write_text(json.dumps(leaks, indent=1))
+    assert leaks == {}

@@ -30,8 +30,8 @@ from interview.models import Question, QuestionVersion
 from interview.models.authoring import Draft, SampleAnswer
 from interview.roles import Role, has_role, roles_of
 from interview.services.model_graph import ModelGraph, model_graph
-from interview.services.packs import yaml_dump, yaml_error_message, yaml_read_text
-from interview.services.questions import question_version_publish
+from interview.services.packs import number_notation, yaml_dump, yaml_error_message, yaml_read_text
+from interview.services.question_bank import question_version_publish
 
 TEXT_FIELDS = ("title", "summary", "prompt", "outline")
 CHOICE_FIELDS = ("track", "difficulty", "kind")
@@ -346,6 +346,8 @@ def _rows(spec: ModelSpec) -> list[dict[str, Any]]:
         return []
     for row in rows:
         row["shown"] = format_quantity(row["value"], row["unit"]) if math.isfinite(row["value"]) else "—"
+        if row.get("range"):
+            row["range_shown"] = " to ".join(number_notation(bound) for bound in row["range"])
     return rows
 
 

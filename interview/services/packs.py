@@ -6,6 +6,7 @@ changes nothing: an unchanged file makes no new version.
 """
 
 import io
+import math
 import re
 import zipfile
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from grading.core.question_files import BankYamlLoader
 from grading.core.question_reader import parse_question
 from grading.core.question_types import SpecError
 from interview.models import Question
-from interview.services.questions import LoadReport, question_version_publish
+from interview.services.question_bank import LoadReport, question_version_publish
 
 MAX_FILE_BYTES = 512 * 1024
 MAX_FILES = 300
@@ -40,6 +41,33 @@ def _str_presenter(dumper: yaml.SafeDumper, text: str) -> yaml.Node:
 
 
 _Dumper.add_representer(str, _str_presenter)
+
+
+def number_notation(value: float) -> str:
+    """A number as an author writes it: 13e9 for 13000000000.0, 1e-5 for 1e-05, 0.5 and 2.0 as they are."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, int) or not math.isfinite(value):
+        return str(value)
+    text = repr(value)
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        return f"{mantissa.removesuffix('.0')}e{int(exponent)}"
+    if value.is_integer() and abs(value) >= 1e4:
+        digits = str(int(abs(value)))
+        zeros = len(digits) - len(digits.rstrip("0"))
+        if zeros >= 3:
+            return f"{'-' if value < 0 else ''}{digits.rstrip('0')}e{zeros}"
+    return text
+
+
+def _float_presenter(dumper: yaml.SafeDumper, value: float) -> yaml.Node:
+    if not math.isfinite(value):
+        return dumper.represent_float(value)
+    return dumper.represent_scalar("tag:yaml.org,2002:float", number_notation(value))
+
+
+_Dumper.add_representer(float, _float_presenter)
 
 
 def yaml_read_text(text: str) -> Any:

@@ -4,7 +4,7 @@ come from each question's own model; the texts, verdicts and message parts are w
 
 import pytest
 
-from tests.core.test_grader_bank import graded, shown, verdicts
+from tests.core.test_grader_bank import graded, question, shown, verdicts
 
 
 def only_wrong(lines: dict[str, dict]) -> list[str]:
@@ -202,3 +202,29 @@ def test_a_derived_size_off_by_gb_versus_gib_alone_is_correct_with_a_note():
         and "GB versus GiB" in lines["kv_conv"]["message"]
     )
     assert only_wrong(lines) == []
+
+
+# The reference models the review found wrong, recomputed by hand.
+
+
+def test_moe_rack_sends_its_all_to_all_one_way_at_0_9_tb_s():
+    # 64 tok x 10.32 MB = 0.66 GB one way at 0.9 TB/s = 0.734 ms, plus 60 x 2 x 10 us = 1.2 ms.
+    assert shown("moe-serving-on-a-rack", "a2a_time") == pytest.approx(0.734 + 1.2, rel=0.01)
+    # 1.3 x (1.806 + 1.934) + 2.303 = 7.16 ms; 64 x 72 / 7.16 ms = 643k tok/s.
+    assert shown("moe-serving-on-a-rack", "step_time") == pytest.approx(7.16, rel=0.01)
+    assert shown("moe-serving-on-a-rack", "rack_tok_s") == pytest.approx(4608 / 7.16e-3, rel=0.01)
+
+
+def test_nvlink_4_counted_both_ways_is_outside_a_one_way_range():
+    quantity = question("moe-total-or-active").model.reference.quantities["nvlink_bw_per_gpu"]
+    assert tuple(quantity.range) == (400, 450)  # 900 GB/s is both directions of NVLink 4
+
+
+def test_training_review_goodput_is_per_failure_cycle_with_the_nightly_check_s_delay():
+    slug = "training-cluster-review"
+    # MTBF 1 / (1,024 x 4.74e-4 / day) = 49.45 h; lost work 49.45 - 24 / (e^(24/49.45) - 1) = 11.03 h;
+    # down 12 h (half the nightly period) + 2 h + 12 h = 26 h; goodput 38.42 / 75.45 x 24 / 24.156 = 0.506.
+    assert shown(slug, "lost_per_failure") == pytest.approx(11.03 + 26, rel=0.005)
+    assert shown(slug, "goodput_est") == pytest.approx(0.506, rel=0.005)
+    # The first-order answer (0.65) is now off by far more than the line's 10% band.
+    assert graded(slug, {"goodput_est": "0.65"})["goodput_est"]["verdict"] != "correct"

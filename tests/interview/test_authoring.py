@@ -477,3 +477,22 @@ def test_the_reason_there_is_no_publish_button_comes_first(client, author, draft
     page = client.get(reverse("authoring-publish", args=[draft.pk])).content.decode()
     assert 'id="confirm-publish"' not in page
     assert page.index('id="cannot-publish"') < page.index('id="samples"')
+
+
+def test_numbers_keep_the_authors_notation_in_the_editor_and_the_model_check(client, author, draft):
+    model = q.MODEL.replace(
+        "value: 200000, unit: user, range: [50000, 1000000]", "value: 13e9, unit: user, range: [1e9, 1e11]"
+    )
+    log_in(client, author)
+    client.post(reverse("authoring-draft", args=[draft.pk]), editor_form(model=model))
+    draft.refresh_from_db()
+    daily = next(x for x in draft.data["model"]["quantities"] if x["name"] == "daily_users")
+    assert daily["value"] == 13e9 and daily["range"] == [1e9, 1e11]
+    page = client.get(reverse("authoring-draft", args=[draft.pk]))
+    assert "  value: 13e9\n  unit: user\n  range:\n  - 1e9\n  - 1e11\n" in page.context["texts"]["model"]
+    html = page.content.decode()
+    assert "1e9 to 1e11" in html and "1000000000.0" not in html and "13000000000.0" not in html
+    checked = client.post(
+        reverse("authoring-model-check", args=[draft.pk]), {"model": model}, HTTP_HX_REQUEST="true"
+    )
+    assert "1e9 to 1e11" in checked.content.decode()

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from interview.services.questions import CORE_PACK
+from interview.services.question_bank import CORE_PACK
 from interview.services.rounds import round_start
 from tests.interview.bank_fixtures import load_questions
 
@@ -12,16 +12,19 @@ pytestmark = pytest.mark.django_db
 REVIEW_QUESTIONS = sorted(
     path.stem for path in CORE_PACK.glob("*.yaml") if re.search(r"^kind: review$", path.read_text(), re.M)
 )
-STOP = set("a an and the of to in on at by for it its is be or as what can with from that this each your".split())
+STOP = {"and", "the", "for", "its", "what", "can", "with", "from", "that", "this", "each", "your"}
 
 
 def content_words(text: str) -> set[str]:
-    return {word.rstrip("s") for word in re.findall(r"[a-z]+", text.lower()) if word not in STOP and len(word) > 2}
+    return {
+        word.rstrip("s") for word in re.findall(r"[a-z]+", text.lower()) if word not in STOP and len(word) > 2
+    }
 
 
 def hints(page: str) -> list[str]:
     found = re.findall(r'placeholder="([^"]*)"', page)
-    found += re.findall(r'class="[^"]*\b(?:hint|helptext|ws-hint)\b[^"]*"[^>]*>([^<]*)<', page)
+    hint_class = r'class="[^"]*\b(?:hint|helptext|ws-hint)\b[^"]*"[^>]*>([^<]*)<'
+    found += re.findall(hint_class, page)
     return [text for text in found if text.strip()]
 
 
