@@ -8,8 +8,8 @@ from django.test.utils import CaptureQueriesContext
 
 from grading.core.vocabulary import PHASES
 from interview.models import Question, QuestionVersion
-from interview.questions import PHASE_GUIDANCE
-from interview.services.questions import CORE_PACK, question_bank_load
+from interview.question_visibility import PHASE_GUIDANCE
+from interview.services.question_bank import CORE_PACK, question_bank_load
 from tests.interview.bank_fixtures import KV_QUESTION, PLAN_QUESTION, load_questions, make_pack
 
 pytestmark = pytest.mark.django_db
