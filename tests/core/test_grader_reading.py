@@ -228,3 +228,19 @@ def test_training_review_goodput_is_per_failure_cycle_with_the_nightly_check_s_d
     assert shown(slug, "goodput_est") == pytest.approx(0.506, rel=0.005)
     # The first-order answer (0.65) is now off by far more than the line's 10% band.
     assert graded(slug, {"goodput_est": "0.65"})["goodput_est"]["verdict"] != "correct"
+
+
+# Carry the error forward every time.
+
+
+def test_a_wrong_dimension_used_as_typed_afterwards_costs_one_line():
+    # 12 GB/s typed for the conversation's size; the count after it uses 12 GB:
+    # floor((8 x 80 GB x 0.9 - 141.2 GB) / 12 GB) = floor(36.2) = 36.
+    lines = graded("kv-cache-tiering", {"kv_conv": "12 GB/s", "convs_in_hbm": "36"})
+    assert lines["kv_conv"]["verdict"] == "unit_error"
+    assert only_wrong(lines) == ["kv_conv"]
+
+
+def test_a_wrong_dimension_then_the_right_value_afterwards_also_costs_one_line():
+    lines = graded("kv-cache-tiering", {"kv_conv": "9.83 GB/s"})  # the count after it is the reference 44
+    assert only_wrong(lines) == ["kv_conv"]
