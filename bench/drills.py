@@ -91,7 +91,7 @@ def bench_due_queue() -> None:
     from drills.models import DrillCard
     from drills.services import drill_due
     from interview.models import Question
-    from interview.services.questions import question_bank_load
+    from interview.services.question_bank import question_bank_load
 
     question_bank_load(folder=ROOT / "interview" / "bank" / "core")
     question = Question.objects.get(slug="kv-cache-tiering")

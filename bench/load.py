@@ -143,7 +143,7 @@ def prepare_database(database_url: str, users: int) -> list[str]:
     from django.core.management import call_command
 
     from interview.services.accounts import user_sign_up
-    from interview.services.questions import question_bank_load
+    from interview.services.question_bank import question_bank_load
 
     assert settings.DATABASES["default"]["ENGINE"].endswith("postgresql"), "the load session needs PostgreSQL"
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # accounts only, never used

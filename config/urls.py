@@ -29,10 +29,8 @@ urlpatterns = [
         csp_override(API_DOCS_CSP)(SpectacularSwaggerSplitView.as_view(url_name="api-schema")),
         name="api-docs",
     ),
-    path("api/", include("grading.api_urls")),
     path("api/", include("interview.api.urls")),
     path("api/", include("drills.api_urls")),
-    path("", include("grading.urls")),
     path("", include("drills.urls")),
     path("", include("interview.urls")),
 ]

@@ -2,11 +2,12 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from interview.forms_login import LockoutAuthenticationForm
-from interview.views import accounts, questions
+from interview.views import accounts, catalogue, practice
 
 urlpatterns = [
-    path("", questions.catalogue, name="home"),
-    path("questions/<slug:slug>/", questions.question_detail, name="question-detail"),
+    path("", catalogue.catalogue, name="home"),
+    path("questions/<slug:slug>/", catalogue.question_detail, name="question-detail"),
+    path("questions/<slug:slug>/check/", practice.practice_check, name="practice-check"),
     path("accounts/sign-up/", accounts.sign_up, name="sign-up"),
     path(
         "accounts/login/",

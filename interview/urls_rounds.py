@@ -1,12 +1,11 @@
 """Every page URL of a round, in one place: the round itself (interview), its work (designs: the autosave and
-the sheet's read-back), its replays (grading) and its pairing with an interviewer. The API's round URLs are
+the sheet's read-back), its replays and its pairing with an interviewer. The API's round URLs are
 in interview/api/urls.py."""
 
 from django.urls import path
 
 from designs import views as work
-from grading import views_replays as replays
-from interview.views import interviewer, rounds
+from interview.views import interviewer, replays, rounds
 
 ROUND = "rounds/<int:round_id>/"
 RUN = ROUND + "replays/<int:run_id>/"

@@ -23,7 +23,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from grading.core.grader import grade
 from interview.models import Question, Round, RoundStatus
-from interview.services.questions import CORE_PACK, question_bank_load
+from interview.services.question_bank import CORE_PACK, question_bank_load
 from interview.services.rounds import round_start
 
 pytestmark = pytest.mark.django_db

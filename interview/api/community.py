@@ -24,8 +24,8 @@ from interview.services.discussion import (
     thread_comments,
     thread_is_locked,
 )
+from interview.views.catalogue import published_questions
 from interview.views.discussion import COMMENTS_PER_PAGE, is_moderator
-from interview.views.questions import published_questions
 
 ErrorSerializer = inline_serializer("DiscussionError", fields={"detail": serializers.CharField()})
 

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from interview.models import Invitation, Recommendation, Round, Scorecard
-from interview.services.interviewing.access import round_for_interviewer
+from interview.selectors import round_for_interviewer
 from interview.services.interviewing.engine_comparison import scorecard_compare
 from interview.services.interviewing.errors import InterviewError, InvitationInvalid
 from interview.services.interviewing.invitations import (
@@ -33,6 +33,7 @@ from interview.services.interviewing.scorecards import (
     scorecard_release,
     scorecard_save,
 )
+from interview.services.rounds import round_close_if_expired
 
 # A refusal by the service ({"error": ...}) or DRF's own answer ({"detail": ...}, or field errors on a 400).
 ERROR = inline_serializer(
@@ -196,14 +197,14 @@ class NoteListApi(APIView):
     @extend_schema(responses={200: NoteSerializer(many=True), 404: ERROR})
     def get(self, request: Request, round_id: int) -> Response:
         """The interviewer's notes on a round they interview, in time order."""
-        round_ = round_for_interviewer(request.user, round_id)
+        round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
         return Response(NoteSerializer(notes_of_round(round_), many=True).data)
 
     @extend_schema(request=NoteSerializer, responses={201: NoteSerializer, 400: BAD_REQUEST, 404: ERROR})
     def post(self, request: Request, round_id: int) -> Response:
         """Add a note to a round you interview, stamped with the round's time and phase; optionally the
         follow-up asked."""
-        round_ = round_for_interviewer(request.user, round_id)
+        round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
         data = NoteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -226,7 +227,7 @@ class ScorecardApi(APIView):
         if own is not None:
             scorecard = scorecard_for_candidate(own)
         else:
-            round_ = round_for_interviewer(request.user, round_id)
+            round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
             scorecard = Scorecard.objects.filter(round=round_).first()
         if scorecard is None:
             raise Http404("No scorecard.")
@@ -235,7 +236,7 @@ class ScorecardApi(APIView):
     @extend_schema(request=ScorecardInput, responses={200: ScorecardOutput, 400: BAD_REQUEST, 404: ERROR})
     def put(self, request: Request, round_id: int) -> Response:
         """Save the rubric levels and notes, and the recommendation, of a round you interview."""
-        round_ = round_for_interviewer(request.user, round_id)
+        round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
         data = ScorecardInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -254,7 +255,7 @@ class ScorecardReleaseApi(APIView):
     @extend_schema(request=None, responses={200: ScorecardOutput, 400: BAD_REQUEST, 404: ERROR})
     def post(self, request: Request, round_id: int) -> Response:
         """Release the scorecard of a submitted round to its candidate."""
-        round_ = round_for_interviewer(request.user, round_id)
+        round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
         try:
             scorecard = scorecard_release(round_=round_, interviewer=request.user)
         except InterviewError as error:

@@ -8,10 +8,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from grading.api import ReportSerializer
+from interview.api.grading import ReportSerializer
 from interview.models import Question, Round, RoundMode, RoundStatus
 from interview.selectors import round_of_candidate
-from interview.services.rounds import RoundError, round_start, round_submit
+from interview.services.rounds import RoundError, round_close_if_expired, round_start, round_submit
 
 ERROR = inline_serializer("RoundError", {"error": serializers.CharField()})
 
@@ -111,7 +111,9 @@ class RoundDetailApi(APIView):
     @extend_schema(responses={200: RoundSerializer, 404: NOT_FOUND})
     def get(self, request: Request, round_id: int) -> Response:
         """One of your rounds: status, clock and your saved work."""
-        return Response(RoundSerializer(_get_own_round(request, round_id)).data)
+        return Response(
+            RoundSerializer(round_close_if_expired(round_=_get_own_round(request, round_id))).data
+        )
 
 
 class RoundSubmitApi(APIView):
@@ -137,7 +139,7 @@ class RoundReportApi(APIView):
     def get(self, request: Request, round_id: int) -> Response:
         """The graded report of your submitted round: every line, the design, the scores and pacing, typed as
         the grade endpoint's report."""
-        round_ = _get_own_round(request, round_id)
+        round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
         if round_.status != RoundStatus.SUBMITTED:
             return Response({"error": "This round has not been submitted yet."}, status=409)
         return Response({"report": round_.report})

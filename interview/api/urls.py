@@ -1,7 +1,9 @@
 from django.urls import include, path
 
 from designs.api import WorkSaveApi
-from interview.api import accounts, questions, rounds
+from interview.api import accounts, catalogue, grading, replays, rounds
+
+RUN = "rounds/<int:round_id>/replays/<int:run_id>/"
 
 urlpatterns = [
     path("token/", accounts.TokenApi.as_view(), name="api-token"),
@@ -10,16 +12,21 @@ urlpatterns = [
     path("rounds/<int:round_id>/save/", WorkSaveApi.as_view(), name="api-round-save"),
     path("rounds/<int:round_id>/submit/", rounds.RoundSubmitApi.as_view(), name="api-round-submit"),
     path("rounds/<int:round_id>/report/", rounds.RoundReportApi.as_view(), name="api-round-report"),
-    path("questions/", questions.QuestionListApi.as_view(), name="api-question-list"),
-    path("questions/<slug:slug>/", questions.QuestionDetailApi.as_view(), name="api-question-detail"),
+    path("rounds/<int:round_id>/replays/", replays.ReplayListApi.as_view(), name="api-replay-list"),
+    path(RUN, replays.ReplayRunApi.as_view(), name="api-replay-run"),
+    path(RUN + "cancel/", replays.ReplayCancelApi.as_view(), name="api-replay-cancel"),
+    path(RUN + "retry/", replays.ReplayRetryApi.as_view(), name="api-replay-retry"),
+    path("questions/", catalogue.QuestionListApi.as_view(), name="api-question-list"),
+    path("questions/<slug:slug>/", catalogue.QuestionDetailApi.as_view(), name="api-question-detail"),
     path(
-        "questions/<slug:slug>/versions/", questions.QuestionVersionListApi.as_view(), name="api-version-list"
+        "questions/<slug:slug>/versions/", catalogue.QuestionVersionListApi.as_view(), name="api-version-list"
     ),
     path(
         "questions/<slug:slug>/versions/<int:number>/",
-        questions.QuestionVersionDetailApi.as_view(),
+        catalogue.QuestionVersionDetailApi.as_view(),
         name="api-version-detail",
     ),
+    path("questions/<slug:slug>/grade/", grading.QuestionGradeApi.as_view(), name="api-question-grade"),
     path("", include("interview.api.community")),
     path("", include("interview.api.authoring")),
     path("", include("interview.api.interviewer")),

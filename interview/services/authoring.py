@@ -31,7 +31,7 @@ from interview.models.authoring import Draft, SampleAnswer
 from interview.roles import Role, has_role, roles_of
 from interview.services.model_graph import ModelGraph, model_graph
 from interview.services.packs import number_notation, yaml_dump, yaml_error_message, yaml_read_text
-from interview.services.questions import question_version_publish
+from interview.services.question_bank import question_version_publish
 
 TEXT_FIELDS = ("title", "summary", "prompt", "outline")
 CHOICE_FIELDS = ("track", "difficulty", "kind")

@@ -12,7 +12,7 @@ from django.utils import timezone
 from interview.markdown import markdown_render
 from interview.models import Comment, Question, Report, Round, RoundStatus, ThreadLock, Vote
 from interview.models.discussion import AnchorKind
-from interview.questions import asked_line_view
+from interview.question_visibility import asked_line_view
 from interview.services.cache_counter import cache_count
 
 COMMENT_MAX_LENGTH = 4000

@@ -21,7 +21,7 @@ from grading.core.question_files import BankYamlLoader
 from grading.core.question_reader import parse_question
 from grading.core.question_types import SpecError
 from interview.models import Question
-from interview.services.questions import LoadReport, question_version_publish
+from interview.services.question_bank import LoadReport, question_version_publish
 
 MAX_FILE_BYTES = 512 * 1024
 MAX_FILES = 300

@@ -6,7 +6,7 @@ from enum import StrEnum
 from django.db.models import Count, Max, Q
 
 from interview.models import Question, Round, RoundStatus
-from interview.models.questions import Track
+from interview.models.question_versions import Track
 
 
 class ProgressStatus(StrEnum):

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from designs.models import Work
 from grading.core.report_text import format_unit
+from grading.replays import replays_enqueue_for_round
 from grading.services import question_version_model
 from interview.models import Question, QuestionVersion, Round, RoundMode, RoundStatus
 from interview.services.grading import round_grade
@@ -117,8 +118,6 @@ def round_submit(*, round_id: int) -> Round:
 def _replays_enqueue(round_: Round) -> None:
     """Queue the round's failure replays once it is submitted (idempotent: existing runs are kept). The
     submission stands whatever happens here: the replays page can queue them again on demand."""
-    from grading.replays import replays_enqueue_for_round
-
     try:
         replays_enqueue_for_round(round_=round_)
     except Exception:

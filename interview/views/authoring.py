@@ -22,7 +22,7 @@ from grading.core.verdicts import VERDICTS
 from grading.core.vocabulary import DIFFICULTIES, KINDS, TRACKS
 from interview.models import Question, QuestionVersion, RoundMode, RoundStatus
 from interview.models.authoring import Draft, SampleAnswer
-from interview.questions import PHASE_GUIDANCE, public_plan, public_view, workspace_phases
+from interview.question_visibility import PHASE_GUIDANCE, public_plan, public_view, workspace_phases
 from interview.roles import Role, group_for, has_role
 from interview.services.authoring import (
     AuthoringError,

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET, require_POST
 from interview.models import Question
 from interview.services.bookmarks import bookmark_toggle
 from interview.services.progress import NOT_STARTED, question_progress_for
-from interview.views.questions import published_questions
+from interview.views.catalogue import published_questions
 
 
 def _get_published_question(slug: str) -> Question:

@@ -22,8 +22,9 @@ from interview.htmx import htmx_refusal
 from interview.markdown import markdown_render
 from interview.models import Invitation, Question, Round, RoundMode, RoundStatus, Scorecard
 from interview.models.interviewing import Recommendation
-from interview.questions import asked_line_view
-from interview.services.interviewing.access import is_admin, is_interviewer, round_for_interviewer
+from interview.question_visibility import asked_line_view
+from interview.selectors import round_for_interviewer
+from interview.services.interviewing.access import is_admin, is_interviewer
 from interview.services.interviewing.calibration import calibration_for
 from interview.services.interviewing.engine_comparison import replay_summary, scorecard_compare
 from interview.services.interviewing.errors import InterviewError, InvitationInvalid
@@ -46,6 +47,7 @@ from interview.services.interviewing.scorecards import (
     scorecard_save,
 )
 from interview.services.my_interviews import interviews_by_stage
+from interview.services.rounds import round_close_if_expired
 from interview.views.rounds import round_clock
 
 CONSOLE = "interviewer/console.html"
@@ -115,7 +117,7 @@ def _scoring_context(round_: Round) -> dict:
 @login_required
 @require_GET
 def console(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = round_for_interviewer(request.user, round_id)
+    round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
     context = {"round": round_, "question": round_.question, "live": _live_context(round_)}
     if request.htmx:
         return render(request, f"{CONSOLE}#live", context)
@@ -141,7 +143,7 @@ def console(request: HttpRequest, round_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def note_create(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = round_for_interviewer(request.user, round_id)
+    round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
     raw_index = request.POST.get("follow_up", "")
     error = ""
     try:
@@ -175,7 +177,7 @@ def _levels_from_post(request: HttpRequest, round_: Round) -> dict:
 @login_required
 @require_POST
 def scorecard_save_view(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = round_for_interviewer(request.user, round_id)
+    round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
     error = ""
     try:
         scorecard_save(
@@ -201,7 +203,7 @@ def scorecard_save_view(request: HttpRequest, round_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def scorecard_release_view(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = round_for_interviewer(request.user, round_id)
+    round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
     try:
         scorecard_release(round_=round_, interviewer=request.user)
     except InterviewError as exc:
@@ -224,7 +226,7 @@ def scorecard_page(request: HttpRequest, round_id: int) -> HttpResponse:
         if scorecard is None:
             raise Http404("No released scorecard.")
     else:
-        round_ = round_for_interviewer(request.user, round_id)
+        round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
         scorecard = Scorecard.objects.filter(round=round_).select_related("interviewer").first()
     context = {
         "round": round_,
@@ -240,7 +242,7 @@ def scorecard_page(request: HttpRequest, round_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def timeline(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = round_for_interviewer(request.user, round_id)
+    round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
     if round_.status not in (RoundStatus.SUBMITTED, RoundStatus.ABANDONED):
         messages.info(request, "The timeline opens when the round is finished.")
         return redirect("interview-console", round_id=round_.pk)

@@ -9,12 +9,18 @@ from designs.palette import palette_for_canvas
 from designs.readings import describe_reading
 from grading.replays import replay_failure_score, replays_current
 from interview.models import Question, Round, RoundStatus
-from interview.models.questions import Track
-from interview.questions import PHASE_GUIDANCE, public_plan, public_view, workspace_phases
+from interview.models.question_versions import Track
+from interview.question_visibility import PHASE_GUIDANCE, public_plan, public_view, workspace_phases
 from interview.selectors import round_of_candidate
 from interview.services.design_drawing import designs_compared, question_headline
 from interview.services.grading import review_pending, round_review_complete
-from interview.services.rounds import RoundError, round_abandon, round_start, round_submit
+from interview.services.rounds import (
+    RoundError,
+    round_abandon,
+    round_close_if_expired,
+    round_start,
+    round_submit,
+)
 
 
 def _get_own_round(request: HttpRequest, round_id: int) -> Round:
@@ -59,7 +65,7 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def detail(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = _get_own_round(request, round_id)
+    round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
     if round_.status == RoundStatus.SUBMITTED:
         return redirect("round-report", round_id=round_.pk)
     if round_.status == RoundStatus.ABANDONED:
@@ -84,7 +90,7 @@ def detail(request: HttpRequest, round_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def clock(request: HttpRequest, round_id: int) -> JsonResponse:
-    return JsonResponse(round_clock(_get_own_round(request, round_id)))
+    return JsonResponse(round_clock(round_close_if_expired(round_=_get_own_round(request, round_id))))
 
 
 @login_required
@@ -102,7 +108,7 @@ def submit(request: HttpRequest, round_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def abandon(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = _get_own_round(request, round_id)
+    round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
     try:
         round_abandon(round_id=round_.pk)
         messages.info(request, "Round abandoned. Your saved work is kept in your history.")
@@ -115,7 +121,7 @@ def abandon(request: HttpRequest, round_id: int) -> HttpResponse:
 @require_GET
 def report(request: HttpRequest, round_id: int) -> HttpResponse:
     """The report; for htmx, its header alone (polled while the replays run, then it stops polling)."""
-    round_ = _get_own_round(request, round_id)
+    round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
     if round_.status != RoundStatus.SUBMITTED:
         return redirect("round-detail", round_id=round_.pk)
     round_ = round_review_complete(round_=round_)

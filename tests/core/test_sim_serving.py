@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from grading.core.sim import run_scenario
+from grading.core.sim.family_specs import resolve_params
 from grading.core.sim.serving import base_arrival_rate, replica_model
 from grading.core.sim.serving_spec import SERVING
 from grading.core.sim.slo_words import NOT_SERVED
-from grading.core.sim.spec import resolve_params
 
 
 @pytest.fixture

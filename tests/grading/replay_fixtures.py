@@ -27,7 +27,7 @@ SLOW_INPUTS = {
 
 def load_question(tmp_path: Path):
     from interview.models import Question
-    from interview.services.questions import question_bank_load
+    from interview.services.question_bank import question_bank_load
 
     folder = tmp_path / "bank"
     folder.mkdir(exist_ok=True)

@@ -4,7 +4,7 @@ import shutil
 from pathlib import Path
 
 from interview.models import Question
-from interview.services.questions import CORE_PACK, question_bank_load
+from interview.services.question_bank import CORE_PACK, question_bank_load
 
 KV_QUESTION = "kv-cache-tiering"
 PLAN_QUESTION = "forty-five-minute-plan"

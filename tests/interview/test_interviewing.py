@@ -11,7 +11,7 @@ from django.utils import timezone
 from designs.services import work_save
 from interview.models import InterviewNote, Invitation, Round, RoundStatus, Scorecard
 from interview.roles import Role
-from interview.services.interviewing.access import round_for_interviewer
+from interview.selectors import round_for_interviewer
 from interview.services.interviewing.calibration import calibration_for
 from interview.services.interviewing.engine_comparison import engine_level, scorecard_compare
 from interview.services.interviewing.errors import InterviewError, InvitationInvalid
@@ -156,7 +156,7 @@ def test_an_interviewer_schedules_a_round_that_starts_when_the_candidate_starts_
 
 def test_only_the_candidate_can_start_a_scheduled_round(kv_question, bob, alice, charlie):
     round_ = round_schedule_for_candidate(interviewer=bob, question=kv_question, candidate_username="alice")
-    with pytest.raises(Http404):
+    with pytest.raises(Round.DoesNotExist):
         round_begin_scheduled(round_id=round_.pk, candidate=charlie)
 
 

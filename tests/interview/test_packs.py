@@ -17,7 +17,7 @@ from grading.core.question_reader import parse_question
 from interview.models import Question, QuestionVersion
 from interview.services.authoring import publish_grant_set
 from interview.services.packs import pack_export, pack_import, yaml_dump
-from interview.services.questions import CORE_PACK
+from interview.services.question_bank import CORE_PACK
 from tests.conftest import TEST_PASSWORD
 from tests.interview.bank_fixtures import KV_QUESTION, PLAN_QUESTION, load_questions
 

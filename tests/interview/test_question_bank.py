@@ -8,8 +8,8 @@ from django.test.utils import CaptureQueriesContext
 
 from grading.core.vocabulary import PHASES
 from interview.models import Question, QuestionVersion
-from interview.questions import PHASE_GUIDANCE
-from interview.services.questions import CORE_PACK, question_bank_load
+from interview.question_visibility import PHASE_GUIDANCE
+from interview.services.question_bank import CORE_PACK, question_bank_load
 from tests.interview.bank_fixtures import KV_QUESTION, PLAN_QUESTION, load_questions, make_pack
 
 pytestmark = pytest.mark.django_db
@@ -171,9 +171,14 @@ def test_the_api_gives_authors_the_whole_question(client, author, tmp_path):
     assert detail["spec"]["model"]["quantities"]
 
 
-def test_the_api_needs_a_login(client, tmp_path):
+def test_the_api_reads_the_catalogue_to_anonymous_visitors_as_the_site_does_and_writes_need_a_login(
+    client, tmp_path
+):
     load_questions(tmp_path, KV_QUESTION)
-    assert client.get("/api/questions/").status_code == 403
+    assert client.get("/").status_code == 200
+    assert [q["slug"] for q in client.get("/api/questions/").json()] == [KV_QUESTION]
+    assert client.get("/api/rounds/").status_code == 403
+    assert client.post("/api/rounds/", {"question": KV_QUESTION}).status_code == 403
 
 
 def test_a_candidate_sees_general_phase_guidance_not_the_reference_expectations(client, alice, tmp_path):

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from interview.services.questions import CORE_PACK
+from interview.services.question_bank import CORE_PACK
 from interview.services.rounds import round_start
 from tests.interview.bank_fixtures import load_questions
 

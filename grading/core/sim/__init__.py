@@ -10,11 +10,11 @@ from collections.abc import Callable
 from typing import Any
 
 from grading.core.sim.events import EVENTS, run_events
+from grading.core.sim.family_specs import EventSpec, FamilySpec, ParamSpec, SloSpec
 from grading.core.sim.pipeline import PIPELINE, run_pipeline
 from grading.core.sim.result import ScenarioResult
 from grading.core.sim.serving import run_serving
 from grading.core.sim.serving_spec import SERVING
-from grading.core.sim.spec import EventSpec, FamilySpec, ParamSpec, SloSpec
 from grading.core.sim.training import TRAINING, run_training
 
 FAMILIES: dict[str, FamilySpec] = {spec.name: spec for spec in (SERVING, TRAINING, PIPELINE, EVENTS)}

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from grading.core.sim.spec import about
+from grading.core.sim.family_specs import about
 
 
 def rate_multiplier(

@@ -7,10 +7,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from grading.core.sim.narrative import at, num
-from grading.core.sim.result import ScenarioResult, check_slos, downsample
-from grading.core.sim.slo_words import slo_sentence
-from grading.core.sim.spec import (
+from grading.core.sim.family_specs import (
     EventSpec,
     FamilySpec,
     ParamSpec,
@@ -19,6 +16,9 @@ from grading.core.sim.spec import (
     resolve_events,
     resolve_params,
 )
+from grading.core.sim.narrative import at, num
+from grading.core.sim.result import ScenarioResult, check_slos, downsample
+from grading.core.sim.slo_words import slo_sentence
 
 DEFAULT_STAGES = [
     {"name": "read", "throughput": 2000.0, "buffer": 0.0},

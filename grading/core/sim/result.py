@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from grading.core.sim.family_specs import FamilySpec
 from grading.core.sim.slo_words import actual_words, slo_words
-from grading.core.sim.spec import FamilySpec
 
 MAX_POINTS = 300
 

@@ -15,6 +15,7 @@ from grading.core.sim.arrivals import (
     poisson_arrivals,
     service_times,
 )
+from grading.core.sim.family_specs import check_slo_keys, resolve_events, resolve_params
 from grading.core.sim.queueing import (
     FAILED,
     FALLBACK,
@@ -30,7 +31,6 @@ from grading.core.sim.queueing import (
 from grading.core.sim.result import ScenarioResult, check_slos, downsample
 from grading.core.sim.serving_narrative import serving_narrative
 from grading.core.sim.serving_spec import SERVING
-from grading.core.sim.spec import check_slo_keys, resolve_events, resolve_params
 
 INTERNAL_SAMPLES = 1200
 PROGRESS_CHUNKS = 50

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grading.core.sim.spec import EventSpec, FamilySpec, ParamSpec, SloSpec, with_domains
+from grading.core.sim.family_specs import EventSpec, FamilySpec, ParamSpec, SloSpec, with_domains
 
 P = ParamSpec
 NOT_SERVED_DESCRIPTION = "not served (rejected + timed out + failed + still queued at the end) / arrivals"

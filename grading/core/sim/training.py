@@ -9,10 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from grading.core.sim.narrative import num
-from grading.core.sim.result import MAX_POINTS, ScenarioResult, check_slos
-from grading.core.sim.slo_words import slo_sentence
-from grading.core.sim.spec import (
+from grading.core.sim.family_specs import (
     EventSpec,
     FamilySpec,
     ParamSpec,
@@ -23,6 +20,9 @@ from grading.core.sim.spec import (
     resolve_params,
     with_domains,
 )
+from grading.core.sim.narrative import num
+from grading.core.sim.result import MAX_POINTS, ScenarioResult, check_slos
+from grading.core.sim.slo_words import slo_sentence
 
 P = ParamSpec
 

@@ -3,7 +3,6 @@
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.http import Http404
 from django.utils import timezone
 
 from interview.models import Invitation, Question, Round, RoundMode, RoundStatus
@@ -41,16 +40,14 @@ def round_schedule_for_candidate(
 
 
 def round_begin_scheduled(*, round_id: int, candidate: AbstractBaseUser) -> Round:
-    """The candidate starts a scheduled round: the clock (and a timed round's deadline) starts now."""
+    """The candidate starts a scheduled round: the clock (and a timed round's deadline) starts now. Someone
+    else's round raises Round.DoesNotExist (the view answers 404)."""
     with transaction.atomic():
         round_ = (
             Round.objects.select_for_update()
             .select_related("question_version")
-            .filter(pk=round_id, candidate=candidate)
-            .first()
+            .get(pk=round_id, candidate=candidate)
         )
-        if round_ is None:
-            raise Http404("No such round.")
         if round_.status != RoundStatus.SCHEDULED:
             return round_
         now = timezone.now()

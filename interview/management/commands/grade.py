@@ -9,7 +9,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from grading.core.submission import SubmissionError
-from grading.services import published_question_version, question_version_grade
+from grading.services import question_version_grade
+from interview.selectors import published_question_version
 
 
 def _read_json(source: str) -> Any:

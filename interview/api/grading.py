@@ -1,6 +1,5 @@
 """Grading over the API: `POST /api/questions/<slug>/grade/` checks a submission outside a round."""
 
-from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -10,19 +9,10 @@ from rest_framework.views import APIView
 from grading.core.submission import SubmissionError
 from grading.core.verdicts import VERDICTS
 from grading.core.vocabulary import CHECKS
-from grading.services import published_question_version, question_version_grade
-from interview.models import QuestionVersion
+from grading.services import question_version_grade
+from interview.selectors import published_version_or_404
 from interview.services.reference_checks import reference_check_record
 from interview.services.reference_guard import reference_refusal, round_hiding_reference
-
-
-def _get_published_version(slug: str) -> QuestionVersion:
-    """The question's current published version, or 404."""
-    version = published_question_version(slug)
-    if version is None:
-        raise Http404("No such published question.")
-    return version
-
 
 # Request: documented here; checked by grading.core.submission.read_submission, the same check as the CLI's.
 
@@ -188,7 +178,7 @@ class QuestionGradeApi(APIView):
     def post(self, request: Request, slug: str) -> Response:
         """Grade a submission (numbers, design, events) against a published question's reference model,
         outside a round. Refused while you have an unsubmitted round on the question."""
-        version = _get_published_version(slug)
+        version = published_version_or_404(slug)
         if hiding := round_hiding_reference(user=request.user, question=version.question):
             return Response(reference_refusal(hiding), status=status.HTTP_409_CONFLICT)
         try:

@@ -15,7 +15,7 @@ SLUG = "kv-cache-tiering"
 
 @pytest.fixture
 def published(tmp_path):
-    from interview.services.questions import CORE_PACK, question_bank_load  # Django is set up by now
+    from interview.services.question_bank import CORE_PACK, question_bank_load  # Django is set up by now
 
     folder = tmp_path / "pack"
     folder.mkdir()
@@ -87,7 +87,7 @@ def test_an_unknown_question_is_refused(tmp_path):
 
 def reference_design(nonsense: bool = False) -> dict:
     from grading.core.question_files import read_yaml
-    from interview.services.questions import CORE_PACK
+    from interview.services.question_bank import CORE_PACK
 
     design = read_yaml(CORE_PACK / f"{SLUG}.yaml")["design"]
     nodes = [

@@ -15,7 +15,7 @@ SLUG = "kv-cache-tiering"
 
 @pytest.fixture
 def published(tmp_path):
-    from interview.services.questions import CORE_PACK, question_bank_load  # Django is set up by now
+    from interview.services.question_bank import CORE_PACK, question_bank_load  # Django is set up by now
 
     folder = tmp_path / "pack"
     folder.mkdir()

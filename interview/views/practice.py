@@ -4,26 +4,18 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
 from grading.core.submission import SubmissionError, read_submission
-from grading.services import published_question_version, question_version_grade
-from interview.models import QuestionVersion
-from interview.questions import asked_line_view
+from grading.services import question_version_grade
+from interview.question_visibility import asked_line_view
+from interview.selectors import published_version_or_404
 from interview.services.reference_checks import reference_check_record
 from interview.services.reference_guard import reference_refusal, round_hiding_reference
 
 MAX_TEXT_CHARS = 200
-
-
-def _get_published_version(slug: str) -> QuestionVersion:
-    """The question's current published version, or 404."""
-    version = published_question_version(slug)
-    if version is None:
-        raise Http404("No such published question.")
-    return version
 
 
 class PracticeCheckForm(forms.Form):
@@ -56,7 +48,7 @@ class PracticeCheckForm(forms.Form):
 @login_required
 @require_http_methods(["GET", "POST"])
 def practice_check(request: HttpRequest, slug: str) -> HttpResponse:
-    version = _get_published_version(slug)
+    version = published_version_or_404(slug)
     if hiding := round_hiding_reference(user=request.user, question=version.question):
         context = {"question": version.question, "refusal": reference_refusal(hiding)}
         return render(request, "grading/practice_check_refused.html", context, status=409)

@@ -7,8 +7,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from interview.models import Question, QuestionVersion
-from interview.questions import view_for
-from interview.views.questions import published_questions
+from interview.question_visibility import view_for
+from interview.views.catalogue import published_questions
 
 
 class QuestionSummarySerializer(serializers.ModelSerializer):

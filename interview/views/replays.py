@@ -19,6 +19,7 @@ from grading.replays import (
 from interview.htmx import htmx_refusal
 from interview.models import Round, RoundStatus
 from interview.selectors import round_of_candidate
+from interview.services.rounds import round_close_if_expired
 
 
 def _get_own_round(request: HttpRequest, round_id: int) -> Round:
@@ -45,7 +46,7 @@ def _run_response(request: HttpRequest, run: ReplayRun) -> HttpResponse:
 @login_required
 @require_GET
 def replays_page(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = _get_own_round(request, round_id)
+    round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
     context = {
         "round": round_,
         "question": round_.question,
@@ -59,7 +60,7 @@ def replays_page(request: HttpRequest, round_id: int) -> HttpResponse:
 @require_POST
 def replays_run(request: HttpRequest, round_id: int) -> HttpResponse:
     """On demand from the report: queue the round's replays (nothing new if they exist)."""
-    round_ = _get_own_round(request, round_id)
+    round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
     if round_.status != RoundStatus.SUBMITTED:
         messages.error(request, "Replays run on a submitted round; submit it first.")
     else:

@@ -21,6 +21,7 @@ from grading.replays import (
 )
 from interview.models import Round, RoundStatus
 from interview.selectors import round_of_candidate
+from interview.services.rounds import round_close_if_expired
 
 ERROR = inline_serializer("ReplayError", {"detail": serializers.CharField()})
 
@@ -73,12 +74,12 @@ class ReplayListApi(APIView):
     def get(self, request: Request, round_id: int) -> Response:
         """Your round's current replay runs with their status and progress (poll it to follow them), their
         results once done, and the failure score once all are done."""
-        return Response(_listing(_get_own_round(request, round_id)))
+        return Response(_listing(round_close_if_expired(round_=_get_own_round(request, round_id))))
 
     @extend_schema(request=None, responses={202: ReplayListSerializer, 404: ERROR, 409: ERROR})
     def post(self, request: Request, round_id: int) -> Response:
         """Start the replays of your submitted round (nothing new if they exist), as the report page does."""
-        round_ = _get_own_round(request, round_id)
+        round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
         if round_.status != RoundStatus.SUBMITTED:
             detail = "Replays run on a submitted round; submit it first."
             return Response({"detail": detail}, status=status.HTTP_409_CONFLICT)

@@ -4,8 +4,8 @@ from django.shortcuts import get_object_or_404, render
 
 from grading.core.vocabulary import CONCEPT_TITLES
 from interview.models import Question
-from interview.models.questions import Difficulty, Track
-from interview.questions import can_see_reference, public_view
+from interview.models.question_versions import Difficulty, Track
+from interview.question_visibility import can_see_reference, public_view
 from interview.services.bookmarks import bookmarked_question_ids
 from interview.services.interviewing.access import is_interviewer
 from interview.services.my_interviews import interviews_by_stage

@@ -90,7 +90,7 @@ def question_bank_load(*, folder: Path = CORE_PACK) -> LoadReport:
 
 def _order_tracks() -> None:
     """Within a track: easy before hard, then by title; `position` drives "up next"."""
-    from interview.models.questions import DIFFICULTY_ORDER
+    from interview.models.question_versions import DIFFICULTY_ORDER
 
     by_track: dict[str, list[Question]] = {}
     for question in Question.objects.exclude(current_version=None):
