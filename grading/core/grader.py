@@ -680,6 +680,9 @@ class _Run:
             driver_given,
             self._reference_shown(driver),
         )
+        bounds = self.p.ranges.get(driver)
+        if bounds is not None and bounds.fixed:
+            message = v.fixed_far_message(message, bounds.high_text, bounds.source)
         return _Outcome(v.FAR_FROM_REFERENCE, message, driver=driver)
 
     def _origins(self, name: str, stated: bool) -> dict[str, Any]:
