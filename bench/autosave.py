@@ -59,9 +59,9 @@ def prepare_database() -> list[tuple[str, int]]:
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
-    from interview.services.question_bank import question_bank_load
 
     from interview.models import Question
+    from interview.services.question_bank import question_bank_load
     from interview.services.rounds import round_start
 
     assert settings.DATABASES["default"]["ENGINE"].endswith("postgresql"), "the benchmark needs PostgreSQL"
