@@ -1,4 +1,4 @@
-"""The report at 390 px (a phone): the page and every table on it fit the width, with no sideways scrolling."""
+"""The report at 390 px (a phone): the page and every table on it fit the width, no sideways scrolling."""
 
 import os
 
@@ -10,13 +10,15 @@ from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 OVERFLOWING = """() => {
     const width = window.innerWidth;
     const out = [];
-    if (document.documentElement.scrollWidth > width) out.push("page " + document.documentElement.scrollWidth);
+    const page = document.documentElement.scrollWidth;
+    if (page > width) out.push("page " + page);
     for (const el of document.querySelectorAll("main *")) {
         const r = el.getBoundingClientRect();
         if (r.width === 0 || getComputedStyle(el).visibility === "hidden") continue;
-        if (r.right > width + 1) out.push(el.tagName + "." + el.className + " ends at " + Math.round(r.right));
+        const name = el.tagName + "." + el.className;
+        if (r.right > width + 1) out.push(name + " ends at " + Math.round(r.right));
         if (el.tagName === "TABLE" || el.classList.contains("report-table-wrap")) {
-            if (el.scrollWidth > el.clientWidth + 1) out.push(el.tagName + "." + el.className + " scrolls");
+            if (el.scrollWidth > el.clientWidth + 1) out.push(name + " scrolls");
         }
     }
     return out.slice(0, 10);
