@@ -129,7 +129,7 @@ def value_patterns(value: float, unit: str, *, bare: bool = True) -> set[str]:
     return patterns
 
 
-def asked_values(spec: dict) -> dict[str, set[str]]:
+def asked_values(spec: dict, public: str = "") -> dict[str, set[str]]:
     """Asked line -> the written forms of its reference value, less the figures the prompt states."""
     report = grade(spec, {"numbers": {}})
     prompt = spec["prompt"]
@@ -140,6 +140,7 @@ def asked_values(spec: dict) -> dict[str, set[str]]:
         stated = {pattern for pattern in patterns if _found(pattern, prompt)}
         if line["kind"] == "input" and stated:
             continue  # the prompt gives it: a premise, not an answer
+        stated |= {pattern for pattern in patterns if public and _found(pattern, public)}
         if patterns - stated:
             values[line["name"]] = patterns - stated  # a figure the prompt states is not an answer either
     return values
@@ -231,7 +232,12 @@ def bank():
 def walk(bank: list[Question], make_user) -> dict[str, list[str]]:
     """One candidate with an unsubmitted timed round on every walked question requests every URL; a request
     that ends a round (submit, abandon) hands the walk on to a fresh candidate with fresh rounds."""
-    values = {q.slug: asked_values(q.current_version.spec) for q in bank}
+    # Another question's prompt is public too: a figure it gives as its premise ("a p95 TPOT target of 40 ms")
+    # is no answer to this one, whichever of them asks it.
+    prompts = "\n".join(
+        spec["prompt"] for spec in Question.objects.values_list("current_version__spec", flat=True)
+    )
+    values = {q.slug: asked_values(q.current_version.spec, prompts) for q in bank}
     specs = [q.current_version.spec for q in bank]
     question_slugs = sorted({slug for spec in specs for slug in (spec["slug"], *spec.get("related", []))})
     concept_slugs = sorted({slug for spec in specs for slug in spec.get("concepts", [])})
