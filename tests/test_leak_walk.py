@@ -327,3 +327,20 @@ def test_no_url_reachable_in_an_unsubmitted_round_states_an_asked_reference_valu
     if dump := os.environ.get("LEAK_WALK_DUMP"):
         Path(dump).write_text(json.dumps(leaks, indent=1))
     assert leaks == {}
+
+
+def test_no_concept_page_states_an_asked_value_of_a_question_that_links_it():
+    from grading.core.question_export import spec_to_dict
+    from grading.core.question_files import load_pack
+
+    specs, _ = load_pack(CORE_PACK)
+    concepts = Path(CORE_PACK).parent.parent / "concepts"
+    shown = sorted(
+        f"{slug} states {spec.slug}.{name}: {pattern}"
+        for spec in specs
+        for name, patterns in asked_values(spec_to_dict(spec)).items()
+        for slug in spec.concepts
+        for pattern in patterns
+        if _found(pattern, (concepts / f"{slug}.md").read_text())
+    )
+    assert shown == []
