@@ -380,7 +380,9 @@ def read_on_line(text: str, unit: str | Unit) -> LineReading | ParseFailure:
         notes = _joined(parsed.note, "'B' read as billion (this line is not in bytes)")
         return LineReading(parsed.base_value * 1e9 * target.factor, notes, False)
     if compatible(parsed.dims, target.dims):
-        return LineReading(parsed.base_value, parsed.note, True)
+        return LineReading(
+            parsed.base_value, _joined(parsed.note, _qualifier_note(parsed.dims, target)), True
+        )
     renamed = _equivalent_counts(parsed.dims, target.dims)
     if renamed:
         return LineReading(parsed.base_value, _joined(parsed.note, renamed), True)
@@ -393,6 +395,19 @@ def read_on_line(text: str, unit: str | Unit) -> LineReading | ParseFailure:
     message = f"{text.strip()!r} is in {parsed.unit}; this line asks for {asked}"
     as_line_unit = parsed.base_value / _unit_factor(parsed.unit) * target.factor
     return ParseFailure(text, message, "dimension", as_line_unit)
+
+
+def _qualifier_note(given: Dims, target: Unit) -> str:
+    """A note when the text says "per GPU" (or per node, per replica) and the line does not: the value is
+    read as the line's own figure, and the note says so rather than dropping the qualifier silently."""
+    extra = (given / target.dims).counts.exponents
+    if not extra:
+        return ""
+    per = " and ".join(symbol for symbol, exponent in extra if exponent < 0)
+    if not per:
+        return ""
+    shown = target.text or "a plain number"
+    return f"you wrote a per-{per} figure; it is read as this line's figure ({shown}), not converted"
 
 
 def _read_failure(text: str, failure: ParseFailure, target: Unit) -> LineReading | ParseFailure:
