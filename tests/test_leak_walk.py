@@ -145,6 +145,22 @@ def asked_values(spec: dict) -> dict[str, set[str]]:
     return values
 
 
+NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def found_in(values: dict[str, dict[str, set[str]]], text: str) -> list[str]:
+    """ "slug.name: pattern" for every pattern of `values` (slug -> line -> patterns) that `text` states; a
+    pattern is searched for only when its number occurs in the text at all."""
+    numbers = set(NUMBER.findall(text))
+    return sorted(
+        f"{slug}.{name}: {pattern}"
+        for slug, asked in values.items()
+        for name, patterns in asked.items()
+        for pattern in patterns
+        if NUMBER.match(pattern) and NUMBER.match(pattern).group() in numbers and _found(pattern, text)
+    )
+
+
 def _found(pattern: str, text: str) -> bool:
     regex = re.escape(pattern).replace(re.escape("\\w+"), r"[\w-]+")  # "2,800 \w+ tokens": one word between
     return re.search(rf"(?<![\w.,]){regex}(?![\w]|[.,]\d)", text) is not None
@@ -249,13 +265,7 @@ def walk(bank: list[Question], make_user) -> dict[str, list[str]]:
                     response = client.generic("POST", url, body, content_type=content_type)
                 raw = response.content.decode("utf-8", "replace")
                 text = raw + " " + TAGS.sub(" ", raw)
-                shown = sorted(
-                    f"{slug}.{name}: {pattern}"
-                    for slug, asked in values.items()
-                    for name, patterns in asked.items()
-                    for pattern in patterns
-                    if _found(pattern, text)
-                )
+                shown = found_in(values, text)
                 if shown:
                     leaks.setdefault(f"{method} {url}", []).extend(shown)
                 if method == "GET" and response.status_code == 404:
