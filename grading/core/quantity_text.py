@@ -146,6 +146,7 @@ class ParseFailure:
     text: str
     message: str
     kind: str = "unparsed"
+    as_line_unit: float | None = None  # kind "dimension": the number typed, read in the line's unit
 
 
 @functools.lru_cache(maxsize=16384)
@@ -390,7 +391,8 @@ def read_on_line(text: str, unit: str | Unit) -> LineReading | ParseFailure:
         return LineReading(parsed.base_value / period, _joined(parsed.note, note), True)
     asked = target.text or "a plain number"
     message = f"{text.strip()!r} is in {parsed.unit}; this line asks for {asked}"
-    return ParseFailure(text, message, "dimension")
+    as_line_unit = parsed.base_value / _unit_factor(parsed.unit) * target.factor
+    return ParseFailure(text, message, "dimension", as_line_unit)
 
 
 def _read_failure(text: str, failure: ParseFailure, target: Unit) -> LineReading | ParseFailure:

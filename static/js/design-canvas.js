@@ -749,7 +749,7 @@
             ["Type", "search boxes by name or synonym"],
             ["↓ / ↑", "choose a match"],
             ["Enter", "add the chosen box"],
-            ["Escape", "clear the search"],
+            ["Escape", "clear the search (when empty: to the selected box in the list)"],
           ];
         case "mark":
           return [["Enter", "add the mark"], ["Escape", "cancel the mark"]];
@@ -1558,12 +1558,13 @@
       this.announce(
         "Connecting from " + this.nodeName(item.id()) + ": tap or click the target box, or Tab to it in the list and press Enter. Escape cancels.",
       );
-      // Put the keyboard user on the first other box, ready to Tab on and press Enter.
+      // Put the keyboard user on the box after the source in the list (a chain drawn in order connects with
+      // C, Enter, C, Enter…), ready to Tab on and press Enter.
       if (moveFocus) {
-        const first = Array.from(this.boxList.querySelectorAll("button[data-id]")).find(
-          (b) => b.getAttribute("data-id") !== this.connectFrom,
-        );
-        if (first) first.focus();
+        const buttons = Array.from(this.boxList.querySelectorAll("button[data-id]"));
+        const at = buttons.findIndex((b) => b.getAttribute("data-id") === this.connectFrom);
+        const next = buttons[(at + 1) % buttons.length];
+        if (next && next.getAttribute("data-id") !== this.connectFrom) next.focus();
       }
     }
 
@@ -2329,7 +2330,7 @@
       if (typing) {
         // No shortcut applies in a text field: the keys type. Only Escape leaves it.
         if (key !== "Escape" || mod || e.altKey) return;
-        if (e.target === this.search) return; // the search box handles its own Escape
+        // (The search box handles Escape itself while it has a query or matches open; an empty one lands here.)
         e.preventDefault();
         if (e.target === this.markWhat || e.target === this.markHow) this.closeMarkForm(true);
         else this.focusSelectedItem();

@@ -21,6 +21,8 @@ files_of() {
     lodash) echo "lodash.min.js LICENSE" ;;
     # Auto-layout on demand; the build bundles dagre itself.
     cytoscape-dagre) echo "dist/cytoscape-dagre.min.js dist/cytoscape-dagre.min.js.map LICENSE" ;;
+    # The model check's dependency graph (static/js/model-graph.js) is laid out by dagre itself.
+    @dagrejs/dagre) echo "dist/dagre.min.js dist/dagre.min.js.map dist/dagre.min.js.LEGAL.txt LICENSE" ;;
     # Django's manifest storage follows the sourceMappingURL line, so the map must be there too.
     chart.js) echo "dist/chart.umd.min.js dist/chart.umd.min.js.map LICENSE.md" ;;
     *) echo "update.sh: no file list for $1" >&2; exit 2 ;;
@@ -81,6 +83,7 @@ fi
 
 for name in $names; do
   rm -rf "${here:?}/$name"
+  mkdir -p "$(dirname "$here/$name")"  # a scoped package (@scope/name) sits one folder deeper
   cp -r "$out/$name" "$here/$name"
 done
 cp "$out/VENDORED.md" "$here/VENDORED.md"

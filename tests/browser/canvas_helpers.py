@@ -101,16 +101,20 @@ def select_box(page: Page, box_id: str, canvas: str = CANVAS) -> None:
 
 
 def connect_boxes(page: Page, source: str, target: str, canvas: str = CANVAS) -> None:
-    """Keyboard only: focus the source box, press C, Tab to the target box, press Enter."""
+    """Keyboard only: focus the source box, press C (focus moves to the next box in the list), Tab or
+    Shift+Tab to the target box, press Enter."""
     root = canvas_root(page, canvas)
     focused_id = "() => document.activeElement && document.activeElement.dataset.id"
     count = len(read_design(page, canvas)["edges"])
+    ids = [node["id"] for node in read_design(page, canvas)["nodes"]]
     select_box(page, source, canvas)
     page.keyboard.press("c")
-    for _ in range(len(read_design(page, canvas)["nodes"]) + 1):
+    here = root.evaluate(focused_id)
+    step = "Tab" if here in ids and ids.index(target) >= ids.index(here) else "Shift+Tab"
+    for _ in range(len(ids) + 1):
         if root.evaluate(focused_id) == target:
             break
-        page.keyboard.press("Tab")
+        page.keyboard.press(step)
     else:
         raise AssertionError(f"could not Tab to box {target!r}")
     page.keyboard.press("Enter")
