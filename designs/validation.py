@@ -13,6 +13,9 @@ MAX_FIELD_TEXT = 300
 MAX_FIXES = 20
 MAX_FIX_TEXT = 300
 MAX_MARKS = 100
+MAX_NOTES = 50
+MAX_NOTE_TEXT = 400
+MAX_GROUPS = 40
 
 
 class WorkError(Exception):
@@ -47,7 +50,31 @@ def clean_design(design: Any) -> dict:
             for key in ("target", "what", "how")
         ):
             raise WorkError(f"design.marks[{index}]: a target, what fails and how, as short text.")
+    _check_notes_and_groups(design, nodes)
     return design
+
+
+def _check_notes_and_groups(design: dict, nodes: list) -> None:
+    """Free notes and group containers (the canvas stores them beside the boxes; the grader ignores both)."""
+    for index, node in enumerate(nodes):
+        if not isinstance(node.get("parent", ""), str):
+            raise WorkError(f"design.nodes[{index}].parent: the id of a group, as text.")
+    notes, groups = design.get("notes", []), design.get("groups", [])
+    if not isinstance(notes, list) or len(notes) > MAX_NOTES:
+        raise WorkError(f"design.notes: a list of at most {MAX_NOTES} notes.")
+    for index, note in enumerate(notes):
+        if not isinstance(note, dict) or not isinstance(note.get("id"), str):
+            raise WorkError(f"design.notes[{index}]: each note needs a string id.")
+        if not isinstance(note.get("text", ""), str) or len(note.get("text", "")) > MAX_NOTE_TEXT:
+            raise WorkError(f"design.notes[{index}].text: text of at most {MAX_NOTE_TEXT} characters.")
+    if not isinstance(groups, list) or len(groups) > MAX_GROUPS:
+        raise WorkError(f"design.groups: a list of at most {MAX_GROUPS} groups.")
+    for index, group in enumerate(groups):
+        if not isinstance(group, dict) or not isinstance(group.get("id"), str):
+            raise WorkError(f"design.groups[{index}]: each group needs a string id.")
+        for key in ("label", "parent"):
+            if not isinstance(group.get(key, ""), str) or len(group.get(key, "")) > MAX_FIELD_TEXT:
+                raise WorkError(f"design.groups[{index}].{key}: text of at most {MAX_FIELD_TEXT} characters.")
 
 
 def clean_numbers(numbers: Any, allowed: frozenset[str]) -> dict[str, str]:

@@ -293,6 +293,7 @@ class _Reading:
     failure: str  # "" | v.UNPARSED | v.UNIT_ERROR (wrong dimension)
     message: str
     note: str
+    as_line: np.float64 | None = None  # a wrong-dimension text's number in the line's unit, as they used it
 
 
 _FAILURE_VERDICTS = {"unparsed": v.UNPARSED, "dimension": v.UNIT_ERROR}
@@ -305,7 +306,8 @@ def _read(text: str, unit: Unit) -> _Reading | None:
         if reading.kind == "missing":
             return None
         message = reading.message + ("." if reading.kind == "dimension" else "")
-        return _Reading(text, None, _FAILURE_VERDICTS[reading.kind], message, "")
+        as_line = None if reading.as_line_unit is None else np.float64(reading.as_line_unit)
+        return _Reading(text, None, _FAILURE_VERDICTS[reading.kind], message, "", as_line)
     # Values are numpy floats so that a division by zero in a formula gives inf instead of raising.
     return _Reading(text, np.float64(reading.value), "", "", reading.note)
 
@@ -361,6 +363,10 @@ class _Run:
             return
         if reading.value is None:
             self.status[name] = reading.failure
+            if reading.as_line is not None:  # later lines may use the number as typed: charged once, here
+                self.stated[name] = reading.as_line
+                self.changed.add(name)
+                self.diverged.add(name)
             if asked:
                 self.outcomes[name] = _Outcome(reading.failure, reading.message)
             return
@@ -498,6 +504,11 @@ class _Run:
         implied_corrected: Any,
     ) -> None:
         self._carry(name, implied_stated, implied_corrected)
+        if reading is not None and reading.as_line is not None:
+            # A wrong-dimension value used as typed by later lines: they are checked against it too.
+            self.stated[name] = reading.as_line
+            self.changed.add(name)
+            self.diverged.add(name)
         if reading is not None:
             self.status[name] = reading.failure
         if line is None:
@@ -669,6 +680,9 @@ class _Run:
             driver_given,
             self._reference_shown(driver),
         )
+        bounds = self.p.ranges.get(driver)
+        if bounds is not None and bounds.fixed:
+            message = v.fixed_far_message(message, bounds.high_text, bounds.source)
         return _Outcome(v.FAR_FROM_REFERENCE, message, driver=driver)
 
     def _origins(self, name: str, stated: bool) -> dict[str, Any]:

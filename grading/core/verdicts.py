@@ -328,6 +328,11 @@ def far_message(
     )
 
 
+def fixed_far_message(message: str, fixed: str, source: str) -> str:
+    """A far-from-reference message whose driver is a value the question fixes."""
+    return f"{message[:-1]}; the question fixes it at {fixed}" + (f" ({source})." if source else ".")
+
+
 def follows_message(driver_label: str, driver_given: str, where: str) -> str:
     return f"Correct from your {driver_label} of {driver_given}, which {where}."
 

@@ -4,7 +4,7 @@ come from each question's own model; the texts, verdicts and message parts are w
 
 import pytest
 
-from tests.core.test_grader_bank import graded, question, shown, verdicts
+from tests.core.test_grader_bank import base, graded, question, shown, verdicts
 
 
 def only_wrong(lines: dict[str, dict]) -> list[str]:
@@ -228,3 +228,44 @@ def test_training_review_goodput_is_per_failure_cycle_with_the_nightly_check_s_d
     assert shown(slug, "goodput_est") == pytest.approx(0.506, rel=0.005)
     # The first-order answer (0.65) is now off by far more than the line's 10% band.
     assert graded(slug, {"goodput_est": "0.65"})["goodput_est"]["verdict"] != "correct"
+
+
+# Carry the error forward every time.
+
+
+def test_a_wrong_dimension_used_as_typed_afterwards_costs_one_line():
+    # 12 GB/s typed for the conversation's size; the count after it uses 12 GB:
+    # floor((8 x 80 GB x 0.9 - 141.2 GB) / 12 GB) = floor(36.2) = 36.
+    lines = graded("kv-cache-tiering", {"kv_conv": "12 GB/s", "convs_in_hbm": "36"})
+    assert lines["kv_conv"]["verdict"] == "unit_error"
+    assert only_wrong(lines) == ["kv_conv"]
+
+
+def test_a_wrong_dimension_then_the_right_value_afterwards_also_costs_one_line():
+    lines = graded("kv-cache-tiering", {"kv_conv": "9.83 GB/s"})  # the count after it is the reference 44
+    assert only_wrong(lines) == ["kv_conv"]
+
+
+def test_an_assumption_the_prompt_fixes_is_charged_once_on_the_first_line_it_moves():
+    # "a 70B model in bf16 on one 8xH100 node": HBM is 80 GB per GPU, not an H200's 141 GB.
+    # With 141: 8 x 141 GB x 0.9 - 141.2 GB = 874 GB free, / 327,680 B/tok = 2.67M tokens.
+    slug = "llm-batching-system"
+    kv_cap = (8 * 141e9 * 0.9 - base(slug, "weights_bytes")) / base(slug, "kv_bytes_per_token")
+    batch = int(kv_cap // base(slug, "max_context"))  # 2.67M tokens / 8,192 per sequence = 325
+    lines = graded(slug, {"hbm_per_gpu": "141", "kv_cap_tokens": f"{kv_cap:.4g}", "b_max_kv": str(batch)})
+    line = lines["kv_cap_tokens"]
+    assert line["verdict"] == "far_from_reference"
+    assert "the question fixes it at 80 GB/GPU" in line["message"]
+    assert lines["b_max_kv"]["verdict"] == "correct"  # the batch after it follows and is not charged again
+    assert "already marked on the" in lines["b_max_kv"]["message"]
+
+
+def test_a_per_gpu_figure_on_a_per_replica_line_is_said_and_diagnosed_as_one_gpu_of_eight():
+    # Break-even 9.19 GB/s for the 8-GPU replica; 9.19 / 8 = 1.15 GB/s is one GPU's share.
+    per_gpu = shown("kv-cache-tiering", "breakeven_bw") / 8
+    line = graded("kv-cache-tiering", {"breakeven_bw": f"{per_gpu:.3g} GB/s per GPU"})["breakeven_bw"]
+    assert (
+        "you wrote a per-GPU figure; it is read as this line's figure (GB/s), not converted" in line["note"]
+    )
+    assert line["verdict"] == "arithmetic_slip"
+    assert "as if your GPUs per replica were 1 instead of 8" in line["message"]

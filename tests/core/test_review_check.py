@@ -163,6 +163,7 @@ FIXED_NUMBERS = {
         "ckpt_interval": "1 h",
         "spare_nodes": "4",
         "restart_time": "10 min",
+        "health_check_period": "1 min",  # a heartbeat instead of the nightly check
         "storage_bw": "20 GB/s",
     },
     "gateway-fallback-review": {
