@@ -8,7 +8,7 @@ MANAGE := $(BIN)/python manage.py
 # make run defaults to development mode; export DEBUG=0 and a SECRET_KEY for production-like runs.
 RUN_ENV := DEBUG=$${DEBUG:-1}
 
-.PHONY: install install-runtime check-lock run test test-core test-fast lint format lock bench bench-tools check-deploy browsers clean
+.PHONY: install install-runtime check-lock run test test-core test-fast lint format lock bench check-deploy browsers clean
 
 # Two stamps: `make run` installs the runtime lock only; tests, lint and benchmarks add the development lock.
 $(RUNTIME_STAMP): requirements.lock
@@ -70,10 +70,6 @@ bench: install
 	$(BIN)/python bench/grading.py
 	$(BIN)/python bench/replay.py
 	$(BIN)/python bench/drills.py
-
-# bench/autosave.py drives gunicorn with wrk.
-bench-tools:
-	test -x /usr/bin/wrk || (apt-get update -qq && apt-get install -y -qq wrk)
 
 check-deploy: install-runtime
 	DEBUG=0 SECRET_KEY=$${SECRET_KEY:-check-deploy-only-0123456789abcdefghijklmnopqrstuv} \

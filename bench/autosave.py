@@ -5,7 +5,7 @@ p95 <= 50 ms, and what that means in concurrent candidates saving every 5 s (the
 
 Starts gunicorn on 127.0.0.1 with the project's settings (config/gunicorn.py) against a scratch PostgreSQL
 database (dropped and recreated) and creates CANDIDATES candidates with a timed round each. Then it offers
-saves open loop at rising rates (RATE_STEP, 2 x RATE_STEP, ...; STEP_SECONDS each) from a pool of client
+saves open loop at rising rates (RATES, STEP_SECONDS each) from a pool of client
 threads. Each save is the page's own request: POST /rounds/N/save/ with the revision it is based on, one
 number and the scratch notes changed. A latency runs from the moment the save was due, so a client that
 falls behind counts against the server, not in its favour. A rate is sustained when p95 <= 50 ms, no save
@@ -38,8 +38,7 @@ SAVE_INTERVAL_S = 5.0  # the page autosaves every 5 s
 P95_TARGET_S = 0.050
 CANDIDATE_FLOOR = 2_000
 WARM_UP_RATE, WARM_UP_SECONDS = 50, 3.0
-RATE_STEP = 100
-MAX_RATE = 2_000
+RATES = (25, 50, 100, 150, 200, 300, 400, 500, 600, 800, 1_000, 1_200, 1_500, 2_000)  # saves/s, in turn
 STEP_SECONDS = 8.0
 CLIENT_THREADS = 64
 ON_TIME_SHARE = 0.95
@@ -190,6 +189,31 @@ def offer(candidates: list[Candidate], rate: int, seconds: float) -> Step:
     return Step(rate=rate, latencies=latencies, errors=errors[0], on_time=len(latencies) / total)
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU of the processes so far (gone processes count nothing)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def server_pids(server) -> tuple[list[int], list[int]]:
+    """gunicorn's master and workers; the PostgreSQL backends serving the benchmark's database."""
+    from django.db import connection
+
+    workers = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        backends = [row[0] for row in cursor.fetchall()]
+    return [server.pid, *map(int, workers)], backends
+
+
 def check_no_save_lost(candidates: list[Candidate]) -> tuple[int, int]:
     """Every acknowledged save is stored once: revision = acknowledged; FIELDS_PER_SAVE events per save."""
     from designs.models import Work, WorkEvent
@@ -209,15 +233,21 @@ def main() -> None:
     steps: list[Step] = []
     try:
         offer(candidates, WARM_UP_RATE, WARM_UP_SECONDS)  # not counted: first requests open connections
+        web, database = server_pids(server)
+        cpu_before = cpu_seconds(web), cpu_seconds(database)
+        acknowledged_before = sum(c.acknowledged for c in candidates)
         print(f"open loop, {STEP_SECONDS:.0f} s a rate, {CLIENT_THREADS} client threads, {CANDIDATES} rounds")
         print("  offered   on time    p50 ms   p95 ms   p99 ms   errors")
-        for rate in range(RATE_STEP, MAX_RATE + 1, RATE_STEP):
+        for rate in RATES:
             step = offer(candidates, rate, STEP_SECONDS)
             steps.append(step)
             print(f"  {rate:5d}/s   {step.on_time:6.0%}   {step.p(50) * 1000:7.1f}  {step.p(95) * 1000:7.1f}"
                   f"  {step.p(99) * 1000:7.1f}   {step.errors:6d}")  # fmt: skip
             if not step.sustained:
                 break
+        saves = sum(c.acknowledged for c in candidates) - acknowledged_before
+        web_cpu = (cpu_seconds(web) - cpu_before[0]) / saves
+        database_cpu = (cpu_seconds(database) - cpu_before[1]) / saves
     finally:
         server.terminate()
         server.wait(timeout=20)
@@ -230,6 +260,11 @@ def main() -> None:
     )
     print(f"  = {concurrent:,} concurrent candidates saving every {SAVE_INTERVAL_S:.0f} s "
           f"(floor {CANDIDATE_FLOOR:,}: {verdict})")  # fmt: skip
+    cores = os.cpu_count() or 1
+    cpu = web_cpu + database_cpu
+    print(f"server CPU per save: {cpu * 1000:.1f} ms (gunicorn {web_cpu * 1000:.1f}, PostgreSQL "
+          f"{database_cpu * 1000:.1f}): {cores} idle cores carry ~{cores / cpu:.0f} saves/s")  # fmt: skip
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} on {cores} cores (other work shares them)")
     acknowledged = sum(c.acknowledged for c in candidates)
     print(f"saves acknowledged {acknowledged:,}, lost {lost}, duplicated {duplicated} (target 0)")
 

@@ -37,7 +37,6 @@ ROUND_FIELDS = tuple(
         "mode",
     )
 )
-SAVED_FIELDS = ["design", "numbers", "scratch", "fixes", "revision", "updated_at"]
 
 
 class StaleRevision(WorkError):
@@ -93,7 +92,8 @@ def work_save(
         if not changes:
             return SaveResult(revision=work.revision, saved_fields=[])
         work.revision += 1
-        work.save(update_fields=SAVED_FIELDS)
+        changed = {field.partition(".")[0] for field, _ in changes}
+        work.save(update_fields=[*changed, "revision", "updated_at"])
         t, phase = save_position(work.round, now=now, plan=outline.plan)
         WorkEvent.objects.bulk_create(
             [

@@ -51,6 +51,8 @@ class QuestionVersion(models.Model):
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
     spec = models.JSONField(help_text="The question file, validated, as JSON")
+    # The spec's title again as a column: lists of rounds show it without decoding any spec.
+    title = models.CharField(max_length=200, blank=True)
     content_hash = models.CharField(max_length=64)
     source = models.CharField(max_length=200, blank=True, help_text="Pack file or editor that made it")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)

@@ -57,7 +57,7 @@ class Round(models.Model):
     @property
     def title(self) -> str:
         """The title of the version the round was asked on, which a later version may have changed."""
-        return self.question_version.spec.get("title") or self.question.title
+        return self.question_version.title or self.question.title
 
     @property
     def spec(self) -> dict:

@@ -48,6 +48,7 @@ def question_version_publish(
         return latest, False
     version = QuestionVersion.objects.create(
         question=question,
+        title=spec_dict["title"],
         number=(latest.number + 1) if latest else 1,
         spec=spec_dict,
         content_hash=digest,

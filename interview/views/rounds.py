@@ -163,6 +163,7 @@ HISTORY_COLUMNS = (
     "score_numbers",
     "score_shape",
     "score_arithmetic",
+    "question_version__title",
     "question_version__question__title",
     "reference_seen_at",
 )

@@ -317,7 +317,9 @@ def test_a_scheduled_round_says_so_in_my_rounds_and_starts_from_there(client, al
 
 def test_a_round_shows_the_title_of_its_own_version(client, alice, alice_round):
     version = alice_round.question_version
-    QuestionVersion.objects.filter(pk=version.pk).update(spec={**version.spec, "title": "As first asked"})
+    QuestionVersion.objects.filter(pk=version.pk).update(
+        spec={**version.spec, "title": "As first asked"}, title="As first asked"
+    )
     Question.objects.filter(pk=alice_round.question.pk).update(title="Renamed since")
     client.force_login(alice)
     page = client.get(f"/rounds/{alice_round.pk}/").content.decode()

@@ -61,6 +61,16 @@ def test_the_catalogue_lists_the_bank_without_reading_a_spec(client, alice, ques
     assert f"best {floatformat(submitted.score, 0)}" in page
 
 
+def test_the_version_title_migration_copies_each_specs_title(questions):
+    from interview.models import QuestionVersion
+
+    QuestionVersion.objects.update(title="")
+    migration = importlib.import_module("interview.migrations.0009_version_title")
+    migration.version_titles_fill(apps, connection.schema_editor())
+    for version in QuestionVersion.objects.all():
+        assert version.title == version.spec["title"] and version.title
+
+
 def test_the_migration_copies_existing_reports_scores_into_the_columns(submitted):
     Round.objects.update(score_numbers=None, score_shape=None, score_arithmetic=None)
     migration = importlib.import_module("interview.migrations.0007_round_phase_scores")
