@@ -657,7 +657,7 @@
         job: field("job", "Job", "textarea", TEXT_MAX),
         failure: field("failure", "Way to fail", "textarea", TEXT_MAX),
         edgeLabel: field("edge-label", "Arrow label", "input", LABEL_MAX),
-        noteText: field("note-text", "Note", "textarea", NOTE_MAX),
+        noteText: field("note-text", "Note on the canvas", "textarea", NOTE_MAX),
       };
       this.kindText = el("span", { className: "sbc-kind", "data-sbc": "kind" });
       this.edgeText = el("span", { className: "sbc-kind", "data-sbc": "edge-ends" });

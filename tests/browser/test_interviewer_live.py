@@ -46,7 +46,7 @@ def test_an_interviewer_watches_scores_and_releases_and_the_candidate_sees_the_s
     expect(second_page.locator("#live-phase")).to_have_text("Intro")
     expect(second_page.locator(".console-reference")).to_contain_text("Mixing KB and KiB")
     second_page.wait_for_function("() => SevenboxCanvas.get(document.getElementById('live-canvas'))")
-    assert live_box_count(second_page) == 0
+    assert live_box_count(second_page) == 1  # the client box every design starts with
 
     # Alice draws a box and types a number; bob sees both appear within a few seconds.
     add_box(page, "api gateway")
@@ -56,11 +56,11 @@ def test_an_interviewer_watches_scores_and_releases_and_the_candidate_sees_the_s
     typed_at = time.monotonic()
     expect(second_page.locator("#live-n-kv_bytes_per_token")).to_have_text("320 KB", timeout=LIVE_WITHIN_MS)
     second_page.wait_for_function(
-        "() => SevenboxCanvas.get(document.getElementById('live-canvas')).getDesign().nodes.length === 1",
+        "() => SevenboxCanvas.get(document.getElementById('live-canvas')).getDesign().nodes.length === 2",
         timeout=LIVE_WITHIN_MS,
     )
     assert time.monotonic() - typed_at < LIVE_WITHIN_MS / 1000
-    assert second_page.locator("#live-canvas [data-sbc=boxes] button").count() == 1
+    assert second_page.locator("#live-canvas [data-sbc=boxes] button").count() == 2
 
     # Bob writes a private note, stamped with the round's clock and phase.
     second_page.get_by_label("Note", exact=True).fill("Starts from the gateway; KB vs KiB to check")
