@@ -129,7 +129,7 @@ def value_patterns(value: float, unit: str, *, bare: bool = True) -> set[str]:
     return patterns
 
 
-def asked_values(spec: dict) -> dict[str, set[str]]:
+def asked_values(spec: dict, public: str = "") -> dict[str, set[str]]:
     """Asked line -> the written forms of its reference value, less the figures the prompt states."""
     report = grade(spec, {"numbers": {}})
     prompt = spec["prompt"]
@@ -140,6 +140,7 @@ def asked_values(spec: dict) -> dict[str, set[str]]:
         stated = {pattern for pattern in patterns if _found(pattern, prompt)}
         if line["kind"] == "input" and stated:
             continue  # the prompt gives it: a premise, not an answer
+        stated |= {pattern for pattern in patterns if public and _found(pattern, public)}
         if patterns - stated:
             values[line["name"]] = patterns - stated  # a figure the prompt states is not an answer either
     return values
@@ -231,7 +232,12 @@ def bank():
 def walk(bank: list[Question], make_user) -> dict[str, list[str]]:
     """One candidate with an unsubmitted timed round on every walked question requests every URL; a request
     that ends a round (submit, abandon) hands the walk on to a fresh candidate with fresh rounds."""
-    values = {q.slug: asked_values(q.current_version.spec) for q in bank}
+    # Another question's prompt is public too: a figure it gives as its premise ("a p95 TPOT target of 40 ms")
+    # is no answer to this one, whichever of them asks it.
+    prompts = "\n".join(
+        spec["prompt"] for spec in Question.objects.values_list("current_version__spec", flat=True)
+    )
+    values = {q.slug: asked_values(q.current_version.spec, prompts) for q in bank}
     specs = [q.current_version.spec for q in bank]
     question_slugs = sorted({slug for spec in specs for slug in (spec["slug"], *spec.get("related", []))})
     concept_slugs = sorted({slug for spec in specs for slug in spec.get("concepts", [])})
@@ -321,3 +327,20 @@ def test_no_url_reachable_in_an_unsubmitted_round_states_an_asked_reference_valu
     if dump := os.environ.get("LEAK_WALK_DUMP"):
         Path(dump).write_text(json.dumps(leaks, indent=1))
     assert leaks == {}
+
+
+def test_no_concept_page_states_an_asked_value_of_a_question_that_links_it():
+    from grading.core.question_export import spec_to_dict
+    from grading.core.question_files import load_pack
+
+    specs, _ = load_pack(CORE_PACK)
+    concepts = Path(CORE_PACK).parent.parent / "concepts"
+    shown = sorted(
+        f"{slug} states {spec.slug}.{name}: {pattern}"
+        for spec in specs
+        for name, patterns in asked_values(spec_to_dict(spec)).items()
+        for slug in spec.concepts
+        for pattern in patterns
+        if _found(pattern, (concepts / f"{slug}.md").read_text())
+    )
+    assert shown == []

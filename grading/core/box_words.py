@@ -78,15 +78,20 @@ class _Matcher:
     names: list[str] = field(default_factory=list)
     exact: dict[str, list[int]] = field(default_factory=dict)
     near: dict[str, set[str]] = field(default_factory=dict)
+    longest_near: int = 0  # the longest key that tolerates typos
+    words: set[str] = field(default_factory=set)  # every word of every phrase
 
     def add(self, position: int, phrase: str) -> None:
-        key = "".join(text_words(phrase))
+        phrase_words = text_words(phrase)
+        key = "".join(phrase_words)
         if not key:
             return
+        self.words.update(phrase_words)
         self.exact.setdefault(key, [])
         if position not in self.exact[key]:
             self.exact[key].append(position)
         if _typo_allowed(key):
+            self.longest_near = max(self.longest_near, len(key))
             for variant in {key, *_deletes(key)}:
                 self.near.setdefault(variant, set()).add(key)
 
@@ -94,6 +99,11 @@ class _Matcher:
         from grading.core.design_check import edit_distance
 
         words = text_words(text)
+        # Unknown words before each position: a run of words with three or more that no phrase uses is more
+        # than the two edits a typo may cost, so it is not looked up letter by letter (the slow part).
+        unknown = [0]
+        for word in words:
+            unknown.append(unknown[-1] + (word not in self.words))
         found: set[int] = set()
         for size in range(1, min(len(words), MAX_PHRASE_WORDS) + 1):
             for start in range(len(words) - size + 1):
@@ -102,7 +112,9 @@ class _Matcher:
                     found.update(self.exact[key])
                     continue
                 allowed = _typo_allowed(key)
-                if not allowed:
+                if not allowed or len(key) > self.longest_near + 1:  # one delete each side: ±1 letter
+                    continue
+                if unknown[start + size] - unknown[start] > 2:
                     continue
                 for variant in {key, *_deletes(key)}:
                     for phrase in self.near.get(variant, ()):

@@ -379,11 +379,9 @@ def read_on_line(text: str, unit: str | Unit) -> LineReading | ParseFailure:
     if parsed.unit == "B" and "B" not in line_symbols:
         notes = _joined(parsed.note, "'B' read as billion (this line is not in bytes)")
         return LineReading(parsed.base_value * 1e9 * target.factor, notes, False)
-    if compatible(parsed.dims, target.dims):
-        return LineReading(parsed.base_value, parsed.note, True)
-    renamed = _equivalent_counts(parsed.dims, target.dims)
-    if renamed:
-        return LineReading(parsed.base_value, _joined(parsed.note, renamed), True)
+    fits, how = _fit(parsed.dims, target.dims, target.text)
+    if fits:
+        return LineReading(parsed.base_value, _joined(parsed.note, how), True)
     period = _line_period(target.text, parsed.dims) if "/" not in (parsed.unit or "") else None
     if period is not None and "per" not in (parsed.unit or "").lower().split():
         amount = format_number(parsed.base_value / _unit_factor(parsed.unit))
@@ -393,6 +391,29 @@ def read_on_line(text: str, unit: str | Unit) -> LineReading | ParseFailure:
     message = f"{text.strip()!r} is in {parsed.unit}; this line asks for {asked}"
     as_line_unit = parsed.base_value / _unit_factor(parsed.unit) * target.factor
     return ParseFailure(text, message, "dimension", as_line_unit)
+
+
+@functools.lru_cache(maxsize=4096)
+def _fit(given: Dims, line: Dims, line_text: str) -> tuple[bool, str]:
+    """Whether a reading in `given` fits a line in `line` (the count rule, or a count read as its
+    equivalent), and the note that says how; cached, as the dimension algebra is the costly part."""
+    if compatible(given, line):
+        return True, _qualifier_note(given, line, line_text)
+    renamed = _equivalent_counts(given, line)
+    return bool(renamed), renamed
+
+
+def _qualifier_note(given: Dims, line: Dims, line_text: str) -> str:
+    """A note when the text says "per GPU" (or per node, per replica) and the line does not: the value is
+    read as the line's own figure, and the note says so rather than dropping the qualifier silently."""
+    extra = (given / line).counts.exponents
+    if not extra:
+        return ""
+    per = " and ".join(symbol for symbol, exponent in extra if exponent < 0)
+    if not per:
+        return ""
+    shown = line_text or "a plain number"
+    return f"you wrote a per-{per} figure; it is read as this line's figure ({shown}), not converted"
 
 
 def _read_failure(text: str, failure: ParseFailure, target: Unit) -> LineReading | ParseFailure:

@@ -6,11 +6,13 @@ Content-Security-Policy.
 
 import contextlib
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.core.signals import request_finished, request_started
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.conftest import TEST_PASSWORD
@@ -95,6 +97,27 @@ def open_page(browser: Browser, base_url: str, **options) -> tuple[Page, PagePro
     return page, problems
 
 
+class ServerRequests:
+    """How many requests the live server (a thread of this process) is answering, from Django's signals."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.running = 0
+
+    def started(self, **kwargs) -> None:
+        with self.lock:
+            self.running += 1
+
+    def finished(self, **kwargs) -> None:
+        with self.lock:
+            self.running = max(0, self.running - 1)
+
+
+SERVER_REQUESTS = ServerRequests()
+request_started.connect(SERVER_REQUESTS.started, dispatch_uid="browser-tests-started")
+request_finished.connect(SERVER_REQUESTS.finished, dispatch_uid="browser-tests-finished")
+
+
 def close_quietly(page: Page) -> None:
     """Close the page's context once the requests that leaving the page sends are answered: the round page
     saves its unsaved edits on pagehide, and a save still running would race the test database's flush
@@ -111,7 +134,11 @@ def close_quietly(page: Page) -> None:
     with contextlib.suppress(Exception):  # a page that cannot navigate away still gets closed
         page.goto("about:blank")
     drain()
-    page.wait_for_timeout(100)
+    # The keepalive save sent on pagehide is not the page's any more: wait for the server to have answered it.
+    page.wait_for_timeout(150)
+    deadline = time.monotonic() + 5
+    while SERVER_REQUESTS.running and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
     page.context.close()
 
 

@@ -258,3 +258,14 @@ def test_an_assumption_the_prompt_fixes_is_charged_once_on_the_first_line_it_mov
     assert "the question fixes it at 80 GB/GPU" in line["message"]
     assert lines["b_max_kv"]["verdict"] == "correct"  # the batch after it follows and is not charged again
     assert "already marked on the" in lines["b_max_kv"]["message"]
+
+
+def test_a_per_gpu_figure_on_a_per_replica_line_is_said_and_diagnosed_as_one_gpu_of_eight():
+    # Break-even 9.19 GB/s for the 8-GPU replica; 9.19 / 8 = 1.15 GB/s is one GPU's share.
+    per_gpu = shown("kv-cache-tiering", "breakeven_bw") / 8
+    line = graded("kv-cache-tiering", {"breakeven_bw": f"{per_gpu:.3g} GB/s per GPU"})["breakeven_bw"]
+    assert (
+        "you wrote a per-GPU figure; it is read as this line's figure (GB/s), not converted" in line["note"]
+    )
+    assert line["verdict"] == "arithmetic_slip"
+    assert "as if your GPUs per replica were 1 instead of 8" in line["message"]
