@@ -72,7 +72,9 @@ def test_an_author_writes_publishes_and_edits_a_question_a_candidate_has_answere
     page.get_by_role("link", name="Preview and try it").click()
     expect(page.locator("#preview #clock")).to_have_text("45:00 left")
     expect(page.locator("#preview #phase")).to_have_text("Intro")
-    page.wait_for_function("() => SevenboxCanvas.get(document.getElementById('canvas'))")
+    page.wait_for_function(
+        "() => window.SevenboxCanvas && SevenboxCanvas.get(document.getElementById('canvas'))"
+    )
     show_tab(page, "Question")
     expect(page.locator("#preview #ws-panel-question")).to_contain_text(q.PROMPT)
     expect(page.locator("#preview #invite-panel, #preview #submit-form")).to_have_count(0)
