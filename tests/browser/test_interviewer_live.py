@@ -96,12 +96,13 @@ def test_an_interviewer_watches_scores_and_releases_and_the_candidate_sees_the_s
     expect(second_page.locator("#scorecard")).to_contain_text("Lean yes")
     expect(second_page.locator("#compare-numbers")).to_be_visible()
 
-    # The timeline scrubs through the finished round: empty at 0:00, the box and the number at the end.
+    # The timeline scrubs through the finished round: nothing saved yet at 0:00, and at the end the last saved
+    # design (the client box and alice's gateway) and the number.
     second_page.goto(f"/interviews/{round_id}/timeline/")
     timeline_boxes = (
         "() => SevenboxCanvas.get(document.getElementById('timeline-canvas')).getDesign().nodes.length"
     )
-    second_page.wait_for_function(f"() => ({timeline_boxes})() === 1")
+    second_page.wait_for_function(f"() => ({timeline_boxes})() === 2")
     expect(second_page.locator("#tl-n-kv_bytes_per_token")).to_have_text("320 KB")
     second_page.locator("#timeline-t").fill("0")
     expect(second_page.locator("#timeline-at")).to_have_text("0:00")
@@ -112,7 +113,7 @@ def test_an_interviewer_watches_scores_and_releases_and_the_candidate_sees_the_s
     second_page.locator("#timeline-t").fill(end)
     expect(second_page.locator("#tl-n-kv_bytes_per_token")).to_have_text("320 KB")
     expect(second_page.locator("#timeline-notes .note.later")).to_have_count(0)
-    assert second_page.evaluate(timeline_boxes) == 1
+    assert second_page.evaluate(timeline_boxes) == 2
 
     # Alice can now open the scorecard, and her report carries it.
     page.goto(f"/interviews/{round_id}/scorecard/")
