@@ -25,7 +25,7 @@ def answer_by_hand(page) -> tuple[str, bool]:
     if question.startswith("KV cache of one conversation"):
         tokens, per_token_kib = givens["Tokens in a conversation"], givens["KV cache per token"]
         return f"{tokens * per_token_kib * 1024 / 1e9:.4g} GB", True
-    return "1", False
+    return "-123.456", False  # no line of a sizing chain is negative: surely wrong
 
 
 def test_a_candidate_does_a_five_step_session_by_keyboard(page, alice, tmp_path):
