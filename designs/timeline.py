@@ -7,6 +7,7 @@ written at or before t.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,9 +73,12 @@ def apply_event(state: WorkState, event: Event) -> None:
             state.numbers.pop(name, None)
 
 
-def state_at(rows: Iterable[Event | Mapping[str, Any] | Sequence[Any]], t: float) -> WorkState:
-    """The work as it stood at `t` seconds: every event at or before `t` applied in order."""
-    state = WorkState()
+def state_at(
+    rows: Iterable[Event | Mapping[str, Any] | Sequence[Any]], t: float, start: WorkState | None = None
+) -> WorkState:
+    """The work as it stood at `t` seconds: every event at or before `t` applied in order onto `start`, the
+    work the round opened with (empty when not given). `start` itself is left unchanged."""
+    state = copy.deepcopy(start) if start is not None else WorkState()
     for event in as_events(rows):
         if event.t > t:
             break

@@ -61,12 +61,19 @@ def round_start(
             variant_text=variant_text,
             reference_seen_at=reference_last_checked(user=candidate, question=question, before=now),
         )
-        if version.spec.get("kind") == "review":
-            design, numbers = _review_start(version, variant_values)
-        else:
-            design, numbers = {"nodes": [dict(CLIENT_BOX)], "edges": []}, {}
+        design, numbers = round_opening_work(version=version, variant_values=variant_values)
         Work.objects.create(round=round_, design=design, numbers=numbers)
     return round_
+
+
+def round_opening_work(
+    *, version: QuestionVersion, variant_values: dict[str, float]
+) -> tuple[dict, dict[str, str]]:
+    """The design and numbers a round opens with, before the candidate's first change: the client box, or
+    for a review round the design under review and its numbers. The timeline replays from here."""
+    if version.spec.get("kind") == "review":
+        return _review_start(version, variant_values)
+    return {"nodes": [dict(CLIENT_BOX)], "edges": []}, {}
 
 
 def _review_start(version: QuestionVersion, variant_values: dict[str, float]) -> tuple[dict, dict[str, str]]:

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from designs.models import WorkEvent
 from designs.palette import palette_for_canvas
-from designs.timeline import state_at
+from designs.timeline import WorkState, state_at
 from interview.htmx import htmx_refusal
 from interview.markdown import markdown_render
 from interview.models import Invitation, Question, Round, RoundMode, RoundStatus, Scorecard
@@ -47,7 +47,7 @@ from interview.services.interviewing.scorecards import (
     scorecard_save,
 )
 from interview.services.my_interviews import interviews_by_stage
-from interview.services.rounds import round_close_if_expired
+from interview.services.rounds import round_close_if_expired, round_opening_work
 from interview.views.rounds import round_clock
 
 CONSOLE = "interviewer/console.html"
@@ -256,13 +256,18 @@ def timeline(request: HttpRequest, round_id: int) -> HttpResponse:
         at = min(max(float(request.GET.get("t", end_s)), 0.0), end_s)
     except ValueError:
         at = end_s
+    design, numbers = round_opening_work(
+        version=round_.question_version, variant_values=round_.variant_values or {}
+    )
+    opening = WorkState(design=design, numbers=numbers)
     context = {
         "round": round_,
         "question": round_.question,
         "events": events,
+        "opening": opening.as_dict(),
         "notes": notes,
         "notes_data": [{"t": n.t, "phase": n.phase, "text": n.text} for n in notes],
-        "state": state_at(events, at),
+        "state": state_at(events, at, start=opening),
         "at": at,
         "end_s": end_s,
         "sheet": [asked_line_view(round_.spec, line) for line in round_.spec.get("asked", [])],

@@ -22,8 +22,11 @@
     return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${secs}` : `${minutes}:${secs}`;
   }
 
+  // The work the round opened with (the client box; a review round's design and numbers): the replay starts here.
+  const opening = document.getElementById("timeline-opening").textContent;
+
   function stateAt(t) {
-    const state = { design: { nodes: [], edges: [] }, numbers: {}, scratch: "" };
+    const state = JSON.parse(opening);
     for (const event of events) {
       if (event.t > t) break;
       if (event.field === "design") state.design = event.value || { nodes: [], edges: [] };

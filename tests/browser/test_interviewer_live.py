@@ -96,8 +96,8 @@ def test_an_interviewer_watches_scores_and_releases_and_the_candidate_sees_the_s
     expect(second_page.locator("#scorecard")).to_contain_text("Lean yes")
     expect(second_page.locator("#compare-numbers")).to_be_visible()
 
-    # The timeline scrubs through the finished round: nothing saved yet at 0:00, and at the end the last saved
-    # design (the client box and alice's gateway) and the number.
+    # The timeline scrubs through the finished round: at 0:00 the design the round opened with (the client
+    # box) and no number; at the end the last saved design (the client box and alice's gateway), the number.
     second_page.goto(f"/interviews/{round_id}/timeline/")
     timeline_boxes = (
         "() => SevenboxCanvas.get(document.getElementById('timeline-canvas')).getDesign().nodes.length"
@@ -107,7 +107,10 @@ def test_an_interviewer_watches_scores_and_releases_and_the_candidate_sees_the_s
     second_page.locator("#timeline-t").fill("0")
     expect(second_page.locator("#timeline-at")).to_have_text("0:00")
     expect(second_page.locator("#tl-n-kv_bytes_per_token")).to_have_text("")
-    assert second_page.evaluate(timeline_boxes) == 0
+    second_page.wait_for_function(f"() => ({timeline_boxes})() === 1")
+    shown = "() => SevenboxCanvas.get(document.getElementById('timeline-canvas')).getDesign().nodes[0].id"
+    assert second_page.evaluate(shown) == "client"
+    expect(second_page.locator("#timeline-canvas [data-sbc=boxes] button")).to_have_count(1)
     expect(second_page.locator("#timeline-notes .note.later")).to_have_count(1)
     end = second_page.locator("#timeline-t").get_attribute("max")
     second_page.locator("#timeline-t").fill(end)

@@ -1,6 +1,6 @@
 """The timeline rebuilds a round's work at any moment from its event log (pure: no database)."""
 
-from designs.timeline import Event, as_events, moments, state_at
+from designs.timeline import Event, WorkState, as_events, moments, state_at
 
 BOX = {"nodes": [{"id": "gateway", "kind": "gateway"}], "edges": []}
 TWO_BOXES = {"nodes": [{"id": "gateway", "kind": "gateway"}, {"id": "engine", "kind": "engine"}], "edges": []}
@@ -56,3 +56,17 @@ def test_rebuilding_never_mutates_the_log():
     state = state_at(LOG, 60)
     state.numbers["kv_conv"] = "changed"
     assert state_at(LOG, 60).numbers["kv_conv"] == "9.8 GB"
+
+
+def test_the_replay_starts_from_the_work_the_round_opened_with():
+    client = {"nodes": [{"id": "client", "kind": "client"}], "edges": []}
+    opening = WorkState(design=client, numbers={"n_layers": "80"})
+    assert state_at(LOG, 5, start=opening).as_dict() == {
+        "design": client,
+        "numbers": {"n_layers": "80"},
+        "scratch": "",
+    }
+    later = state_at(LOG, 20, start=opening)
+    assert later.design == BOX
+    assert later.numbers == {"n_layers": "80", "kv_bytes_per_token": "320 KB"}
+    assert opening.numbers == {"n_layers": "80"}, "the opening state is not written into"

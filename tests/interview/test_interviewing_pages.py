@@ -8,6 +8,7 @@ import pytest
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from designs.models import WorkEvent
 from designs.services import work_save
 from interview.models import (
     InterviewNote,
@@ -190,7 +191,6 @@ def test_the_timeline_shows_the_work_as_it_was_and_the_notes_on_the_same_line(cl
     work_save(round_id=invited_round.pk, base_revision=0, numbers={"kv_bytes_per_token": "300 KB"})
     work_save(round_id=invited_round.pk, base_revision=1, numbers={"kv_bytes_per_token": "320 KB"})
     note_add(round_=invited_round, author=bob, text="Corrected the KV size")
-    from designs.models import WorkEvent
 
     WorkEvent.objects.filter(round=invited_round, value="300 KB").update(t=60)
     WorkEvent.objects.filter(round=invited_round, value="320 KB").update(t=120)
@@ -207,6 +207,20 @@ def test_the_timeline_shows_the_work_as_it_was_and_the_notes_on_the_same_line(cl
     assert "Corrected the KV size" in at_90
     at_end = client.get(f"/interviews/{invited_round.pk}/timeline/").content.decode()
     assert 'data-number="kv_bytes_per_token">320 KB<' in at_end
+
+
+def test_the_timeline_at_zero_shows_the_client_box_every_round_opens_with(client, bob, invited_round):
+    work_save(round_id=invited_round.pk, base_revision=0, design={"nodes": [], "edges": []})
+    WorkEvent.objects.filter(round=invited_round, field="design").update(t=30)
+    round_submit(round_id=invited_round.pk)
+    client.force_login(bob)
+    at_zero = client.get(f"/interviews/{invited_round.pk}/timeline/?t=0").context
+    assert at_zero["state"].design["nodes"] == [
+        {"id": "client", "kind": "client", "label": "Client", "job": "", "failure": ""}
+    ]
+    assert at_zero["opening"]["design"] == at_zero["state"].design
+    at_end = client.get(f"/interviews/{invited_round.pk}/timeline/").context
+    assert at_end["state"].design["nodes"] == []  # the candidate deleted it at 0:30
 
 
 # Pairing from the candidate's pages
