@@ -192,6 +192,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # A fix's category is one enum wherever it appears (a saved fix, a ranked fix, a planted flaw).
+    "ENUM_NAME_OVERRIDES": {"FixCategoryEnum": "grading.core.vocabulary.FIX_CATEGORIES"},
 }
 
 # A strict policy the pages satisfy: no inline script, no inline style element, nothing from another origin.

@@ -8,18 +8,27 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from interview.api.grading import ReportSerializer
+from interview.api.grading import ReportSerializer, ScoresSerializer
+from interview.api.review_report import ReviewSerializer
 from interview.models import Question, Round, RoundMode, RoundStatus
 from interview.selectors import round_of_candidate
+from interview.services.grading import round_review_complete
 from interview.services.rounds import RoundError, round_close_if_expired, round_start, round_submit
 
 ERROR = inline_serializer("RoundError", {"error": serializers.CharField()})
 
 
+class SubmittedScoresSerializer(ScoresSerializer):
+    review = serializers.FloatField(
+        allow_null=True, required=False, help_text="Review rounds only; None while the replays run"
+    )
+
+
 class SubmittedReportSerializer(ReportSerializer):
     """The grade endpoint's report, as kept when the round was submitted; a review round adds `review`."""
 
-    review = serializers.DictField(
+    scores = SubmittedScoresSerializer()
+    review = ReviewSerializer(
         required=False,
         help_text="Review rounds only: the marked failure points, the ranking of fixes, the replays and "
         "the review score",
@@ -138,8 +147,9 @@ class RoundReportApi(APIView):
     )
     def get(self, request: Request, round_id: int) -> Response:
         """The graded report of your submitted round: every line, the design, the scores and pacing, typed as
-        the grade endpoint's report."""
+        the grade endpoint's report. A review round's replays are folded in once they are done, as the report
+        page does."""
         round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
         if round_.status != RoundStatus.SUBMITTED:
             return Response({"error": "This round has not been submitted yet."}, status=409)
-        return Response({"report": round_.report})
+        return Response({"report": round_review_complete(round_=round_).report})
