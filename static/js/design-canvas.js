@@ -862,6 +862,12 @@
         this.edgeDrawing = true;
         this.eh.start(this.handleNode);
       });
+      // cytoscape blurs the focus on every touchstart and, for a pinch, gives it back nowhere: once the
+      // fingers lift, the keys go to the canvas again.
+      this.listen(this.stage, "touchend", (e) => {
+        const focus = document.activeElement;
+        if (e.touches.length === 0 && (!focus || focus === document.body)) this.stageWrap.focus({ preventScroll: true });
+      });
       this.listen(window, "mouseup", () => {
         if (this.edgeDrawing && this.eh) this.eh.stop();
         this.edgeDrawing = false;

@@ -373,6 +373,83 @@ def test_touch_connects_by_tapping_the_source_connect_and_the_target(browser, li
     problems.assert_none()
 
 
+def pinch(page, center: tuple[float, float], start_gap: float, end_gap: float, steps: int = 12) -> None:
+    """Two fingers on a touchscreen, side by side around `center`, moving from `start_gap` pixels apart to
+    `end_gap` (real touch input through the DevTools protocol, as a tablet sends it: the left finger lands
+    first, the right one a moment later)."""
+    cdp = page.context.new_cdp_session(page)
+    x, y = center
+
+    def fingers(gap: float) -> list[dict]:
+        return [{"x": x - gap / 2, "y": y, "id": 0}, {"x": x + gap / 2, "y": y, "id": 1}]
+
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": fingers(start_gap)[:1]})
+    page.wait_for_timeout(30)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": fingers(start_gap)})
+    for step in range(1, steps + 1):
+        gap = start_gap + (end_gap - start_gap) * step / steps
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": fingers(gap)})
+        page.wait_for_timeout(16)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+def model_point_under(page, box: str, client_point: tuple[float, float]) -> tuple[float, float]:
+    """The model coordinates drawn at a client pixel, from where box `box` (model x, y) is drawn now."""
+    node = next(n for n in read_design(page)["nodes"] if n["id"] == box)
+    centre = box_center(page, box)
+    zoom = canvas(page, "zoom()")
+    return (
+        node["x"] + (client_point[0] - centre[0]) / zoom,
+        node["y"] + (client_point[1] - centre[1]) / zoom,
+    )
+
+
+@pytest.mark.parametrize(
+    "device",
+    [
+        {"viewport": {"width": 1280, "height": 720}},  # a touchscreen laptop
+        {"viewport": {"width": 390, "height": 844}, "is_mobile": True},  # a phone, which could zoom the page
+    ],
+)
+def test_a_pinch_zooms_the_canvas_about_the_fingers_and_leaves_the_boxes_where_they_are(
+    browser, live_server, alice, questions, device
+):
+    page, problems = open_page(browser, live_server.url, has_touch=True, **device)
+    page.problems = problems
+    try:
+        log_in(page, "alice")
+        start_round(page)
+        a, b = add_box(page, "api gateway"), add_box(page, "model router")
+        focus_stage(page)
+        page.keyboard.press("0")  # fit, then zoom out a little so a pinch has room both ways
+        page.keyboard.press("-")
+        before = {n["id"]: (n["x"], n["y"]) for n in read_design(page)["nodes"]}
+        stage = canvas_root(page).locator("[data-sbc=stage]").bounding_box()
+        below = (stage["x"] + stage["width"] / 2, stage["y"] + stage["height"] * 0.8)
+        start = canvas(page, "zoom()")
+        anchor = model_point_under(page, b, below)
+
+        pinch(page, below, 60, 200)  # fingers apart, on the background
+        wider = canvas(page, "zoom()")
+        assert wider > start * 1.3, f"a pinch out zoomed from {start} to {wider}"
+        assert model_point_under(page, b, below) == pytest.approx(anchor, abs=3)  # zoomed about the fingers
+
+        expect(canvas_root(page).locator("[data-sbc=stage]")).to_be_focused()  # the keys still work after it
+        page.keyboard.press("0")
+        fitted = canvas(page, "zoom()")
+        on_box = box_center(page, a)
+        pinch(page, (on_box[0] + 90, on_box[1]), 180, 60)  # fingers together, the first starting on a box
+        narrower = canvas(page, "zoom()")
+        assert narrower < fitted / 1.3, f"a pinch in zoomed from {fitted} to {narrower}"
+
+        assert {n["id"]: (n["x"], n["y"]) for n in read_design(page)["nodes"]} == before
+        assert page.evaluate("window.visualViewport.scale") == 1, "the page zoomed instead of the canvas"
+    finally:
+        close_quietly(page)
+    problems.assert_none()
+
+
 def test_the_keyboard_alone_draws_names_connects_groups_and_undoes_and_shortcuts_never_type(round_page):
     page = round_page
     start = box_ids(page)
