@@ -1,10 +1,12 @@
 """Formulas of the reference models: an allow-listed arithmetic language, compiled once into numpy closures.
 
 Allowed: finite numbers, names, unary `-`/`+`, binary `+ - * /`, `**` with a literal exponent (|e| <= 10),
-parentheses, and calls to min, max, ceil, floor, round, sqrt, log, log2, log10, exp, abs. Nothing is ever
-passed to eval, exec or compile: the source goes through cheap text checks, then `ast.parse`, then an
-allow-list walk. Evaluation is vectorised: every name may be a float or a numpy array, and the result
-broadcasts.
+parentheses, and calls to min, max, ceil, floor, round, sqrt, log, log2, log10, exp, abs, and Erlang C's
+erlang_c(servers, utilisation) (the probability of waiting), erlang_c_rho_quantile(servers, service_time,
+wait_budget, quantile) and erlang_c_rho_mean(servers, service_time, wait_budget) (the highest utilisation
+whose quantile or mean wait fits the budget; grading/core/erlang.py). Nothing is ever passed to eval, exec or
+compile: the source goes through cheap text checks, then `ast.parse`, then an allow-list walk. Evaluation is
+vectorised: every name may be a float or a numpy array, and the result broadcasts.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from grading.core.units import DIMENSIONLESS, Dims, compatible, format_dims
+from grading.core.erlang import erlang_c, erlang_c_rho_mean, erlang_c_rho_quantile
+from grading.core.units import DIMENSIONLESS, Dims, compatible, format_dims, parse_unit
 
 MAX_SOURCE_CHARS = 500
 MAX_NODES = 200
@@ -49,7 +52,11 @@ class _Function:
     min_args: int
     max_args: int | None
     apply: Callable[..., Value]
-    unit_rule: str  # "same": keeps the unit; "sqrt": halves exponents; "plain": needs a plain number; "match"
+    unit_rule: (
+        str  # "same": keeps the unit; "sqrt": halves exponents; "plain": needs a plain number; "match";
+    )
+    # "typed": each argument has the kind in `arguments` and the result is a plain number
+    arguments: tuple[str, ...] = ()  # "plain" (a plain number or a count) or "time", one per argument
 
 
 FUNCTIONS: dict[str, _Function] = {
@@ -66,6 +73,11 @@ FUNCTIONS: dict[str, _Function] = {
         _Function("log2", 1, 1, np.log2, "plain"),
         _Function("log10", 1, 1, np.log10, "plain"),
         _Function("exp", 1, 1, np.exp, "plain"),
+        _Function("erlang_c", 2, 2, erlang_c, "typed", ("plain", "plain")),
+        _Function(
+            "erlang_c_rho_quantile", 4, 4, erlang_c_rho_quantile, "typed", ("plain", "time", "time", "plain")
+        ),
+        _Function("erlang_c_rho_mean", 3, 3, erlang_c_rho_mean, "typed", ("plain", "time", "time")),
     )
 }
 FUNCTION_NAMES = frozenset(FUNCTIONS)
@@ -430,6 +442,10 @@ def _call_dims(function: _Function, args: list[ast.expr], dims_of: Mapping[str, 
             dims_of,
             lambda a, b: f"{function.name}() needs arguments in compatible units, got {a} and {b}",
         )
+    if function.unit_rule == "typed":
+        for position, (argument, kind) in enumerate(zip(args, function.arguments, strict=True), start=1):
+            _check_argument_kind(function.name, position, kind, _infer_dims(argument, dims_of))
+        return DIMENSIONLESS
     dims = _infer_dims(args[0], dims_of)
     if function.unit_rule == "sqrt":
         return dims ** Fraction(1, 2)
@@ -438,6 +454,18 @@ def _call_dims(function: _Function, args: list[ast.expr], dims_of: Mapping[str, 
             raise FormulaError(f"{function.name}() needs a plain number or a count, got {_describe(dims)}")
         return DIMENSIONLESS
     return dims
+
+
+def _check_argument_kind(function: str, position: int, kind: str, dims: Dims) -> None:
+    if kind == "time" and not compatible(dims, _SECONDS):
+        raise FormulaError(f"{function}() needs a time as argument {position}, got {_describe(dims)}")
+    if kind == "plain" and not dims.physical.is_dimensionless:
+        raise FormulaError(
+            f"{function}() needs a plain number or a count as argument {position}, got {_describe(dims)}"
+        )
+
+
+_SECONDS = parse_unit("s").dims
 
 
 def _describe(dims: Dims) -> str:

@@ -128,15 +128,15 @@ def test_a_pass_in_a_wide_relative_band_is_labelled_loose_and_credited_less():
 
 
 def test_a_value_the_question_fixes_says_so_instead_of_a_range_of_one_value():
-    slug = "ttft-200ms-p99"
-    line = graded(slug, {})["rho_small_pool"]
+    slug = "eight-gpu-design-review"  # the prompt fixes one 100 Gb/s link between the servers
+    line = graded(slug, {"inter_node_bw": "12.5 GB/s"})["inter_node_bw"]
     assert line["verdict_label"] == "Correct (the question fixes it)"
-    assert line["message"].startswith("The question fixes this at 0.55")
-    assert "0.55 to 0.55" not in line["message"]
-    moved = graded(slug, {"rho_small_pool": "0.9"})["rho_small_pool"]
+    assert line["message"].startswith("The question fixes this at 100 Gb/s")
+    assert "100 to 100" not in line["message"]
+    moved = graded(slug, {"inter_node_bw": "50 Gb/s"})["inter_node_bw"]
     assert moved["verdict"] == "out_of_range"
     assert moved["message"].startswith("The question fixes ")
-    assert moved["message"].endswith("; you wrote 0.9.")
+    assert moved["message"].endswith("; you wrote 50 Gb/s.")
 
 
 def test_a_line_that_repeats_another_names_it_instead_of_empty_arithmetic():
