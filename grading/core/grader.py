@@ -50,7 +50,7 @@ from grading.core.question_reader import parse_question
 from grading.core.question_types import CLIENT_KIND, QuestionSpec
 from grading.core.report_text import ArithmeticTemplate, arithmetic_template, format_number, format_quantity
 from grading.core.submission import Submission, read_submission
-from grading.core.units import BIT_UNIT_NAMES, Unit
+from grading.core.units import BIT_UNIT_NAMES, Unit, is_written_size
 
 GRADER_VERSION = "1.1.0"  # 1.1: the shape score grades what the boxes say (the palette vocabulary)
 SENSITIVITY_TOP = 3
@@ -383,23 +383,24 @@ class _Run:
         slip = self._input_unit_slip(name, float(value), bounds, reading.text)
         given = reading.text.strip()
         if slip is not None:
-            corrected, factor, too_large = slip
-            self.corrected[name] = np.float64(corrected)
+            corrected, factor, too_large, exact = slip
+            self.corrected[name] = np.float64(corrected)  # later lines may use the value they meant
             self.diverged.add(name)
-            self.status[name] = v.UNIT_ERROR
-            if asked:
-                message = v.input_unit_factor_message(
-                    given,
-                    self.p.shown(name, corrected),
-                    factor,
-                    too_large,
-                    v.format_factor(factor.factor),
-                    bounds.low_text,
-                    bounds.high_text,
-                    fixed=bounds.fixed,
-                )
-                self.outcomes[name] = _Outcome(v.UNIT_ERROR, message, factor=factor.factor)
-            return
+            if exact:
+                self.status[name] = v.UNIT_ERROR
+                if asked:
+                    message = v.input_unit_factor_message(
+                        given,
+                        self.p.shown(name, corrected),
+                        factor,
+                        too_large,
+                        v.format_factor(factor.factor),
+                        bounds.low_text,
+                        bounds.high_text,
+                        fixed=bounds.fixed,
+                    )
+                    self.outcomes[name] = _Outcome(v.UNIT_ERROR, message, factor=factor.factor)
+                return
         self.status[name] = v.OUT_OF_RANGE
         if asked:
             exponent = v.power_of_ten(float(value) / float(self.ref[name])) if self.ref[name] else 0
@@ -417,12 +418,16 @@ class _Run:
 
     def _input_unit_slip(
         self, name: str, value: float, bounds: _InputRange, text: str
-    ) -> tuple[float, v.UnitFactor, bool] | None:
-        """The unit factor that brings a stated value back inside its range: metric prefixes first (binary
-        ones first when they typed KiB, MiB...), then bits, then the rest; the closest to the reference wins
-        among equals."""
+    ) -> tuple[float, v.UnitFactor, bool, bool] | None:
+        """The unit factor that brings a stated value back inside its range, for a unit people write on this
+        line (a duration 60x too small is in minutes; 60x too large is no unit) or a prefix they typed:
+        a real factor first, then metric prefixes (binary ones first when they typed KiB, MiB...), then bits,
+        then the rest, the closest to the reference among equals. The last item says whether the factor is
+        the real one (the value over the reference within EXACT_FACTOR_BAND of it): only then is it named."""
         reference = float(self.ref[name])
+        unit = self.p.units[name]
         typed_binary = "iB" in text
+        typed_prefix = v.typed_prefix(text)
         best = None
         for factor in self.p.unit_factors[name]:
             rank = _FAMILY_RANK.get(factor.family, 3)
@@ -431,9 +436,21 @@ class _Run:
             for corrected, too_large in ((value / factor.factor, True), (value * factor.factor, False)):
                 if not bounds.low_accepted <= corrected <= bounds.high_accepted:
                     continue
+                size = unit.factor / factor.factor if too_large else unit.factor * factor.factor
+                # A dropped scale word only on a number of one or more ("20" for 20k); a percentage only
+                # for a share.
+                scaled = value / unit.factor >= 1
+                if factor.family == "percent" and bounds.high > 1:
+                    continue
+                if not (
+                    is_written_size(unit.dims, size, scaled=scaled)
+                    or (typed_prefix and factor.family == "metric")
+                ):
+                    continue
                 distance = abs(math.log(corrected / reference)) if corrected > 0 and reference > 0 else 0.0
-                if best is None or (rank, distance) < best[0]:
-                    best = ((rank, distance), corrected, factor, too_large)
+                exact = distance <= math.log1p(v.EXACT_FACTOR_BAND)
+                if best is None or (not exact, rank, distance) < best[0]:
+                    best = ((not exact, rank, distance), corrected, factor, too_large, exact)
         return None if best is None else best[1:]
 
     # Derived quantities: checked against the formula over either world.

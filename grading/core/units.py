@@ -11,6 +11,7 @@ Base units: bytes `B`, seconds `s`, `FLOP`, watts `W`, `USD`, and 1 of each coun
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -474,3 +475,48 @@ def from_base(value: float | np.ndarray, unit: str | Unit) -> float | np.ndarray
     """A value in base units expressed in `unit`."""
     factor = unit.factor if isinstance(unit, Unit) else parse_unit(unit).factor
     return value / factor
+
+
+# The sizes, in base units, of the units people write for each base symbol (bits and binary prefixes for
+# bytes, ms to years for time); a count has only itself, and a scale word (k, M, B) may come on top.
+_WRITTEN_SIZES: dict[str, tuple[float, ...]] = {
+    "B": (
+        *(1e3**k for k in range(7)),
+        *(1024**k for k in range(1, 6)),
+        *(1e3**k / 8 for k in range(6)),
+        *(1024**k / 8 for k in range(1, 6)),
+    ),
+    "s": (1e-9, 1e-6, 1e-3, 1.0, 60.0, 3600.0, 86400.0, 604800.0, 2592000.0, 31536000.0),
+    "FLOP": tuple(1e3**k for k in range(7)),
+    "W": tuple(1e3**k for k in range(4)),
+    "USD": (0.01, 1.0),
+}
+_SCALE_WORD_SIZES = (1.0, 1e3, 1e6, 1e9)
+_PERCENT = 0.01
+
+
+def _size_key(size: float) -> int:
+    return round(math.log10(size) * 1000)  # 0.23% apart at most; written sizes differ by 2.4% or more
+
+
+@functools.lru_cache(maxsize=512)
+def _written_sizes(dims: Dims, scaled: bool) -> frozenset[int]:
+    sizes = [1.0]
+    for symbol, exponent in dims.exponents:
+        if symbol not in _WRITTEN_SIZES or exponent.denominator != 1:
+            continue
+        power = int(exponent)
+        sizes = [size * choice**power for size in sizes for choice in _WRITTEN_SIZES[symbol]]
+    if dims.is_dimensionless:
+        sizes += [_PERCENT]
+    scales = _SCALE_WORD_SIZES if scaled else (1.0,)
+    return frozenset(_size_key(size * scale) for size in sizes for scale in scales)
+
+
+def is_written_size(dims: Dims, size: float, *, scaled: bool = True) -> bool:
+    """Whether `size` (base units per unit) is the size of a unit people write for a quantity of `dims`,
+    with a scale word (k, M, B) on top when `scaled`: for a duration 60 s (a minute) is, 1/60 s is not; for a
+    count of requests 1,000 (20k) is, 1/1,000 is not; for a plain number 0.01 (a percentage) is."""
+    if not size > 0 or not math.isfinite(size):
+        return False
+    return _size_key(size) in _written_sizes(dims, scaled)

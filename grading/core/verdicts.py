@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass
 
 from grading.core.report_text import format_number
@@ -144,6 +145,12 @@ _TIME = (
 )
 _PLAIN = (UnitFactor(100, "a percentage written as a fraction, or the reverse", "percent"),)
 _SMALL_FACTOR = 1.2
+MAX_FACTOR_BAND = 0.05
+EXACT_FACTOR_BAND = 0.02  # an assumption's unit slip is named only this close to the real factor
+_TYPED_PREFIX = re.compile(
+    r"\d\s*(?:[kKMGTP](?:i?[Bb]|bit|FLOPS?|W|bps)?|[munµ]s|thousand|million|billion|trillion|bn|mn)"
+    r"(?![A-Za-z])"
+)
 _SMALL_FACTOR_BAND = 0.01
 _BINARY_NOTE_BAND = 0.003
 
@@ -170,6 +177,12 @@ def _unit_factors(symbols: frozenset[str], own_bytes: bool, plain: bool) -> tupl
     return tuple(factors)
 
 
+def typed_prefix(text: str) -> bool:
+    """Whether `text` carries a metric prefix or a scale word after its number ("30M tokens", "4 GB/s"),
+    which a slip by a thousand can be in whatever the line's unit."""
+    return _TYPED_PREFIX.search(text) is not None
+
+
 def binary_prefix_slip(ratio: float) -> UnitFactor | None:
     """The KB-versus-KiB family factor `ratio` sits on (within 0.3%), even inside the tolerance."""
     if not ratio > 0:
@@ -182,12 +195,11 @@ def binary_prefix_slip(ratio: float) -> UnitFactor | None:
 
 
 def factor_band(check: str, tolerance: float | None) -> float:
-    """How close to an exact unit factor a ratio must be to count as that slip."""
-    if check == "count":
-        return 0.05
-    if check == "magnitude":
-        return 0.2
-    return min(max(tolerance or 0.05, 0.01), 0.15)
+    """How close to an exact unit factor a ratio must be to count as that slip: the line's own tolerance,
+    at most 5%, so the factor named is the real one (7× off is not "8×: bits versus bytes")."""
+    if check in ("count", "magnitude"):
+        return MAX_FACTOR_BAND
+    return min(max(tolerance or 0.05, 0.01), MAX_FACTOR_BAND)
 
 
 def match_unit_factor(

@@ -269,3 +269,77 @@ def test_a_per_gpu_figure_on_a_per_replica_line_is_said_and_diagnosed_as_one_gpu
     )
     assert line["verdict"] == "arithmetic_slip"
     assert "as if your GPUs per replica were 1 instead of 8" in line["message"]
+
+
+# An assumption outside its range is a unit slip only by the real factor and for a unit people write.
+
+
+def test_an_assumption_seven_times_too_large_is_out_of_range_not_a_unit_factor():
+    # 350 req/s for 50: 7x is no unit factor (it was "24x too large for 14.6 req/s: hours versus days").
+    line = graded("autoscaling-cold-start", {"delta_rate": "350"})["delta_rate"]
+    assert line["verdict"] == "out_of_range"
+    assert line["message"].startswith("350 is outside the plausible range 10 to 200 req/s")
+    assert "×" not in line["message"]
+
+
+def test_an_assumption_sixty_times_too_large_on_a_per_second_line_is_requests_per_minute():
+    # 3,000 / 60 = 50 req/s exactly: the figure per minute.
+    line = graded("autoscaling-cold-start", {"delta_rate": "3000"})["delta_rate"]
+    assert line["verdict"] == "unit_error"
+    assert line["message"] == (
+        "You wrote 3000, outside 10 to 200 req/s; it is 60× too large for 50 req/s: seconds versus minutes "
+        "(or minutes versus hours)."
+    )
+
+
+@pytest.mark.parametrize(
+    ("slug", "name", "text"),
+    [
+        ("eight-gpu-design-review", "max_batch_cfg", "256000"),  # 1,000x a batch of 256: no milli-request
+        ("eight-gpu-design-review", "max_batch_cfg", "0.256"),  # nobody writes 0.256k for 256
+        ("forty-five-minute-plan", "think_time", "0.02"),  # 20 s as 0.02: kiloseconds are no unit
+        ("multi-lora-serving", "lora_rank", "800"),  # 100x a rank of 8 is no percentage: a rank is no share
+    ],
+)
+def test_an_assumption_off_by_a_factor_no_unit_explains_is_out_of_range(slug, name, text):
+    line = graded(slug, {name: text})[name]
+    assert line["verdict"] == "out_of_range"
+    assert "outside the plausible range" in line["message"] and "×" not in line["message"]
+
+
+@pytest.mark.parametrize(
+    ("slug", "name", "text", "factor", "meaning"),
+    [
+        ("forty-five-minute-plan", "think_time", "20000", "1,000× too large for 20 s", "metric prefix"),  # ms
+        ("rag-at-10k-qps", "cache_hit_rate", "70", "100× too large for 0.7", "percentage"),  # 70 %
+        ("eight-gpu-design-review", "max_batch_cfg", "256k", "1,000× too large for 256 req", "metric prefix"),
+    ],
+)
+def test_an_assumption_off_by_the_real_factor_of_a_written_unit_is_a_unit_error(
+    slug, name, text, factor, meaning
+):
+    line = graded(slug, {name: text})[name]
+    assert line["verdict"] == "unit_error"
+    assert factor in line["message"] and meaning in line["message"]
+
+
+def test_an_assumption_in_minutes_that_is_not_the_reference_is_out_of_range_and_its_value_carries():
+    # think_time "0.5" meant half a minute, 30 s: 40x the reference 20 s, so no factor is named. The lines
+    # computed from 30 s still count: arrivals 3,000 / (30 + 10.5 s) = 74.07 req/s, in flight 74.07 x 10.5 s
+    # = 777.8, replicas ceil(777.8 / (64 x 0.7)) = ceil(17.36) = 18, prefill 74.07 x 2,000 / 28,035 = 5.284.
+    lines = graded(
+        "forty-five-minute-plan",
+        {
+            "think_time": "0.5",
+            "arrival_rate": "74.07",
+            "in_flight": "777.8",
+            "replicas": "18",
+            "prefill_share": "5.284",
+        },
+    )
+    assert lines["think_time"]["verdict"] == "out_of_range"
+    assert lines["think_time"]["message"].startswith("0.5 is outside the plausible range 5 to 60 s")
+    assert only_wrong(lines) == ["think_time"]
+    assert lines["arrival_rate"]["message"] == (
+        "Correct from your think time between requests of 30 s, which is marked on its own line."
+    )
