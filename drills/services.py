@@ -17,7 +17,7 @@ from typing import Any
 import fsrs
 from django.core import signing
 from django.db import IntegrityError, transaction
-from django.db.models import Avg, Count, Q, QuerySet
+from django.db.models import Avg, Count, Q
 from django.db.models.functions import TruncDate, TruncWeek
 from django.utils import timezone
 
@@ -25,7 +25,8 @@ from drills.models import DrillAnswer, DrillCard
 from grading.core.drills import DrillError, DrillStep, drill_grade, drill_lines, drill_step
 from grading.core.vocabulary import TRACKS
 from grading.services import question_version_spec
-from interview.models import Question, QuestionVersion, Round, RoundStatus
+from interview.models import Question, QuestionVersion, Round
+from interview.services.reference_guard import questions_with_open_round, round_open_on_question
 
 SESSION_STEPS = 5  # about five minutes
 NEW_PER_DAY = 5  # new steps introduced a day (across tracks, or in the track chosen)
@@ -35,7 +36,6 @@ MASTERED_STABILITY_DAYS = 21.0  # FSRS stability at which a card counts as maste
 TOKEN_SALT = "drills.step"
 TOKEN_MAX_AGE_S = 6 * 3600
 DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2}
-_UNSUBMITTED = (RoundStatus.ACTIVE, RoundStatus.SCHEDULED)
 SCHEDULER = fsrs.Scheduler(enable_fuzzing=False)
 
 
@@ -72,29 +72,11 @@ class DrillResult:
     card: DrillCard
 
 
-# Which questions are held back.
-
-
-def held_back_questions(*, user, now: datetime) -> QuerySet[Question]:
-    """Questions on which `user` has an unsubmitted round still open (its clock running, or practice, or
-    scheduled): their steps would reveal reference values, so they are held back until the round is done."""
-    open_rounds = Round.objects.filter(candidate=user, status__in=_UNSUBMITTED).filter(
-        Q(deadline__isnull=True) | Q(deadline__gt=now)
-    )
-    return Question.objects.filter(versions__rounds__in=open_rounds).distinct()
-
-
-def _holding_round(*, user, question: Question, now: datetime) -> Round | None:
-    return (
-        Round.objects.filter(candidate=user, question_version__question=question, status__in=_UNSUBMITTED)
-        .filter(Q(deadline__isnull=True) | Q(deadline__gt=now))
-        .order_by("-started_at")
-        .first()
-    )
+# Which questions are held back: those with an open round (interview.services.reference_guard).
 
 
 def _refuse_if_held_back(*, user, question: Question, now: datetime) -> None:
-    round_ = _holding_round(user=user, question=question, now=now)
+    round_ = round_open_on_question(user=user, question=question, now=now)
     if round_ is not None:
         raise DrillRefused(
             f"You have an unsubmitted round on \u201c{question.title}\u201d (round {round_.pk}): its steps "
@@ -145,7 +127,7 @@ def drill_due(*, user, now: datetime, limit: int = SESSION_STEPS) -> list[DrillC
     """The cards due now, most overdue first, without the held-back questions' (one query)."""
     return list(
         DrillCard.objects.filter(user=user, due__lte=now, question__current_version__isnull=False)
-        .exclude(question__in=held_back_questions(user=user, now=now))
+        .exclude(question__in=questions_with_open_round(user=user, now=now))
         .select_related("question__current_version")
         .order_by("due", "pk")[:limit]
     )
@@ -160,7 +142,7 @@ def _new_card(*, user, now: datetime, track: str | None) -> DrillCard | None:
     """The next step the person has never drilled: easier questions first, lines in the order asked."""
     questions = (
         Question.objects.exclude(current_version=None)
-        .exclude(pk__in=held_back_questions(user=user, now=now))
+        .exclude(pk__in=questions_with_open_round(user=user, now=now))
         .select_related("current_version")
     )
     if track:

@@ -1,6 +1,16 @@
-"""Keeping the reference from a candidate with an unsubmitted round: which round hides it, and what to say."""
+"""Keeping the reference from a candidate with an unsubmitted round: which round hides it, and what to say.
 
+A round is open while it is unsubmitted (scheduled or running) and its clock, if it has one, has not run
+out (`rounds_open`). The practice check and the grading API stay closed while any round is open
+(`round_hiding_reference`); a drill step stays back only while its own question has one
+(`round_open_on_question`, `questions_with_open_round`).
+"""
+
+from datetime import datetime
+
+from django.db.models import Q, QuerySet
 from django.urls import reverse
+from django.utils import timezone
 
 from interview.models import Question, Round, RoundStatus
 from interview.services.rounds import round_close_if_expired
@@ -8,27 +18,48 @@ from interview.services.rounds import round_close_if_expired
 UNSUBMITTED = (RoundStatus.ACTIVE, RoundStatus.SCHEDULED)
 
 
+def rounds_open(*, user, now: datetime | None = None) -> QuerySet[Round]:
+    """The person's unsubmitted rounds (timed, practice or variant, scheduled or running) before their
+    deadline; a timed round past it is closed, whether or not anyone has graded it yet."""
+    return Round.objects.filter(candidate=user, status__in=UNSUBMITTED).filter(
+        Q(deadline__isnull=True) | Q(deadline__gt=now or timezone.now())
+    )
+
+
+def round_open_on_question(*, user, question: Question, now: datetime | None = None) -> Round | None:
+    """The person's newest open round on `question`, or None."""
+    return (
+        rounds_open(user=user, now=now)
+        .filter(question_version__question=question)
+        .order_by("-started_at")
+        .first()
+    )
+
+
+def questions_with_open_round(*, user, now: datetime | None = None) -> QuerySet[Question]:
+    """The questions the person has an open round on, as a lazy query (to nest in another, as a subquery)."""
+    return Question.objects.filter(versions__rounds__in=rounds_open(user=user, now=now)).distinct()
+
+
 def round_hiding_reference(*, user, question: Question | None = None) -> Round | None:
-    """The person's unsubmitted round (timed, practice or variant, scheduled or running) that closes the
-    answer keys, one on `question` first: while any round is open no question's check grades, since
-    questions share quantities (another question's check would state this one's answers). A timed round past
-    its deadline is graded first and no longer hides anything."""
+    """The person's open round that closes the answer keys, one on `question` first: while any round is open
+    no question's check grades, since questions share quantities (another question's check would state this
+    one's answers). A timed round past its deadline is graded first and no longer hides anything."""
     if not user.is_authenticated:
         return None
-    rounds = Round.objects.filter(candidate=user, status__in=UNSUBMITTED).select_related(
-        "question_version__question"
-    )
-    ordered = sorted(
+    now = timezone.now()
+    expired = Round.objects.filter(candidate=user, status=RoundStatus.ACTIVE, deadline__lte=now)
+    for round_ in expired:
+        round_close_if_expired(round_=round_)
+    rounds = rounds_open(user=user, now=now).select_related("question_version__question")
+    return min(
         rounds,
         key=lambda r: (
             r.question_version.question_id != getattr(question, "pk", None),
             -r.started_at.timestamp(),
         ),
+        default=None,
     )
-    for round_ in ordered:
-        if round_close_if_expired(round_=round_).status in UNSUBMITTED:
-            return round_
-    return None
 
 
 def reference_refusal(round_: Round) -> dict[str, str | int]:

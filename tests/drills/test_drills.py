@@ -12,6 +12,9 @@ from django.utils import timezone
 from drills import services
 from drills.models import DrillAnswer, DrillCard
 from drills.services import DrillRefused, drill_answer, drill_next, drill_next_for_question, drill_progress
+from interview.models import Round
+from interview.services.interviewing.scheduling import round_schedule_for_candidate
+from interview.services.reference_guard import questions_with_open_round, round_open_on_question
 from interview.services.rounds import round_start, round_submit
 from tests.conftest import TEST_PASSWORD
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
@@ -170,6 +173,47 @@ def test_a_streak_with_a_gap_counts_from_the_gap():
     assert services.drill_streak(days=days, today=today) == 2
     assert services.drill_streak(days={today - timedelta(days=1)}, today=today) == 1
     assert services.drill_streak(days={today - timedelta(days=2)}, today=today) == 0
+
+
+def alices_round(kind: str, *, alice, interviewer, question) -> Round:
+    """A round of alice's on `question`: timed, practice, scheduled by `interviewer`, a timed one past its
+    deadline (not graded yet), or a submitted one."""
+    if kind == "scheduled":
+        return round_schedule_for_candidate(
+            interviewer=interviewer, question=question, candidate_username="alice"
+        )
+    mode = "practice" if kind in ("practice", "submitted") else "timed"
+    round_ = round_start(candidate=alice, question=question, mode=mode)
+    if kind == "timed-past-its-deadline":
+        Round.objects.filter(pk=round_.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    if kind == "submitted":
+        round_ = round_submit(round_id=round_.pk)
+    return round_
+
+
+@pytest.mark.parametrize(
+    ("kind", "holds"),
+    [
+        ("timed", True),
+        ("practice", True),
+        ("scheduled", True),
+        ("timed-past-its-deadline", False),
+        ("submitted", False),
+    ],
+)
+def test_the_queue_and_the_one_question_check_hold_back_the_same_rounds(alice, bob, bank, kind, holds):
+    now = timezone.now()
+    question = bank[KV_QUESTION]
+    round_ = alices_round(kind, alice=alice, interviewer=bob, question=question)
+    held = list(questions_with_open_round(user=alice, now=now))
+    assert held == ([question] if holds else [])
+    assert round_open_on_question(user=alice, question=question, now=now) == (round_ if holds else None)
+    assert round_open_on_question(user=alice, question=bank[OTHER], now=now) is None
+    if holds:
+        with pytest.raises(DrillRefused, match=f"round {round_.pk}"):
+            drill_next_for_question(user=alice, question=question, now=now)
+    else:
+        assert drill_next_for_question(user=alice, question=question, now=now).card.question == question
 
 
 @pytest.mark.parametrize("cards", [500, 5000])
