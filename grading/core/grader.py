@@ -56,9 +56,13 @@ GRADER_VERSION = "1.1.0"  # 1.1: the shape score grades what the boxes say (the 
 SENSITIVITY_TOP = 3
 ARITHMETIC_DEPTH = 1  # how many unwritten steps a message opens up
 UNASKED_CHECK = ("relative", 0.05)
+_SUM = re.compile(r"[\w)]\s*(?<![0-9.][eE])[+-]")
 _FAMILY_RANK = {"metric": 0, "binary": 1, "bits": 2}
 _GRADING_FIELDS = ("slug", "model", "asked", "design", "plan")
 _PREPARED_CACHE_SIZE = 128
+MIN_TERM_FACTOR = 8.0  # a factor hidden in one term: bits, a thousand, minutes (not KB versus KiB)
+MIN_TERM_EFFECT = 1.5  # ... that moves the line by half again or more
+_TERM_SCALE_SLACK = 1.3  # how far the two-probe estimate of a term's scale may be from a factor
 
 
 # The question, prepared once per distinct content.
@@ -114,6 +118,9 @@ class _Prepared:
             name: model.formulas[name].names for name in model.derived_names
         }
         self.upstream: dict[str, frozenset[str]] = {name: model.upstream(name) for name in model.quantities}
+        self.sums = frozenset(  # formulas that add or subtract (a minus sign after an operand)
+            name for name in model.derived_names if _SUM.search(model.formulas[name].source)
+        )
         self.templates: dict[str, ArithmeticTemplate] = {
             name: arithmetic_template(model.formulas[name].source, model.formulas[name].names)
             for name in model.derived_names
@@ -584,16 +591,23 @@ class _Run:
         factors = self.p.unit_factors[name]
         band = v.factor_band(line.check, line.tolerance)
         accepted = v.accepted_factor(line.check, line.tolerance)
-        for implied, world in ((implied_stated, self.stated), (implied_corrected, self.corrected)):
-            if (
-                _finite(implied) is None
-                or implied == 0
-                or (world is self.corrected and implied is implied_stated)
-            ):
+        worlds_used = [
+            (float(implied), world)
+            for implied, world in ((implied_stated, self.stated), (implied_corrected, self.corrected))
+            if _finite(implied) is not None and not (world is self.corrected and implied is implied_stated)
+        ]
+        terms = [self._term_factor(name, world, value, implied, band) for implied, world in worlds_used]
+        term = min((found for found in terms if found is not None), key=lambda found: found[0], default=None)
+        for implied, world in worlds_used:
+            if implied == 0:
                 continue
-            match = v.match_unit_factor(value / float(implied), factors, band, accepted)
+            match = v.match_unit_factor(value / implied, factors, band, accepted)
             if match is not None:
                 factor, too_large = match
+                if term is not None and term[0] < abs(
+                    abs(math.log(value / implied)) - math.log(factor.factor)
+                ):
+                    return term[1]  # one term off by a factor fits closer than the whole line
                 arithmetic = self._arithmetic(name, world, float(implied))
                 counted = self._count_in_chain(name, world, factor.factor, value / float(implied), band)
                 if counted is not None and "bits" not in self.readings[name].note:
@@ -606,6 +620,8 @@ class _Run:
                     arithmetic, given, factor, too_large, v.format_factor(factor.factor)
                 )
                 return _Outcome(v.UNIT_ERROR, message, float(implied), factor=factor.factor)
+        if term is not None:
+            return term[1]
         worlds = [
             (_distance(value, float(implied)), float(implied), world)
             for implied, world in ((implied_stated, self.stated), (implied_corrected, self.corrected))
@@ -618,6 +634,106 @@ class _Run:
         _, implied, world = min(worlds, key=lambda item: item[0])  # the reading closest to what they wrote
         arithmetic = self._arithmetic(name, world, implied)
         return _Outcome(v.ARITHMETIC_SLIP, v.slip_message(arithmetic, given, value, implied), implied)
+
+    def _terms(self, name: str) -> list[str]:
+        """The quantities in a sum that a line's arithmetic shows: its inputs when its formula adds or
+        subtracts, and those of an unwritten step that does, one level down (as `_arithmetic` opens it). In
+        a pure product a factor in one term is a factor of the whole line, already looked for."""
+        sums = self.p.sums
+        terms = list(self.p.deps[name]) if name in sums else []
+        for dep in sorted(self.p.deps[name]):
+            if dep in self.p.deps and self._value(dep) is None and (dep in sums or name in sums):
+                terms.extend(inner for inner in sorted(self.p.deps[dep]) if inner not in terms)
+        return sorted(terms)
+
+    def _term_factor(
+        self, name: str, world: dict[str, Any], value: float, implied: float, band: float
+    ) -> tuple[float, _Outcome] | None:
+        """A unit factor hidden in one term of a sum: the line is what their own numbers give with one term
+        taken a unit factor too large or too small (a weight load in bits inside a cold start). Only a
+        term that moves the line by half again or more counts, so a small slip is not read as one; an
+        assumption's factor must be that of a unit people write for it (as for an assumption's own line).
+        The closest fit wins, metric prefixes and bits before the rest; returned with its distance."""
+        if not value or not implied or (value > 0) != (implied > 0):
+            return None
+        line = self.p.asked[name]
+        best: tuple[tuple[int, float], str, float, float, v.UnitFactor, bool] | None = None
+        for term in self._terms(name):
+            written = float(world[term])
+            if not math.isfinite(written) or not written:
+                continue
+            needed = self._term_scale(name, term, written, world, value, implied)
+            if needed is None:
+                continue
+            unit = self.p.units[term]
+            for factor in self.p.unit_factors[term]:
+                if factor.factor < MIN_TERM_FACTOR:
+                    continue
+                if abs(abs(math.log(needed)) - math.log(factor.factor)) > math.log(_TERM_SCALE_SLACK):
+                    continue
+                for too_large in (needed > 1,):
+                    if term in self.p.ranges:  # their number read in a unit of this size
+                        size = unit.factor * factor.factor if too_large else unit.factor / factor.factor
+                        if not is_written_size(unit.dims, size, scaled=abs(written) / unit.factor >= 1):
+                            continue
+                    moved_term = written * factor.factor if too_large else written / factor.factor
+                    moved = self._with_term(name, term, moved_term, world)
+                    if not math.isfinite(moved) or not moved or (moved > 0) != (value > 0):
+                        continue
+                    if abs(math.log(moved / implied)) < math.log(MIN_TERM_EFFECT):
+                        continue
+                    distance = abs(math.log(value / moved))
+                    if distance > math.log1p(band) or not v.within(line.check, line.tolerance, value, moved):
+                        continue
+                    key = (_FAMILY_RANK.get(factor.family, 3), distance)
+                    if best is None or key < best[0]:
+                        best = (key, term, written, moved_term, factor, too_large)
+        if best is None:
+            return None
+        _, term, written, moved_term, factor, too_large = best
+        message = v.term_factor_message(
+            self._arithmetic(name, world, implied),
+            self.readings[name].text.strip(),
+            _in_sentence(self.p.labels[term]),
+            self.p.shown(term, written),
+            self.p.shown(term, moved_term),
+            factor,
+            too_large,
+            v.format_factor(factor.factor),
+        )
+        return best[0][1], _Outcome(v.UNIT_ERROR, message, implied, factor=factor.factor)
+
+    def _term_scale(
+        self, name: str, term: str, written: float, world: dict[str, Any], value: float, implied: float
+    ) -> float | None:
+        """The scale k of `term` that would give `value`, if the line is the rest plus c * term^p: two
+        probes (term x2, x4) give p and c, so each unit factor is then checked once, not evaluated."""
+        once = self._with_term(name, term, 2 * written, world) - implied
+        twice = self._with_term(name, term, 4 * written, world) - implied - once
+        if not (math.isfinite(once) and math.isfinite(twice)) or once == 0 or twice / once <= 0:
+            return None
+        power_of_two = twice / once  # 2^p
+        if abs(power_of_two - 1) < 1e-9:
+            return None
+        share = once / (power_of_two - 1)  # c * term^p
+        scaled = 1 + (value - implied) / share  # k^p
+        if not scaled > 0:
+            return None
+        return math.exp(math.log(scaled) * math.log(2) / math.log(power_of_two))
+
+    def _with_term(self, name: str, term: str, moved: float, world: dict[str, Any]) -> float:
+        """`name` recomputed from `world` with `term` (one of `_terms(name)`) at `moved`; `world` is
+        changed only for the call (this runs for every term and factor of a wrong line)."""
+        deps = self.p.deps[name]
+        steps = [] if term in deps else [dep for dep in sorted(deps) if term in self.p.deps.get(dep, ())]
+        saved = {key: world[key] for key in (term, *steps)}
+        try:
+            world[term] = moved
+            for step in steps:
+                world[step] = self.p.evaluators[step](world)
+            return float(self.p.evaluators[name](world))
+        finally:
+            world.update(saved)
 
     # Far from the reference: which of their numbers drives it, and was it marked already?
 
@@ -746,8 +862,11 @@ class _Run:
                 best = (effect, origin, value)
         return None if best is None or best[0] == 0 else (best[1], best[2])
 
-    def _evaluate_with(self, target: str, origin: str, value: Any) -> Any:
-        env = dict(self.ref)
+    def _evaluate_with(
+        self, target: str, origin: str, value: Any, world: Mapping[str, Any] | None = None
+    ) -> Any:
+        """`target` recomputed with `origin` at `value`, everything else as in `world` (the reference)."""
+        env = dict(self.ref if world is None else world)
         env[origin] = value
         moved = {origin}
         needed = self.p.upstream[target]

@@ -286,6 +286,24 @@ def unit_factor_message(
     return f"{arithmetic}; you wrote {given}, {factor_text}× {direction}: {factor.meaning}."
 
 
+def term_factor_message(
+    arithmetic: str,
+    given: str,
+    term: str,
+    term_given: str,
+    term_moved: str,
+    factor: UnitFactor,
+    too_large: bool,
+    factor_text: str,
+) -> str:
+    """A unit factor inside one term of the line's sum: "... your weight load time 8× too large"."""
+    direction = "too large" if too_large else "too small"
+    return (
+        f"{arithmetic}; you wrote {given}, which is that with your {term} {factor_text}× {direction} "
+        f"({term_moved} instead of {term_given}): {factor.meaning}."
+    )
+
+
 def one_instead_of_message(
     arithmetic: str, given: str, factor_text: str, too_large: bool, counted: str
 ) -> str:

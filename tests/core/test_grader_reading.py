@@ -343,3 +343,55 @@ def test_an_assumption_in_minutes_that_is_not_the_reference_is_out_of_range_and_
     assert lines["arrival_rate"]["message"] == (
         "Correct from your think time between requests of 30 s, which is marked on its own line."
     )
+
+
+# A factor hidden inside one term of a sum is found when the chain shows it, and carried forward.
+
+
+def test_a_weight_load_in_bits_inside_the_cold_start_is_named_as_that_term():
+    # 141.1 GB / 3 GB/s = 47.0 s; taken 8x (bits as bytes): 376.3 s, and 5 + 376.3 + 15 + 3 = 399.3 s.
+    # Later lines from their 399 s: uncovered 15 + 399.3 - 60 = 354.3 s, backlog 50 x 399.3 = 19,965 req.
+    lines = graded(
+        "autoscaling-cold-start",
+        {"t_cold": "399", "uncovered_s": "354", "backlog_nopool": "19,965", "scale_up_cooldown": "399 s"},
+    )
+    line = lines["t_cold"]
+    assert line["verdict"] == "unit_error"
+    assert line["factor"] == 8
+    assert line["message"] == (
+        "5 s + 47 s + 15 s + 3 s = 70 s; you wrote 399, which is that with your time to load the weights 8× "
+        "too large (376 s instead of 47 s): bits versus bytes."
+    )
+    assert only_wrong(lines) == ["t_cold"]
+
+
+def test_minutes_written_as_seconds_in_one_term_of_the_plan_are_named_and_carried():
+    # 5 + 7 + 10 + 16 x 60 + 5 = 987 "minutes"; the slack after it is 45 - 987 = -942.
+    lines = graded("forty-five-minute-plan", {"planned_min": "987", "slack_min": "-942"})
+    line = lines["planned_min"]
+    assert line["verdict"] == "unit_error"
+    assert (
+        "your minutes for depth 60× too large (960 min instead of 16 min): seconds versus minutes"
+        in (line["message"])
+    )
+    assert only_wrong(lines) == ["planned_min"]
+
+
+def test_a_small_slip_in_a_sum_is_not_read_as_a_hidden_factor():
+    # 62 for 70.04 s (beyond 10%): the container start 1,000x too small, 65.04 s, moves the sum by 7% only.
+    line = graded("autoscaling-cold-start", {"t_cold": "62"})["t_cold"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert line["message"].endswith("you wrote 62 — too low by 11%.")
+
+
+def test_a_bandwidth_read_as_bits_one_step_down_in_the_cold_start_is_named():
+    # Weight load time not written: the sum opens it up, 141.1 GB / 3 GB/s. At 3 Gb/s (0.375 GB/s) the load
+    # takes 376.3 s and the cold start 5 + 376.3 + 15 + 3 = 399.3 s.
+    numbers = {"weight_load_time": "", "t_cold": "399"}
+    line = graded("autoscaling-cold-start", numbers)["t_cold"]
+    assert line["verdict"] == "unit_error"
+    assert line["message"].startswith("5 s + (141 GB / 3 GB/s) + 15 s + 3 s = 70 s; you wrote 399")
+    assert line["message"].endswith(
+        "your weight load bandwidth into a new replica 8× too small (0.375 GB/s instead of 3 GB/s): bits "
+        "versus bytes."
+    )
