@@ -406,6 +406,54 @@
     { selector: ".eh-ghost-node", style: { width: 1, height: 1, opacity: 0, label: "" } },
   ];
 
+  // ---- toolbar icons: 24x24 outlines drawn in the button's text colour ----
+
+  const ICONS = {
+    note: ["M5 4h14v11l-5 5H5z", "M14 20v-5h5"],
+    connect: ["M2 8h6v8H2z", "M16 8h6v8h-6z", "M8 12h8", "M13 9l3 3-3 3"],
+    group: [["M3 4h18v16H3z", { "stroke-dasharray": "3 2" }], "M6 9h5v6H6z", "M13 9h5v6h-5z"],
+    duplicate: ["M9 9h11v11H9z", "M5 15H4V4h11v1"],
+    delete: ["M4 7h16", "M9 7V4h6v3", "M6 7l1 13h10l1-13", "M10 11v6", "M14 11v6"],
+    mark: ["M12 3l10 17H2z", "M12 10v4", "M12 17v1"],
+    layout: ["M2 9h6v6H2z", "M16 3h6v6h-6z", "M16 15h6v6h-6z", "M8 12h4", "M12 6v12", "M12 6h4", "M12 18h4"],
+    snap: ["M4 4h16v16H4z", "M4 9.3h16", "M4 14.7h16", "M9.3 4v16", "M14.7 4v16"],
+    compact: ["M4 5h16v14H4z", "M8 12h8"],
+    export: ["M12 3v12", "M7 10l5 5 5-5", "M5 20h14"],
+    undo: ["M9 14L4 9l5-5", "M4 9h10a6 6 0 0 1 0 12h-3"],
+    redo: ["M15 14l5-5-5-5", "M20 9H10a6 6 0 0 0 0 12h3"],
+    "zoom-out": ["M5 12h14"],
+    "zoom-in": ["M12 5v14", "M5 12h14"],
+    fit: ["M4 9V4h5", "M15 4h5v5", "M20 15v5h-5", "M9 20H4v-5"],
+  };
+
+  function icon(name) {
+    const ns = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(ns, "svg");
+    for (const [key, value] of Object.entries({
+      viewBox: "0 0 24 24",
+      width: "18",
+      height: "18",
+      fill: "none",
+      stroke: "currentColor",
+      "stroke-width": "1.8",
+      "stroke-linecap": "round",
+      "stroke-linejoin": "round",
+      "aria-hidden": "true",
+      focusable: "false",
+      class: "sbc-icon",
+    })) {
+      svg.setAttribute(key, value);
+    }
+    for (const part of ICONS[name]) {
+      const [d, extra] = Array.isArray(part) ? part : [part, {}];
+      const path = document.createElementNS(ns, "path");
+      path.setAttribute("d", d);
+      for (const [key, value] of Object.entries(extra)) path.setAttribute(key, value);
+      svg.appendChild(path);
+    }
+    return svg;
+  }
+
   // ---- the widget ----
 
   function mount(container, options) {
@@ -492,6 +540,7 @@
       this.bindDom();
       this.loadDesign(opts.design, true);
       this.renderAll();
+      this.showZoomLevel();
     }
 
     // ---- DOM ----
@@ -545,36 +594,52 @@
           "aria-label": label,
           "aria-keyshortcuts": shortcut || null,
           title: label + (shortcut ? " (" + shortcut + ")" : ""),
-          text,
         });
+        if (ICONS[action]) b.appendChild(icon(action));
+        b.appendChild(el("span", { className: "sbc-button-text", text }));
         this.buttons[action] = b;
         return b;
       };
-      const actions = el("div", { className: "sbc-actions", role: "group", "aria-label": "Edit" });
-      if (!this.readOnly) {
-        actions.appendChild(button("note", "Note", "Add a free note", "N"));
-        actions.appendChild(button("connect", "Connect", "Connect the selected box to another box", "C"));
-        actions.appendChild(button("group", "Group", "Group the selected boxes (a selected group: ungroup it)", "G"));
-        actions.appendChild(button("duplicate", "Duplicate", "Duplicate the selection", "Control+D"));
-        actions.appendChild(button("delete", "Delete", "Delete the selection", "Delete"));
-      }
-      if (this.undoable) {
-        actions.appendChild(button("undo", "Undo", "Undo", "Control+Z"));
-        actions.appendChild(button("redo", "Redo", "Redo", "Control+Shift+Z"));
-      }
-      if (this.markable) {
-        actions.appendChild(button("mark", "Mark failure path", "Mark the selected box or arrow as a failure path", "M"));
-      }
-      const view = el("div", { className: "sbc-actions sbc-view", role: "group", "aria-label": "View" });
-      if (!this.readOnly) view.appendChild(button("layout", "Tidy", "Lay the design out left to right", "L"));
-      view.appendChild(button("fit", "Fit", "Fit the whole design in view", "0"));
-      view.appendChild(button("zoom-out", "−", "Zoom out", "-"));
-      view.appendChild(button("zoom-in", "+", "Zoom in", "+"));
-      view.appendChild(button("compact", "Compact", "Show only the labels in the boxes (hide jobs and ways to fail)", "T"));
-      if (!this.readOnly) view.appendChild(button("snap", "Snap", "Snap boxes to the grid when dropped"));
-      view.appendChild(button("export-png", "PNG", "Export the design as a PNG image"));
-      view.appendChild(button("export-svg", "SVG", "Export the design as an SVG image"));
-      this.toolbar.appendChild(el("div", { className: "sbc-buttons-scroll" }, [actions, view]));
+      const group = (label, children) =>
+        el("div", { className: "sbc-actions", role: "group", "aria-label": label }, children.filter(Boolean));
+      const editable = !this.readOnly;
+      const edit = group("Edit", [
+        editable && button("note", "Note", "Add a free note", "N"),
+        editable && button("connect", "Connect", "Connect the selected box to another box", "C"),
+        editable && button("group", "Group", "Group the selected boxes (a selected group: ungroup it)", "G"),
+        editable && button("duplicate", "Duplicate", "Duplicate the selection", "Control+D"),
+        editable && button("delete", "Delete", "Delete the selection", "Delete"),
+        this.markable && button("mark", "Mark", "Mark the selected box or arrow as a failure path", "M"),
+      ]);
+      const arrange = group("Arrange", [
+        editable && button("layout", "Tidy", "Lay the design out left to right", "L"),
+        editable && button("snap", "Snap", "Snap boxes to the grid when dropped"),
+        button("compact", "Compact", "Show only the labels in the boxes (hide jobs and ways to fail)", "T"),
+      ]);
+      // Export is a small disclosure: one button in the toolbar, its two formats below it.
+      this.exportMenu = el("div", { className: "sbc-menu", id: id("export-menu"), "aria-label": "Export formats", hidden: true }, [
+        button("export-png", "PNG image", "Export the design as a PNG image"),
+        button("export-svg", "SVG image", "Export the design as an SVG image"),
+      ]);
+      const exportButton = button("export", "Export", "Export the design as an image");
+      exportButton.setAttribute("aria-expanded", "false");
+      exportButton.setAttribute("aria-controls", id("export-menu"));
+      this.exportWrap = el("div", { className: "sbc-actions sbc-export" }, [exportButton, this.exportMenu]);
+      if (edit.childElementCount) this.toolbar.appendChild(edit);
+      if (arrange.childElementCount) this.toolbar.appendChild(arrange);
+      this.toolbar.appendChild(this.exportWrap);
+
+      // The view tools float in the canvas's corner (as in Excalidraw): undo and redo, zoom, fit.
+      this.zoomLevel = el("span", { className: "sbc-zoom-level", "aria-label": "Zoom level", "data-sbc": "zoom-level" });
+      this.viewBar = el("div", { className: "sbc-viewbar", role: "toolbar", "aria-label": "View and history" }, [
+        this.undoable && group("History", [button("undo", "Undo", "Undo", "Control+Z"), button("redo", "Redo", "Redo", "Control+Shift+Z")]),
+        group("Zoom", [
+          button("zoom-out", "Zoom out", "Zoom out", "-"),
+          this.zoomLevel,
+          button("zoom-in", "Zoom in", "Zoom in", "+"),
+          button("fit", "Fit", "Fit the whole design in view", "0"),
+        ]),
+      ]);
 
       // Stage: the cytoscape canvas and the drag handle for drawing arrows.
       this.stage = el("div", { className: "sbc-cy" });
@@ -589,6 +654,7 @@
       this.stageWrap.appendChild(this.stage);
       this.handle = el("div", { className: "sbc-handle", "aria-hidden": "true", title: "Drag to another box to connect", hidden: true });
       this.stageWrap.appendChild(this.handle);
+      this.stageWrap.appendChild(this.viewBar);
 
       // Side panel: status, box list, arrow list, details of the selection, marks.
       this.status = el("p", { className: "sbc-status", role: "status", "aria-live": "polite", "data-sbc": "status" });
@@ -799,11 +865,37 @@
         this.listen(part, "focusin", () => this.renderHelp());
         this.listen(part, "focusout", () => setTimeout(() => this.renderHelp(), 0));
       }
-      this.listen(this.toolbar, "click", (e) => {
-        const b = e.target.closest("button[data-action]");
-        // detail 0: activated by keyboard, so focus may move to where the action continues.
-        if (b) this.runAction(b.getAttribute("data-action"), e.detail === 0);
+      for (const bar of [this.toolbar, this.viewBar]) {
+        this.listen(bar, "click", (e) => {
+          const b = e.target.closest("button[data-action]");
+          // detail 0: activated by keyboard, so focus may move to where the action continues.
+          if (b) this.runAction(b.getAttribute("data-action"), e.detail === 0);
+        });
+      }
+      // The export formats close on Escape (focus back on Export), on a click elsewhere and when focus leaves.
+      this.listen(this.exportWrap, "keydown", (e) => {
+        if (e.key !== "Escape" || this.exportMenu.hidden) return;
+        e.preventDefault();
+        e.stopPropagation();
+        this.toggleExportMenu(false);
+        this.buttons.export.focus();
       });
+      this.listen(this.exportWrap, "focusout", (e) => {
+        if (!this.exportWrap.contains(e.relatedTarget)) this.toggleExportMenu(false);
+      });
+      this.listen(document, "pointerdown", (e) => {
+        if (!this.exportMenu.hidden && !this.exportWrap.contains(e.target)) this.toggleExportMenu(false);
+      });
+      // The observer's callback only schedules the measurement: changing the toolbar inside it would loop.
+      if (typeof ResizeObserver === "function") {
+        let width = 0;
+        this.toolbarObserver = new ResizeObserver(() => {
+          if (this.toolbar.clientWidth === width) return;
+          width = this.toolbar.clientWidth;
+          requestAnimationFrame(() => this.fitToolbar());
+        });
+        this.toolbarObserver.observe(this.toolbar);
+      }
       if (this.search) {
         this.listen(this.search, "input", () => this.showResults());
         this.listen(this.search, "focus", () => this.showResults());
@@ -931,6 +1023,7 @@
         if (!this.edgeDrawing) this.showHandle(e.target);
       });
       cy.on("pan zoom", () => this.placeHandle());
+      cy.on("zoom", () => this.showZoomLevel());
       cy.on("position", "node", (e) => {
         if (this.handleNode && e.target.same(this.handleNode)) this.placeHandle();
       });
@@ -1797,6 +1890,34 @@
       this.setField(name, field.input.value);
     }
 
+    // A button's visible text (its icon stays); the toolbar is measured again, since the text's width changed.
+    setButtonText(b, text) {
+      const span = b.querySelector(".sbc-button-text");
+      if (span.textContent === text) return;
+      span.textContent = text;
+      this.fitToolbar();
+    }
+
+    // The toolbar shows its buttons with text when they fit in one row beside the search, with icons only when
+    // they do not (each keeps its name as aria-label and title); narrower still, the row wraps. It never
+    // scrolls sideways and never hides a button.
+    fitToolbar() {
+      const bar = this.toolbar;
+      if (!bar.isConnected || !bar.clientWidth) return;
+      bar.classList.remove("sbc-icons-only");
+      bar.classList.add("sbc-measuring");
+      const tooWide = bar.scrollWidth > bar.clientWidth + 1;
+      bar.classList.remove("sbc-measuring");
+      bar.classList.toggle("sbc-icons-only", tooWide);
+    }
+
+    toggleExportMenu(open, focusFirst) {
+      const show = open === undefined ? this.exportMenu.hidden : open;
+      this.exportMenu.hidden = !show;
+      this.buttons.export.setAttribute("aria-expanded", show ? "true" : "false");
+      if (show && focusFirst) this.buttons["export-png"].focus();
+    }
+
     renderButtons() {
       const item = this.selected();
       const count = this.selection().length;
@@ -1805,14 +1926,14 @@
       if (b.connect) {
         b.connect.disabled = !isBox && this.connectFrom === null;
         b.connect.setAttribute("aria-pressed", this.connectFrom !== null ? "true" : "false");
-        b.connect.textContent = this.connectFrom !== null ? "Cancel connect" : "Connect";
+        this.setButtonText(b.connect, this.connectFrom !== null ? "Cancel connect" : "Connect");
       }
       if (b.delete) b.delete.disabled = !count;
       if (b.duplicate) b.duplicate.disabled = !this.selection().filter((s) => s.isNode()).length;
       if (b.group) {
         const isGroup = Boolean(item && item.isNode() && item.data("role") === "group");
         b.group.disabled = !this.selection().filter((s) => s.isNode() && s.data("role") !== "note").length;
-        b.group.textContent = isGroup ? "Ungroup" : "Group";
+        this.setButtonText(b.group, isGroup ? "Ungroup" : "Group");
       }
       if (b.undo) b.undo.disabled = !this.past.length;
       if (b.redo) b.redo.disabled = !this.future.length;
@@ -1892,6 +2013,10 @@
         cy.zoom(1.1);
         cy.center(nodes);
       }
+    }
+
+    showZoomLevel() {
+      this.zoomLevel.textContent = Math.round(this.cy.zoom() * 100) + "%";
     }
 
     zoomBy(factor) {
@@ -2320,9 +2445,13 @@
           return this.toggleCompact();
         case "snap":
           return this.toggleSnap();
+        case "export":
+          return this.toggleExportMenu(undefined, byKeyboard);
         case "export-png":
+          this.toggleExportMenu(false);
           return this.exportPng();
         case "export-svg":
+          this.toggleExportMenu(false);
           return this.exportSvg();
         default:
           return undefined;
@@ -2445,6 +2574,7 @@
       for (const [target, type, handler, options] of this.listeners) target.removeEventListener(type, handler, options);
       this.listeners = [];
       if (this.resizeObserver) this.resizeObserver.disconnect();
+      if (this.toolbarObserver) this.toolbarObserver.disconnect();
       if (this.eh) this.eh.destroy();
       if (this.cy) this.cy.destroy();
       this.cy = null;

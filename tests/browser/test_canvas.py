@@ -227,6 +227,7 @@ def test_export_writes_a_png_and_an_svg_that_show_the_boxes(round_page, tmp_path
     a, b = add_box(page, "api gateway"), add_box(page, "model router")
     set_job(page, a, "Authenticate the caller")
     connect_boxes(page, a, b)
+    canvas_root(page).locator("[data-action=export]").click()
     with page.expect_download() as png_download:
         canvas_root(page).locator("[data-action=export-png]").click()
     png = png_download.value
@@ -253,6 +254,8 @@ def test_export_writes_a_png_and_an_svg_that_show_the_boxes(round_page, tmp_path
     )
     assert dark > 500
 
+    expect(canvas_root(page).locator("[data-action=export-svg]")).to_be_hidden()  # the formats closed
+    canvas_root(page).locator("[data-action=export]").click()
     with page.expect_download() as svg_download:
         canvas_root(page).locator("[data-action=export-svg]").click()
     svg_path = tmp_path / "design.svg"
