@@ -8,8 +8,8 @@ redraws it from the token to grade, and the time taken is measured on the server
 
 from __future__ import annotations
 
-import functools
 import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -88,23 +88,33 @@ def _refuse_if_held_back(*, user, question: Question, now: datetime) -> None:
 # Drawing steps.
 
 
-@functools.lru_cache(maxsize=256)
-def _drillable(content_hash: str, version_id: int) -> tuple[str, ...]:
-    """The lines of a version that can be drilled (a draw exists that is not the reference's own answer)."""
-    version = QuestionVersion.objects.get(pk=version_id)
-    spec = question_version_spec(version)
-    lines = []
-    for name in drill_lines(spec):
+_DRILLABLE_KEPT = 4096
+_drillable: OrderedDict[tuple[str, int, str], bool] = OrderedDict()
+
+
+def line_drillable(version: QuestionVersion, line: str) -> bool:
+    """Whether `line` of `version` can be drilled (a draw exists that is not the reference's own answer).
+    Tried when first asked, once per process: versions are immutable, and a draw costs milliseconds."""
+    key = (version.content_hash, version.pk, line)
+    drillable = _drillable.get(key)
+    if drillable is None:
         try:
-            drill_step(spec, name, seed=0)
+            drill_step(question_version_spec(version), line, seed=0)
         except DrillError:
-            continue
-        lines.append(name)
-    return tuple(lines)
+            drillable = False
+        else:
+            drillable = True
+        _drillable[key] = drillable
+        if len(_drillable) > _DRILLABLE_KEPT:
+            _drillable.popitem(last=False)
+    return drillable
 
 
 def drillable_lines(version: QuestionVersion) -> tuple[str, ...]:
-    return _drillable(version.content_hash, version.pk)
+    """The lines of a version that can be drilled, in the order the question asks them."""
+    return tuple(
+        line for line in drill_lines(question_version_spec(version)) if line_drillable(version, line)
+    )
 
 
 def card_seed(card: DrillCard) -> int:
@@ -149,8 +159,9 @@ def _new_card(*, user, now: datetime, track: str | None) -> DrillCard | None:
         questions = questions.filter(track=track)
     have = set(DrillCard.objects.filter(user=user).values_list("question_id", "line"))
     for question in sorted(questions, key=lambda q: (DIFFICULTY_ORDER.get(q.difficulty, 9), q.title)):
-        for line in drillable_lines(question.current_version):
-            if (question.pk, line) not in have:
+        version = question.current_version
+        for line in drill_lines(question_version_spec(version)):
+            if (question.pk, line) not in have and line_drillable(version, line):
                 return _card_get_or_create(user=user, question=question, line=line, now=now)
     return None
 
