@@ -35,3 +35,65 @@ def test_ttft_limits_follow_the_queueing_budget_when_it_moves():
     assert math.isclose(
         shown("ttft-200ms-p99", "idle_small_pool"), 1 - shown("ttft-200ms-p99", "rho_small_pool")
     )
+
+
+# The review questions count prefill in every capacity (DOMAIN.md Q01: prefill takes replica time).
+
+
+def test_eight_gpu_review_prefill_alone_asks_more_than_the_eight_gpus_give():
+    slug = "eight-gpu-design-review"
+    # 5 req/s x 6,000 tok = 30,000 tok/s against 8 x 989e12 x 0.5 / 141.1e9 = 28,032 tok/s.
+    assert shown(slug, "prefill_load") == pytest.approx(30_000 / 28_032, rel=2e-3)
+    # Across the link every prompt token's activations cross 160 times: 160 x (30 us + 6,000 x 32,768 B /
+    # 12.5 GB/s) = 2.521 s, after 6,000 / 28,032 = 0.214 s of compute.
+    assert shown(slug, "prefill_s_tp8") == pytest.approx(
+        0.2140 + 160 * (30e-6 + 6000 * 32768 / 12.5e9), rel=2e-3
+    )
+    # The step at 201: (141.1 + 201 x 2.0644) GB / 18.76 TB/s = 29.64 ms, + 160 x (30 us + 201 x 32,768 B /
+    # 12.5 GB/s) = 89.1 ms; a request costs 2.735 s of prefill + 600 x 118.7 ms / 201 = 0.354 s: 0.324 req/s.
+    assert shown(slug, "capacity_tp8") == pytest.approx(1 / (2.7354 + 600 * 0.11874 / 201), rel=3e-3)
+
+
+def test_eight_gpu_review_fixed_placement_still_cannot_carry_five_requests_a_second():
+    slug = "eight-gpu-design-review"
+    # TP4: 67 sequences, step (141.1 + 67 x 2.0644) / 9.38 = 29.79 ms; a request costs 6,000 / 14,016 =
+    # 0.428 s of prefill + 600 x 29.79 ms / 67 = 0.267 s: two replicas complete 2 / 0.695 = 2.88 req/s.
+    assert shown(slug, "capacity_fixed") == pytest.approx(2 / (0.4281 + 600 * 0.02979 / 67), rel=3e-3)
+    assert shown(slug, "load_fixed") > 1.7  # "the fixed design runs at ~67%" does not hold
+    assert "~67%" not in question(slug).outline
+    # ceil(5 x 0.695 / 0.7) = ceil(4.96) = 5 servers; at 1 req/s each, 42.8% of each replica's time is
+    # prefill, and Little's law on the running batch gives
+    # T = 600 x 141.1e9 / (9.38e12 x 0.572 - 600 x 1 x 2.0644e9) = 20.5 s.
+    assert shown(slug, "servers_needed") == 5
+    assert shown(slug, "e2e_at_load") == pytest.approx(
+        0.428 + 8.466e13 / (9.38e12 * 0.5719 - 600 * 2.0644e9), rel=3e-3
+    )
+    assert shown(slug, "e2e_at_load") < shown(slug, "deadline")
+    # (30 - 20.95) s x 5 / 0.695 s = 65 requests.
+    assert shown(slug, "queue_limit_fixed") == pytest.approx((30 - 20.95) * 5 / 0.6949, rel=5e-3)
+
+
+def test_gateway_review_pool_cannot_carry_forty_requests_a_second_on_four_replicas():
+    slug = "gateway-fallback-review"
+    # KV room (72 - 16) GB / 128 KiB = 427,246 tok, 185.8 sequences of 2,300; step (16 + 185.8 x 2,150 x
+    # 131,072 B) / 2.345 TB/s = 29.15 ms; a request costs 2,000 / 30,000 = 66.7 ms + 300 x 29.15 / 185.8 ms.
+    assert shown(slug, "pool_capacity") == pytest.approx(4 / (0.06667 + 300 * 0.02915 / 185.76), rel=3e-3)
+    # With the fixed batch of 96: (16 + 96 x 0.2818) / 2.345 = 18.36 ms; 66.7 + 300 x 18.36 / 96 = 124.0 ms a
+    # request: four replicas 32.2 req/s, and ceil(40 x 0.124 / 0.7) = ceil(7.09) = 8 for the load.
+    assert shown(slug, "capacity_fixed") == pytest.approx(4 / (0.06667 + 300 * 0.018360 / 96), rel=3e-3)
+    assert shown(slug, "replicas_needed") == 8
+    assert shown(slug, "e2e_at_load") < shown(slug, "deadline")
+
+
+@pytest.mark.parametrize(
+    ("slug", "capacity", "prefill"),
+    [
+        ("eight-gpu-design-review", "capacity_tp8", "prefill_rate_gpu"),
+        ("eight-gpu-design-review", "capacity_fixed", "prefill_rate_gpu"),
+        ("eight-gpu-design-review", "fleet_capacity", "prefill_rate_gpu"),
+        ("gateway-fallback-review", "pool_capacity", "prefill_rate"),
+        ("gateway-fallback-review", "capacity_fixed", "prefill_rate"),
+    ],
+)
+def test_every_capacity_of_the_review_questions_reads_the_prefill_rate(slug, capacity, prefill):
+    assert prefill in question(slug).model.reference.upstream(capacity)
