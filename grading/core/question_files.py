@@ -1,7 +1,15 @@
-"""Question files on disk: the bank's YAML reading rules, the palette, one question file, a whole pack.
+"""Question files on disk: the bank's YAML reading rules, the palette, the shared workload figures, one
+question file, a whole pack.
 
 `load_pack(folder)` reads every question file of a pack: a broken file yields its errors, the others still
 load.
+
+Shared workload figures (`workloads.yaml`, beside the palette) are inputs several questions use, such as the
+request rate of one 70B TP8 replica: defined once, with a source. A question takes one with
+`{name: <figure>, shared: true}` (it may add a label, `variable` and a note; the value, unit, range and source
+come from the file), and a question that defines an input of the same name with another value, unit or range
+is refused. Figures are resolved when the file is read, so a stored question version holds the values it was
+published with.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from typing import Any
 import yaml
 
 from grading.core.box_words import KindWords, read_terms
+from grading.core.model import ModelError, read_model
 from grading.core.question_reader import FieldReader, parse_question
 from grading.core.question_types import PaletteComponent, QuestionSpec, SpecError
 
@@ -61,6 +70,14 @@ def read_yaml(path: str | Path) -> Any:
         return yaml.load(handle, Loader=BankYamlLoader)  # noqa: S506 - BankYamlLoader is a SafeLoader
 
 
+def _read_checked(path: str | Path, field: str) -> Any:
+    """`read_yaml`, with an unreadable file raised as a SpecError on `field`, naming the file."""
+    try:
+        return read_yaml(path)
+    except (OSError, yaml.YAMLError) as error:
+        raise SpecError([(field, _yaml_message(error))], Path(path).name) from None
+
+
 def load_palette(path: str | Path) -> dict[str, PaletteComponent]:
     """The component palette, keyed by kind (so `kind in palette` works). Raises SpecError on a bad file."""
     return load_palette_file(path)[0]
@@ -69,10 +86,7 @@ def load_palette(path: str | Path) -> dict[str, PaletteComponent]:
 def load_palette_file(path: str | Path) -> tuple[dict[str, PaletteComponent], KindWords, int]:
     """The palette by kind, the vocabulary's common jobs and failure modes, and the palette's version."""
     name = Path(path).name
-    try:
-        data = read_yaml(path)
-    except (OSError, yaml.YAMLError) as error:
-        raise SpecError([("palette", _yaml_message(error))], name) from None
+    data = _read_checked(path, "palette")
     reader = FieldReader()
     top = reader.mapping(data, "", {"version", "common", "components"})
     version = top.get("version", 0)
@@ -108,13 +122,104 @@ def load_palette_file(path: str | Path) -> tuple[dict[str, PaletteComponent], Ki
     return palette, common, version
 
 
-def load_question(path: str | Path, *, palette: Collection[str] | None = None) -> QuestionSpec:
-    """Read and parse one question file (raises SpecError, naming the file)."""
+WORKLOADS_FILE = "workloads.yaml"
+_SHARED_OVERRIDES = frozenset({"name", "shared", "label", "variable", "note"})
+_SHARED_IDENTITY = ("value", "unit", "range")
+
+
+def load_workloads(path: str | Path) -> dict[str, dict[str, Any]]:
+    """The shared workload figures by name, each an input quantity as a question file writes one. Raises
+    SpecError on a bad file."""
     name = Path(path).name
-    try:
-        data = read_yaml(path)
-    except (OSError, yaml.YAMLError) as error:
-        raise SpecError([("yaml", _yaml_message(error))], name) from None
+    data = _read_checked(path, "yaml")
+    reader = FieldReader()
+    top = reader.mapping(data, "", {"figures"})
+    figures = reader.items(top, "figures", "figures", required=True)
+    if not reader.problems:
+        try:
+            read_model({"quantities": figures})
+        except ModelError as error:
+            reader.problems.extend((f"figures.{field}", message) for field, message in error.problems)
+    by_name: dict[str, dict[str, Any]] = {}
+    for figure in figures:
+        if isinstance(figure, dict) and "formula" in figure:
+            reader.add(f"figures.{figure.get('name')}", "a shared figure is an input: a value, not a formula")
+        elif isinstance(figure, dict):
+            by_name[str(figure.get("name"))] = figure
+    if reader.problems:
+        raise SpecError(reader.problems, name)
+    return by_name
+
+
+def resolve_shared(data: Any, workloads: dict[str, dict[str, Any]]) -> tuple[Any, list[tuple[str, str]]]:
+    """`data` with each `shared: true` quantity filled in from `workloads`, and the problems: an unknown
+    figure, a shared quantity that sets its own value, or an input redefining a figure differently."""
+    model = data.get("model") if isinstance(data, dict) else None
+    quantities = model.get("quantities") if isinstance(model, dict) else None
+    if not isinstance(quantities, list):
+        return data, []
+    problems: list[tuple[str, str]] = []
+    resolved = [_resolve_quantity(item, workloads, problems) for item in quantities]
+    return {**data, "model": {**model, "quantities": resolved}}, problems
+
+
+def _resolve_quantity(
+    item: Any, workloads: dict[str, dict[str, Any]], problems: list[tuple[str, str]]
+) -> Any:
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+        return item
+    name, figure = item["name"], workloads.get(item["name"])
+    where = f"model.{name}"
+    if item.get("shared") is not None:
+        if item["shared"] is not True:
+            problems.append((where, "shared must be true (or left out)"))
+            return {key: value for key, value in item.items() if key != "shared"}
+        if figure is None:
+            problems.append((where, f"{name!r} is not a shared workload figure ({WORKLOADS_FILE})"))
+            return {key: value for key, value in item.items() if key != "shared"}
+        extra = sorted(set(item) - _SHARED_OVERRIDES)
+        if extra:
+            problems.append(
+                (where, f"takes {', '.join(extra)} from the shared figure in {WORKLOADS_FILE}; remove them")
+            )
+        kept = {key: item[key] for key in ("label", "variable", "note") if key in item}
+        return {**figure, **kept}
+    if figure is not None and "formula" not in item:
+        differs = [key for key in _SHARED_IDENTITY if item.get(key) != figure.get(key)]
+        if differs:
+            problems.append(
+                (
+                    where,
+                    f"redefines the shared workload figure {name} ({figure['value']} {figure['unit']}, "
+                    f"range {figure['range']}) with another {', '.join(differs)}; "
+                    f"write {{name: {name}, shared: true}}",
+                )
+            )
+    return item
+
+
+def _find_workloads(folder: Path) -> dict[str, dict[str, Any]]:
+    for candidate in (folder / WORKLOADS_FILE, folder.parent / WORKLOADS_FILE):
+        if candidate.exists():
+            return load_workloads(candidate)
+    return {}
+
+
+def load_question(
+    path: str | Path,
+    *,
+    palette: Collection[str] | None = None,
+    workloads: dict[str, dict[str, Any]] | None = None,
+) -> QuestionSpec:
+    """Read and parse one question file (raises SpecError, naming the file). `workloads`: the shared
+    workload figures; by default `workloads.yaml` in the file's folder or its parent (none if neither)."""
+    name = Path(path).name
+    data = _read_checked(path, "yaml")
+    if workloads is None:
+        workloads = _find_workloads(Path(path).parent)
+    data, problems = resolve_shared(data, workloads)
+    if problems:
+        raise SpecError(problems, name)
     return parse_question(data, name, palette=palette)
 
 
@@ -129,12 +234,16 @@ def load_pack(
     folder = Path(folder)
     errors: list[str] = []
     kinds = _pack_palette(folder, palette, errors)
+    try:
+        workloads = _find_workloads(folder)
+    except SpecError as error:
+        return [], error.lines()
     specs = []
     for path in sorted(folder.glob("*.yaml")):
-        if path.name == "palette.yaml":
+        if path.name in ("palette.yaml", WORKLOADS_FILE):
             continue
         try:
-            specs.append(load_question(path, palette=kinds))
+            specs.append(load_question(path, palette=kinds, workloads=workloads))
         except SpecError as error:
             errors += error.lines()
     return specs, errors

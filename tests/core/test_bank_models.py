@@ -3,11 +3,15 @@ derived in the comment beside it from DOMAIN.md's constants and the question's o
 from the model's output."""
 
 import math
+from pathlib import Path
 
 import pytest
+import yaml
 
+from grading.core.question_files import load_pack, load_question, load_workloads, read_yaml
+from grading.core.question_types import SpecError
 from tests.core.test_erlang import textbook_wait_tail
-from tests.core.test_grader_bank import graded, question, shown
+from tests.core.test_grader_bank import BANK, graded, question, shown
 
 
 def test_ttft_utilisation_limits_come_from_its_own_30_ms_queueing_budget():
@@ -97,3 +101,90 @@ def test_gateway_review_pool_cannot_carry_forty_requests_a_second_on_four_replic
 )
 def test_every_capacity_of_the_review_questions_reads_the_prefill_rate(slug, capacity, prefill):
     assert prefill in question(slug).model.reference.upstream(capacity)
+
+
+# Shared workload figures: one source (interview/bank/workloads.yaml) that every question uses.
+
+WORKLOADS = Path(__file__).resolve().parents[2] / "interview" / "bank" / "workloads.yaml"
+SHARED_RATE = "chat_replica_rate_70b_tp8"
+
+
+def test_the_70b_replica_rate_is_derived_from_domain_constants_with_prefill_counted():
+    # Prefill: 8 x 989e12 x 0.5 / (2 x 70.55e9) = 28,035 tok/s, so 2,000 tokens take 71.3 ms of the replica;
+    # decode: 64 sequences at 40 ms a token give each request 250 x 0.040 / 64 = 156.3 ms: 1 / 0.2276 s.
+    prefill_rate = 8 * 989e12 * 0.5 / (2 * 70.553706496e9)
+    assert prefill_rate == pytest.approx(28_035, rel=1e-4)
+    figure = load_workloads(WORKLOADS)[SHARED_RATE]
+    assert figure["value"] == pytest.approx(1 / (2000 / prefill_rate + 250 * 0.040 / 64), rel=2e-3)
+
+
+@pytest.mark.parametrize("slug", ["multi-lora-serving", "training-and-inference-one-fleet"])
+def test_both_questions_that_serve_the_70b_chat_workload_take_the_one_shared_rate(slug):
+    quantity = question(slug).model.reference.quantities[SHARED_RATE]
+    assert quantity.value == 4.39 and quantity.source.startswith("Shared workload figure")
+
+
+def test_multi_lora_fleet_is_sized_from_the_shared_rate():
+    # ceil(100 req/s / (4.39 x 0.8 x 0.7)) = ceil(40.68) = 41 replicas = 328 GPUs; today's 100 replicas run at
+    # 100 / 439 = 22.8%.
+    assert shown("multi-lora-serving", "lora_replicas") == 41
+    assert shown("multi-lora-serving", "lora_gpus") == 328
+    assert shown("multi-lora-serving", "dedicated_util") == pytest.approx(100 / 439, rel=1e-3)
+    # One fleet: 691.2 GPUs of mean demand / 8 x 4.39 = 379.3 req/s.
+    assert shown("training-and-inference-one-fleet", "mean_arrival") == pytest.approx(
+        691.2 / 8 * 4.39, rel=1e-4
+    )
+
+
+def with_rate(tmp_path: Path, entry: dict) -> Path:
+    data = read_yaml(BANK / "multi-lora-serving.yaml")
+    data["model"]["quantities"] = [
+        entry if item.get("name") == SHARED_RATE else item for item in data["model"]["quantities"]
+    ]
+    path = tmp_path / "multi-lora-serving.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_a_question_redefining_a_shared_figure_with_another_value_is_refused(tmp_path):
+    own = {
+        "name": SHARED_RATE,
+        "label": "Requests per second one replica serves",
+        "value": 10,
+        "unit": "req/(s*replica)",
+        "range": [5, 20],
+        "source": "70B TP8, prefill included",
+    }
+    with pytest.raises(SpecError) as refused:
+        load_question(with_rate(tmp_path, own), workloads=load_workloads(WORKLOADS))
+    (field, message), *_ = refused.value.problems
+    assert field == f"model.{SHARED_RATE}"
+    assert "redefines the shared workload figure" in message and "value, range" in message
+
+
+def test_a_question_restating_a_shared_figure_with_the_same_numbers_loads(tmp_path):
+    # An exported pack holds resolved values; read back beside the bank's figures it must still load.
+    same = {**load_workloads(WORKLOADS)[SHARED_RATE], "source": "exported"}
+    spec = load_question(with_rate(tmp_path, same), workloads=load_workloads(WORKLOADS))
+    assert spec.model.reference.quantities[SHARED_RATE].value == 4.39
+
+
+@pytest.mark.parametrize(
+    ("entry", "expected"),
+    [
+        ({"name": SHARED_RATE, "shared": True, "value": 10}, "takes value from the shared figure"),
+        ({"name": "no_such_figure", "shared": True}, "'no_such_figure' is not a shared workload figure"),
+        ({"name": SHARED_RATE, "shared": "yes"}, "shared must be true"),
+    ],
+)
+def test_a_shared_quantity_takes_nothing_but_its_name_label_and_note(tmp_path, entry, expected):
+    with pytest.raises(SpecError) as refused:
+        load_question(with_rate(tmp_path, entry), workloads=load_workloads(WORKLOADS))
+    assert any(expected in message for _, message in refused.value.problems)
+
+
+def test_the_bank_loads_its_shared_figures_from_beside_the_palette():
+    specs, errors = load_pack(BANK)
+    assert errors == []
+    users = [spec.slug for spec in specs if SHARED_RATE in spec.model.reference.quantities]
+    assert users == ["multi-lora-serving", "training-and-inference-one-fleet"]

@@ -24,7 +24,7 @@ def only_wrong(lines: dict[str, dict]) -> list[str]:
         ("pretraining-data-pipeline", "shard_bytes", "30T", "'T' read as the T of TB"),
         ("two-region-failover", "shed_frac", "1/6", "the fraction 1/6 read as 0.167"),
         ("token-rate-limits", "cost_ratio", "1,000:1", "the ratio 1,000:1 read as 1,000"),
-        ("multi-lora-serving", "dedicated_util", "1/10 of the fleet", "the fraction 1/10 read as 0.1"),
+        ("multi-lora-serving", "dedicated_util", "2/9 of the fleet", "the fraction 2/9 read as 0.222"),
         ("checkpoint-storage", "young_daly", "1h18m", "read as 4,680 s"),  # 78 min for 77.95 min
         ("autoscaling-cold-start", "warm_pool_cost", "€128/h", "read € as the question's currency (USD)"),
         ("internal-llm-gateway", "team_budget", "$38,880", "in the line's unit, USD/(team*month)"),
