@@ -10,6 +10,7 @@ prompt states (premises) are not asked answers and are left out. The ten-odd que
 formula chains are walked.
 """
 
+import functools
 import json
 import math
 import os
@@ -147,24 +148,39 @@ def asked_values(spec: dict, public: str = "") -> dict[str, set[str]]:
 
 
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+PatternIndex = dict[str, list[tuple[str, str]]]
 
 
-def found_in(values: dict[str, dict[str, set[str]]], text: str) -> list[str]:
-    """ "slug.name: pattern" for every pattern of `values` (slug -> line -> patterns) that `text` states; a
-    pattern is searched for only when its number occurs in the text at all."""
-    numbers = set(NUMBER.findall(text))
+def pattern_index(values: dict[str, dict[str, set[str]]]) -> PatternIndex:
+    """Leading number -> ("slug.name", pattern) for every pattern of `values` (slug -> line -> patterns)."""
+    index: PatternIndex = {}
+    for slug, asked in values.items():
+        for name, patterns in asked.items():
+            for pattern in patterns:
+                if leading := NUMBER.match(pattern):
+                    index.setdefault(leading.group(), []).append((f"{slug}.{name}", pattern))
+    return index
+
+
+def found_in(index: PatternIndex, text: str) -> list[str]:
+    """ "slug.name: pattern" for every indexed pattern that `text` states; a pattern is searched for only when
+    its number occurs in the text at all."""
+    numbers = set(NUMBER.findall(text)) & index.keys()
     return sorted(
-        f"{slug}.{name}: {pattern}"
-        for slug, asked in values.items()
-        for name, patterns in asked.items()
-        for pattern in patterns
-        if NUMBER.match(pattern) and NUMBER.match(pattern).group() in numbers and _found(pattern, text)
+        f"{line}: {pattern}" for number in numbers for line, pattern in index[number] if _found(pattern, text)
     )
 
 
-def _found(pattern: str, text: str) -> bool:
+@functools.cache
+def _pattern_regex(pattern: str) -> re.Pattern[str]:
+    """Compiled once: the walk searches thousands of patterns in thousands of answers (re's own cache of 512
+    would thrash)."""
     regex = re.escape(pattern).replace(re.escape("\\w+"), r"[\w-]+")  # "2,800 \w+ tokens": one word between
-    return re.search(rf"(?<![\w.,]){regex}(?![\w]|[.,]\d)", text) is not None
+    return re.compile(rf"(?<![\w.,]){regex}(?![\w]|[.,]\d)")
+
+
+def _found(pattern: str, text: str) -> bool:
+    return _pattern_regex(pattern).search(text) is not None
 
 
 def url_templates() -> list[str]:
@@ -287,7 +303,7 @@ def walk(bank: list[Question], make_user) -> dict[str, list[str]]:
     prompts = "\n".join(
         spec["prompt"] for spec in Question.objects.values_list("current_version__spec", flat=True)
     )
-    values = {q.slug: asked_values(q.current_version.spec, prompts) for q in bank}
+    values = pattern_index({q.slug: asked_values(q.current_version.spec, prompts) for q in bank})
     specs = [q.current_version.spec for q in bank]
     question_slugs = sorted({slug for spec in specs for slug in (spec["slug"], *spec.get("related", []))})
     concept_slugs = sorted({slug for spec in specs for slug in spec.get("concepts", [])})
@@ -353,6 +369,13 @@ def test_the_value_forms_cover_figures_separators_and_byte_units():
     assert "1,330,000" in value_patterns(1_330_000, "tok") and "162" in value_patterns(162, "req")
     assert "512" not in value_patterns(512, "GPU") and "1.33M" in value_patterns(1_330_000, "tok")
     assert any(_found(pattern, "about 2,800 prompt tokens") for pattern in value_patterns(2800, "tok"))
+
+
+def test_the_search_finds_a_planted_value_by_its_number_and_only_where_it_stands_alone():
+    asked = {"kv": {"per_token": value_patterns(327680, "B/tok")}, "ttft": {"p99": {"13.5 ms"}}}
+    index = pattern_index(asked)
+    assert found_in(index, "<td>320 KiB</td> and 13.5 ms") == ["kv.per_token: 320 KiB", "ttft.p99: 13.5 ms"]
+    assert found_in(index, "1320 KiB, 13.55 ms, 2,320 KiB") == []
 
 
 def test_no_title_or_summary_in_the_bank_states_an_asked_value_of_any_question():
