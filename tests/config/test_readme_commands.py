@@ -1,6 +1,6 @@
 """The README's commands work as printed: every `make` verb it names exists, every command line in its shell
-blocks answers `--help`, and the command lines run as printed on a scratch database after a migrate (as
-`make run` leaves it), except the one that rewrites a tracked file."""
+blocks runs as printed on a scratch database after a migrate (as `make run` leaves it), except the one that
+rewrites a tracked file, which answers `--help` instead."""
 
 import json
 import os
@@ -69,9 +69,12 @@ def test_every_make_verb_in_the_readme_exists():
         assert dry_run.returncode == 0, (verb, dry_run.stderr)
 
 
-def test_every_readme_command_answers_help(tmp_path):
+def test_the_readme_commands_not_run_here_answer_help(tmp_path):
+    """The others run as printed below, which says more than --help (each is a Django start-up, ~1.5 s)."""
     env = scratch_env(tmp_path)
-    for command in sorted({help_command(line) for line in tool_lines()}):
+    not_run = [line for line in tool_lines() if line in NOT_RUN]
+    assert not_run
+    for command in sorted({help_command(line) for line in not_run}):
         answer = run(command, env)
         assert answer.returncode == 0 and "usage:" in answer.stdout, (command, answer.stderr[-2000:])
 
