@@ -301,6 +301,7 @@ class _Reading:
     message: str
     note: str
     as_line: np.float64 | None = None  # a wrong-dimension text's number in the line's unit, as they used it
+    as_typed: float | None = None  # a text in another unit of the line's dimension: its number in the line's
 
 
 _FAILURE_VERDICTS = {"unparsed": v.UNPARSED, "dimension": v.UNIT_ERROR}
@@ -316,7 +317,7 @@ def _read(text: str, unit: Unit) -> _Reading | None:
         as_line = None if reading.as_line_unit is None else np.float64(reading.as_line_unit)
         return _Reading(text, None, _FAILURE_VERDICTS[reading.kind], message, "", as_line)
     # Values are numpy floats so that a division by zero in a formula gives inf instead of raising.
-    return _Reading(text, np.float64(reading.value), "", "", reading.note)
+    return _Reading(text, np.float64(reading.value), "", "", reading.note, as_typed=reading.as_typed)
 
 
 # Grading.
@@ -334,8 +335,15 @@ class _Outcome:
 class _Run:
     """One grading: the two worlds and the verdicts, filled in the model's topological order."""
 
-    def __init__(self, prepared: _Prepared, reference: _Reference, readings: Mapping[str, _Reading]):
+    def __init__(
+        self,
+        prepared: _Prepared,
+        reference: _Reference,
+        readings: Mapping[str, _Reading],
+        used: Mapping[str, tuple[float, v.UnitFactor]] | None = None,
+    ):
         self.p = prepared
+        self.used = used or {}  # assumptions their later lines show they used as typed: value, factor
         self.ref = reference.values
         self.readings = readings
         self.stated: dict[str, Any] = dict(reference.values)
@@ -379,6 +387,9 @@ class _Run:
             return
         value = reading.value
         bounds = self.p.ranges[name]
+        if name in self.used:
+            self._used_as_typed(name, reading, asked)
+            return
         self.stated[name] = self.corrected[name] = value
         self.changed.add(name)
         if bounds.low_accepted <= value <= bounds.high_accepted:
@@ -422,6 +433,19 @@ class _Run:
                 label=_in_sentence(self.p.labels[name]),
             )
             self.outcomes[name] = _Outcome(v.OUT_OF_RANGE, message)
+
+    def _used_as_typed(self, name: str, reading: _Reading, asked: bool) -> None:
+        """An assumption whose unit slip lands inside its range, but whose later lines use the number as
+        typed in the line's unit ("4 Gb/s", the cold start from 4 GB/s): charged here, used as typed."""
+        used, factor = self.used[name]
+        self.stated[name] = self.corrected[name] = np.float64(used)
+        self.changed.add(name)
+        self.status[name] = v.UNIT_ERROR
+        if asked:
+            message = v.used_as_typed_message(
+                reading.text.strip(), self.p.shown(name, reading.value), self.p.shown(name, used), factor
+            )
+            self.outcomes[name] = _Outcome(v.UNIT_ERROR, message, factor=factor.factor)
 
     def _input_unit_slip(
         self, name: str, value: float, bounds: _InputRange, text: str
@@ -951,8 +975,7 @@ def grade(
             reading = _read(text, unit)
             if reading is not None:
                 readings[name] = reading
-    run = _Run(prepared, reference, readings)
-    run.run()
+    run = _with_values_used(prepared, reference, readings)
     lines = [_line_report(prepared, reference, run, line) for line in prepared.lines]
     design = None
     if checked.boxes is not None and (prepared.design.boxes or prepared.design.path):
@@ -966,6 +989,37 @@ def grade(
         events = [(event.t, event.phase, event.field) for event in checked.events]
         pacing = scoring.pacing(prepared.plan, events, prepared.line_phases)
     return _report(prepared, reference, lines, design, scores, overall, pacing, sorted(unknown), version)
+
+
+def _with_values_used(prepared: _Prepared, reference: _Reference, readings: Mapping[str, _Reading]) -> _Run:
+    """The grading run, where an assumption typed in another unit reads inside its range but the lines
+    computed from it show they used the number as typed in the line's unit: then the assumption is charged
+    and those lines are checked against what they used, when that leaves fewer of them wrong."""
+    run = _Run(prepared, reference, readings)
+    run.run()
+    used: dict[str, tuple[float, v.UnitFactor]] = {}
+    for name in prepared.input_names:
+        reading = readings.get(name)
+        if reading is None or reading.as_typed is None or run.status.get(name) != v.CORRECT:
+            continue
+        bounds = prepared.ranges[name]
+        factor = v.exact_unit_factor(reading.as_typed / float(reading.value), prepared.unit_factors[name])
+        if factor is None or not bounds.low_accepted <= reading.as_typed <= bounds.high_accepted:
+            continue
+        later = [
+            line.name
+            for line in prepared.lines
+            if not line.is_input and name in prepared.upstream[line.name] and line.name in readings
+        ]
+        wrong_before = sum(run.outcomes[line].verdict != v.CORRECT for line in later)
+        if not wrong_before:
+            continue
+        trial = _Run(prepared, reference, readings, {**used, name: (reading.as_typed, factor)})
+        trial.run()
+        if sum(trial.outcomes[line].verdict != v.CORRECT for line in later) < wrong_before:
+            used[name] = (reading.as_typed, factor)
+            run = trial
+    return run
 
 
 def _line_report(prepared: _Prepared, reference: _Reference, run: _Run, line: _Line) -> dict[str, Any]:

@@ -358,6 +358,7 @@ class LineReading:
     value: float
     note: str
     unit_written: bool
+    as_typed: float | None = None  # a unit other than the line's: the number typed, read in the line's unit
 
 
 def read_on_line(text: str, unit: str | Unit) -> LineReading | ParseFailure:
@@ -381,7 +382,9 @@ def read_on_line(text: str, unit: str | Unit) -> LineReading | ParseFailure:
         return LineReading(parsed.base_value * 1e9 * target.factor, notes, False)
     fits, how = _fit(parsed.dims, target.dims, target.text)
     if fits:
-        return LineReading(parsed.base_value, _joined(parsed.note, how), True)
+        as_typed = parsed.base_value / _unit_factor(parsed.unit) * target.factor
+        as_typed_or_none = None if math.isclose(as_typed, parsed.base_value, rel_tol=1e-9) else as_typed
+        return LineReading(parsed.base_value, _joined(parsed.note, how), True, as_typed_or_none)
     period = _line_period(target.text, parsed.dims) if "/" not in (parsed.unit or "") else None
     if period is not None and "per" not in (parsed.unit or "").lower().split():
         amount = format_number(parsed.base_value / _unit_factor(parsed.unit))

@@ -183,6 +183,14 @@ def typed_prefix(text: str) -> bool:
     return _TYPED_PREFIX.search(text) is not None
 
 
+def exact_unit_factor(ratio: float, factors: tuple[UnitFactor, ...]) -> UnitFactor | None:
+    """The unit factor `ratio` is exactly (either way), as between two units; None if none is."""
+    if not ratio > 0 or not math.isfinite(ratio):
+        return None
+    size = ratio if ratio >= 1 else 1 / ratio
+    return next((factor for factor in factors if math.isclose(size, factor.factor, rel_tol=1e-6)), None)
+
+
 def binary_prefix_slip(ratio: float) -> UnitFactor | None:
     """The KB-versus-KiB family factor `ratio` sits on (within 0.3%), even inside the tolerance."""
     if not ratio > 0:
@@ -329,6 +337,11 @@ def input_unit_factor_message(
     direction = "too large" if too_large else "too small"
     where = f"the question fixes it at {high}" if fixed else f"outside {low} to {high}"
     return f"You wrote {given}, {where}; it is {factor_text}× {direction} for {corrected}: {factor.meaning}."
+
+
+def used_as_typed_message(given: str, read: str, used: str, factor: UnitFactor) -> str:
+    """An assumption read inside its range whose later lines use the number as typed instead."""
+    return f"You wrote {given}, which is {read}; your later lines use {used}: {factor.meaning}."
 
 
 def out_of_range_message(

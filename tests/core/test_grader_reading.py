@@ -395,3 +395,33 @@ def test_a_bandwidth_read_as_bits_one_step_down_in_the_cold_start_is_named():
         "your weight load bandwidth into a new replica 8× too small (0.375 GB/s instead of 3 GB/s): bits "
         "versus bytes."
     )
+
+
+# An input whose unit slip lands inside its range: the later lines show which value they used.
+
+
+def test_bits_typed_for_a_bandwidth_used_as_bytes_later_charge_the_input_and_credit_the_cold_start():
+    # "4 Gb/s" reads as 0.5 GB/s, inside 0.04 to 12.5 GB/s, but their cold start 2 + 8 + 16 GB / 4 GB/s + 6
+    # = 20 s is computed from 4 GB/s (from 0.5 GB/s it would be 2 + 8 + 32 + 6 = 48 s).
+    lines = graded("serverless-gpu-warm-pool", {"weight_load_bw": "4 Gb/s"})
+    line = lines["weight_load_bw"]
+    assert line["verdict"] == "unit_error"
+    assert (
+        line["message"]
+        == "You wrote 4 Gb/s, which is 0.5 GB/s; your later lines use 4 GB/s: bits versus bytes."
+    )
+    assert only_wrong(lines) == ["weight_load_bw"]
+
+
+def test_bits_typed_for_a_bandwidth_and_used_as_bits_cost_nothing():
+    # From 0.5 GB/s: cold start 48 s, mean warm 0.5/s x 48 s = 24, p99 24 + 2.326 x sqrt(24) = 35.4 -> 36,
+    # idle 36 x $2/h x 24 h = $1,728/day, margin 1 - (100 + 36) x $2 / $350 = 0.223.
+    numbers = {
+        "weight_load_bw": "4 Gb/s",
+        "t_cold": "48",
+        "warm_mean": "24",
+        "warm_pool": "36",
+        "idle_cost_day": "1728",
+        "margin": "0.223",
+    }
+    assert only_wrong(graded("serverless-gpu-warm-pool", numbers)) == []
