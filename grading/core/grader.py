@@ -61,7 +61,7 @@ _FAMILY_RANK = {"metric": 0, "binary": 1, "bits": 2}
 _GRADING_FIELDS = ("slug", "model", "asked", "design", "plan")
 _PREPARED_CACHE_SIZE = 128
 MIN_TERM_FACTOR = 8.0  # a factor hidden in one term: bits, a thousand, minutes (not KB versus KiB)
-MIN_TERM_EFFECT = 1.5  # ... that moves the line by half again or more
+MIN_TERM_EFFECT = 2.0  # ... that moves the line twice or more (a slip of a third is no hidden factor)
 _TERM_SCALE_SLACK = 1.3  # how far the two-probe estimate of a term's scale may be from a factor
 
 
@@ -479,7 +479,7 @@ class _Run:
                 ):
                     continue
                 distance = abs(math.log(corrected / reference)) if corrected > 0 and reference > 0 else 0.0
-                exact = distance <= math.log1p(v.EXACT_FACTOR_BAND)
+                exact = corrected > 0 and reference > 0 and distance <= math.log1p(v.EXACT_FACTOR_BAND)
                 if best is None or (not exact, rank, distance) < best[0]:
                     best = ((not exact, rank, distance), corrected, factor, too_large, exact)
         return None if best is None else best[1:]
@@ -675,7 +675,7 @@ class _Run:
     ) -> tuple[float, _Outcome] | None:
         """A unit factor hidden in one term of a sum: the line is what their own numbers give with one term
         taken a unit factor too large or too small (a weight load in bits inside a cold start). Only a
-        term that moves the line by half again or more counts, so a small slip is not read as one; an
+        term that moves the line twofold or more counts, so a small slip is not read as one; an
         assumption's factor must be that of a unit people write for it (as for an assumption's own line).
         The closest fit wins, metric prefixes and bits before the rest; returned with its distance."""
         if not value or not implied or (value > 0) != (implied > 0):

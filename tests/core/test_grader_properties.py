@@ -141,6 +141,7 @@ def test_a_value_off_by_a_thousand_or_by_eight_is_a_unit_error_or_a_count_taken_
         # is rarely the reference itself, and a unit of that size must exist); otherwise out of range.
         assert line["verdict"] in ("unit_error", "out_of_range"), line["message"]
         if line["verdict"] == "unit_error":
+            assert line["reference"] and line["given"] / line["reference"] > 0, line["message"]
             real = abs(math.log(line["given"] / line["reference"]))
             assert abs(real - math.log(line["factor"])) <= math.log1p(v.EXACT_FACTOR_BAND), line["message"]
         return
