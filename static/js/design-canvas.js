@@ -2089,12 +2089,13 @@
           if (edge.data("lmx") || edge.data("lmy")) edge.data({ lmx: 0, lmy: 0 });
           return;
         }
-        const s = edge.source().position();
-        const t = edge.target().position();
         const w = textWidth(label, 11) + 2 * 2 + 6; // text, its background padding, a little air
         const h = 11 * 1.25 + 2 * 2 + 6;
-        const cx = (s.x + t.x) / 2;
-        const cy0 = (s.y + t.y) / 2;
+        // Where cytoscape draws the label before its margins: the curve's middle (a pair of opposite arrows
+        // bends apart, so that is not the middle of the two boxes).
+        const middle = this.edgeMiddle(edge);
+        const cx = middle.x;
+        const cy0 = middle.y;
         let chosen = [0, 0];
         for (const [dx, dy] of offsets) {
           const box = { x1: cx + dx - w / 2, x2: cx + dx + w / 2, y1: cy0 + dy - h / 2, y2: cy0 + dy + h / 2 };
@@ -2106,6 +2107,14 @@
         }
         if (edge.data("lmx") !== chosen[0] || edge.data("lmy") !== chosen[1]) edge.data({ lmx: chosen[0], lmy: chosen[1] });
       });
+    }
+
+    edgeMiddle(edge) {
+      const m = edge.midpoint();
+      if (m && Number.isFinite(m.x) && Number.isFinite(m.y)) return m;
+      const s = edge.source().position();
+      const t = edge.target().position();
+      return { x: (s.x + t.x) / 2, y: (s.y + t.y) / 2 };
     }
 
     // Where an arrow's label is drawn, in model coordinates (tests: labels must not cover boxes).

@@ -305,16 +305,36 @@ def test_arrow_labels_are_placed_off_the_boxes(round_page):
             d.nodes.forEach((n, i) => { n.x = 100; n.y = 100 + i * 70; });
             d.edges = [{source: ids[0], target: ids[1], label: "HTTP/2 stream per request"},
                        {source: ids[1], target: ids[2], label: "admitted requests only"},
-                       {source: ids[0], target: ids[2], label: "bypass for health checks"}];
+                       {source: ids[0], target: ids[2], label: "bypass for health checks"},
+                       {source: ids[2], target: ids[1], label: "offload"}];
             c.setDesign(d);
         }""",
         ids,
     )
     geometry = canvas(page, "geometry()")
-    assert len(geometry["labels"]) == 3
+    assert len(geometry["labels"]) == 4
     for edge, label in geometry["labels"].items():
         for box, rect in geometry["boxes"].items():
             assert not overlap(label, rect), f"the label of {edge} covers {box}"
+    # Nor one another, even on a pair of opposite arrows (they bend apart: each label is on its own curve).
+    canvas_root(page).evaluate(
+        """(el, ids) => {
+            const c = SevenboxCanvas.get(el);
+            const d = c.getDesign();
+            d.nodes.forEach((n, i) => { n.x = 100 + i * 240; n.y = i === 1 ? 270 : 100; });
+            d.edges = [{source: ids[0], target: ids[1], label: "offload"},
+                       {source: ids[1], target: ids[0], label: "reload"},
+                       {source: ids[1], target: ids[2], label: "admitted"},
+                       {source: ids[2], target: ids[1], label: "answers"}];
+            c.setDesign(d);
+        }""",
+        ids,
+    )
+    labels = list(canvas(page, "geometry()")["labels"].items())
+    assert len(labels) == 4
+    for i, (edge, label) in enumerate(labels):
+        for other, rect in labels[i + 1 :]:
+            assert not overlap(label, rect), f"the labels of {edge} and {other} overlap"
 
 
 def test_zoom_with_the_wheel_and_keys_fit_and_auto_layout(round_page):

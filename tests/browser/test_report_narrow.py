@@ -1,11 +1,20 @@
-"""The report at 390 px (a phone): the page and every table on it fit the width, no sideways scrolling."""
+"""The report at 390 px (a phone): the page and every table on it fit the width, no sideways scrolling, with
+a whole submission on it (every number, a drawn design with long labels, the failure replays' charts)."""
 
+import json
 import os
+from pathlib import Path
 
 from playwright.sync_api import expect
 
+from designs.models import Work
+from designs.services import work_save
+from grading.models import ReplayRun, ReplayStatus
+from grading.replays import replay_execute
 from tests.browser.conftest import log_in, show_tab
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "kv-cache-tiering.submission.json"
 
 OVERFLOWING = """() => {
     const width = window.innerWidth;
@@ -35,12 +44,27 @@ def test_the_report_and_its_tables_fit_390_px(page, alice, tmp_path, transaction
     page.get_by_label("KV cache per token").fill("320 KB")
     page.get_by_label("KV cache per token").blur()
     expect(page.locator("#save-status")).to_contain_text("All changes saved", timeout=15_000)
+    # The rest of the example submission, saved as the page would: the design, every other number.
+    round_id = int(page.url.rstrip("/").split("/")[-1])
+    example = json.loads(EXAMPLE.read_text())
+    client = {"id": "client", "kind": "client", "label": "Client", "job": "", "failure": ""}
+    design = example["design"] | {"nodes": [client, *example["design"]["nodes"]]}
+    numbers = example["numbers"] | {"kv_bytes_per_token": "320 KB"}
+    revision = Work.objects.get(round_id=round_id).revision
+    work_save(round_id=round_id, base_revision=revision, design=design, numbers=numbers)
+    page.reload()
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Submit for grading").click()
     page.wait_for_url("**/report/")
+    runs = ReplayRun.objects.filter(round_id=round_id, status=ReplayStatus.QUEUED)
+    assert runs.exists()
+    for run in runs:
+        assert replay_execute(run_id=run.pk) == "done"
     page.set_viewport_size({"width": 390, "height": 844})
     page.reload()
     expect(page.locator("body")).to_contain_text("KV cache per token")
+    expect(page.locator("main")).to_contain_text("Session-affine router")
+    expect(page.locator("main canvas").first).to_be_visible()  # a replay's chart
     if os.environ.get("SEVENBOX_SHOTS"):
         page.screenshot(path=f"{os.environ['SEVENBOX_SHOTS']}/report-390.png", full_page=True)
     assert page.locator("main table").count() >= 1
