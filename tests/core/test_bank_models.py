@@ -188,3 +188,23 @@ def test_the_bank_loads_its_shared_figures_from_beside_the_palette():
     assert errors == []
     users = [spec.slug for spec in specs if SHARED_RATE in spec.model.reference.quantities]
     assert users == ["multi-lora-serving", "training-and-inference-one-fleet"]
+
+
+# The audit (docs/bank-audit.md).
+
+
+def test_token_limits_fleet_capacity_uses_the_achievable_decode_rate_and_counts_prefill():
+    slug = "token-rate-limits"
+    # Decode at 64 sequences and 70% of 8 x 3.35 TB/s: (141.1 + 64 x 2,000 x 327,680 B) / 18.76 TB/s = 9.757
+    # ms, 64 / 9.757 ms = 6,560 tok/s; a request takes 1,000 / 28,035 + 250 / 6,560 = 73.8 ms of the replica.
+    step = (141.1e9 + 64 * 2000 * 327_680) / (8 * 3.35e12 * 0.7)
+    assert 64 / step == pytest.approx(6560, rel=2e-3)
+    per_replica = 250 / (1000 / 28_035 + 250 / 6560)
+    assert shown(slug, "fleet_output_tpm") == pytest.approx(40 * per_replica * 60, rel=1e-3)
+    # 500 tenants x 200k tok/min = 100M against ~8.1M: ~12x, not the 4.4x of the bound at 100% bandwidth.
+    assert shown(slug, "oversubscription") == pytest.approx(100e6 / (40 * per_replica * 60), rel=1e-3)
+
+
+def test_disaggregated_prefill_decode_fixes_the_h100s_bandwidth_its_prompt_states():
+    quantity = question("disaggregated-prefill-decode").model.reference.quantities["hbm_bw"]
+    assert tuple(quantity.range) == (3.35, 3.35)  # 8xH100 nodes: H200's 4.8 TB/s is not inside the range
