@@ -87,3 +87,36 @@ document.addEventListener("htmx:afterRequest", (event) => {
     }
   }
 });
+
+// Phones: a table of four or more columns reads as one card per row, each cell labelled with its column's
+// header (app.css, under 600 px). The labels come from the header row here; the roles keep the table a
+// table for screen readers once CSS makes its parts blocks. A table with merged body cells is left alone.
+const STACK_MIN_COLUMNS = 4;
+
+function tableStack(table) {
+  const headRow = table.tHead && table.tHead.rows[0];
+  if (!headRow || table.hasAttribute("data-stacks")) return;
+  const headers = Array.from(headRow.cells);
+  if (headers.length < STACK_MIN_COLUMNS || headers.some((cell) => cell.colSpan > 1)) return;
+  const bodyRows = Array.from(table.tBodies).flatMap((body) => Array.from(body.rows));
+  if (bodyRows.some((row) => Array.from(row.cells).some((cell) => cell.colSpan > 1 || cell.rowSpan > 1))) return;
+  table.setAttribute("data-stacks", "");
+  table.setAttribute("role", "table");
+  for (const row of [headRow, ...bodyRows]) row.setAttribute("role", "row");
+  for (const cell of headers) cell.setAttribute("role", "columnheader");
+  for (const row of bodyRows) {
+    Array.from(row.cells).forEach((cell, i) => {
+      const label = headers[i] ? headers[i].textContent.replace(/\s+/g, " ").trim() : "";
+      if (cell.tagName === "TH") cell.setAttribute("role", "rowheader");
+      else cell.setAttribute("role", "cell");
+      if (label && cell.tagName === "TD") cell.setAttribute("data-label", label);
+    });
+  }
+}
+
+function tablesStack(root) {
+  for (const table of root.querySelectorAll ? root.querySelectorAll("main table") : []) tableStack(table);
+}
+
+tablesStack(document);
+document.addEventListener("htmx:load", () => tablesStack(document));

@@ -70,3 +70,21 @@ def test_the_report_and_its_tables_fit_390_px(page, alice, tmp_path, transaction
     assert page.locator("main table").count() >= 1
     overflowing = page.evaluate(OVERFLOWING)
     assert overflowing == [], overflowing
+    # Wide tables read as one card per row: each cell is named by its column, the header row is off screen.
+    cards = page.evaluate(
+        """() => [...document.querySelectorAll("main table")]
+            .filter(t => t.tHead && t.tHead.rows[0].cells.length >= 4)
+            .map(t => ({
+                table: t.className,
+                display: getComputedStyle(t.rows[1]).display,
+                named: [...t.querySelectorAll("tbody td")]
+                    .map(td => getComputedStyle(td, "::before").content),
+                header: t.tHead.getBoundingClientRect().height,
+            }))"""
+    )
+    assert {card["table"] for card in cards} >= {"report-lines", "report-components"}
+    for card in cards:
+        assert card["display"] == "block" and card["header"] <= 1, card["table"]
+        assert all(name not in ("none", "normal", '""') for name in card["named"]), card
+    lines = next(card for card in cards if card["table"] == "report-lines")
+    assert lines["named"][:5] == ['"Verdict"', '"You wrote"', '"Your inputs imply"', '"Reference"', '"Why"']
