@@ -223,6 +223,13 @@ def load_question(
     return parse_question(data, name, palette=palette)
 
 
+def pack_question_paths(folder: Path) -> list[Path]:
+    """The question files of a pack folder, in file-name order: each `*.yaml` but the palette and the shared
+    workload figures."""
+    skipped = ("palette.yaml", WORKLOADS_FILE)
+    return [path for path in sorted(folder.glob("*.yaml")) if path.name not in skipped]
+
+
 def load_pack(
     folder: str | Path, *, palette: Collection[str] | str | Path | None = None
 ) -> tuple[list[QuestionSpec], list[str]]:
@@ -239,9 +246,7 @@ def load_pack(
     except SpecError as error:
         return [], error.lines()
     specs = []
-    for path in sorted(folder.glob("*.yaml")):
-        if path.name in ("palette.yaml", WORKLOADS_FILE):
-            continue
+    for path in pack_question_paths(folder):
         try:
             specs.append(load_question(path, palette=kinds, workloads=workloads))
         except SpecError as error:

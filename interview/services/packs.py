@@ -17,7 +17,7 @@ import yaml
 
 from designs.palette import PALETTE_FILE, palette_components
 from grading.core.question_export import spec_to_dict
-from grading.core.question_files import BankYamlLoader
+from grading.core.question_files import BankYamlLoader, pack_question_paths
 from grading.core.question_reader import parse_question
 from grading.core.question_types import SpecError
 from interview.models import Question
@@ -147,11 +147,7 @@ def pack_files_from_upload(name: str, content: bytes) -> dict[str, bytes]:
 
 
 def pack_files_from_folder(folder: Path) -> dict[str, bytes]:
-    return {
-        path.name: path.read_bytes()[: MAX_FILE_BYTES + 1]
-        for path in sorted(folder.glob("*.yaml"))
-        if path.name != PALETTE_FILE.name
-    }
+    return {path.name: path.read_bytes()[: MAX_FILE_BYTES + 1] for path in pack_question_paths(folder)}
 
 
 def pack_check(files: dict[str, bytes | str]) -> tuple[dict[str, dict], list[str]]:
