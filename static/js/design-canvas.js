@@ -780,6 +780,7 @@
       if (!this.owns(focus)) return "outside";
       if (focus === this.search) return "search";
       if (focus === this.markWhat || focus === this.markHow) return "mark";
+      if (this.exportMenu.contains(focus)) return "export";
       if (isTextField(focus)) return "field";
       if (focus.closest && focus.closest(".sbc-list")) return "list";
       return "canvas";
@@ -819,6 +820,8 @@
           ];
         case "mark":
           return [["Enter", "add the mark"], ["Escape", "cancel the mark"]];
+        case "export":
+          return [["Tab", "move between the formats"], ["Enter", "export in this format"], ["Escape", "close the formats"]];
         case "field":
           return [["Type", "edit the text (shortcuts do not apply here)"], ["Escape", "back to the item in the list"]];
         case "list":
@@ -1926,7 +1929,10 @@
       if (b.connect) {
         b.connect.disabled = !isBox && this.connectFrom === null;
         b.connect.setAttribute("aria-pressed", this.connectFrom !== null ? "true" : "false");
-        this.setButtonText(b.connect, this.connectFrom !== null ? "Cancel connect" : "Connect");
+        // "Cancel", not "Cancel connect": as wide as "Connect", so the toolbar does not change shape meanwhile.
+        const connecting = this.connectFrom !== null;
+        this.setButtonText(b.connect, connecting ? "Cancel" : "Connect");
+        b.connect.setAttribute("aria-label", connecting ? "Cancel connecting" : "Connect the selected box to another box");
       }
       if (b.delete) b.delete.disabled = !count;
       if (b.duplicate) b.duplicate.disabled = !this.selection().filter((s) => s.isNode()).length;

@@ -533,6 +533,15 @@ def test_the_keyboard_help_lists_the_keys_of_where_the_focus_is(round_page):
     canvas_parts(page).locator("[data-sbc-field=job]").focus()
     expect(help_).to_have_attribute("data-context", "field")
     assert keys.all_inner_texts() == ["Type", "Escape"]
+    # Export by keyboard: Enter opens the formats with the focus on the first; their keys are the help's.
+    canvas_root(page).locator("[data-action=export]").focus()
+    page.keyboard.press("Enter")
+    expect(canvas_root(page).locator("[data-action=export-png]")).to_be_focused()
+    expect(help_).to_have_attribute("data-context", "export")
+    assert keys.all_inner_texts() == ["Tab", "Enter", "Escape"]
+    page.keyboard.press("Escape")
+    expect(canvas_root(page).locator("[data-action=export-png]")).to_be_hidden()
+    expect(help_).to_have_attribute("data-context", "canvas")
     # The list view keeps its screen-reader labels.
     item = canvas_parts(page).locator("[data-sbc=boxes] button[data-id=gateway]")
     assert item.get_attribute("aria-label").startswith("Box API gateway")
