@@ -8,6 +8,7 @@ import pytest
 from grading.core.grader import GRADER_VERSION, grade
 from grading.core.question_reader import parse_question
 from grading.core.submission import SubmissionError
+from tests.core.question_builders import an_input, derived, plan
 
 QUESTION = {
     "slug": "kv-conversations",
@@ -16,96 +17,48 @@ QUESTION = {
     "difficulty": "easy",
     "summary": "Size the KV cache of one conversation and how many fit.",
     "prompt": "How much KV cache does a 30,000-token conversation hold, and how many fit?",
-    "plan": [
-        {"phase": "intro", "minutes": 1, "expect": "Restate."},
-        {"phase": "numbers", "minutes": 5, "expect": "KV per token."},
-        {"phase": "shape", "minutes": 7, "expect": "Boxes."},
-        {"phase": "arithmetic", "minutes": 10, "expect": "Per conversation, how many fit, how long to move."},
-        {"phase": "depth", "minutes": 16, "expect": "Tiers."},
-    ],
+    "plan": plan(
+        ("intro", 1, "Restate."),
+        ("numbers", 5, "KV per token."),
+        ("shape", 7, "Boxes."),
+        ("arithmetic", 10, "Per conversation, how many fit, how long to move."),
+        ("depth", 16, "Tiers."),
+    ),
     "model": {
         "headline": "conversation_kv",
         "quantities": [
-            {
-                "name": "n_layers",
-                "label": "Layers",
-                "value": 80,
-                "unit": "",
-                "range": [24, 128],
-                "source": "Llama-3-70B",
-            },
-            {
-                "name": "n_kv_heads",
-                "label": "KV heads",
-                "value": 8,
-                "unit": "",
-                "range": [1, 64],
-                "source": "GQA",
-            },
-            {
-                "name": "head_dim",
-                "label": "Head dimension",
-                "value": 128,
-                "unit": "",
-                "range": [64, 256],
-                "source": "Llama-3-70B",
-            },
-            {
-                "name": "kv_bytes_per_elem",
-                "label": "Bytes per element",
-                "value": 2,
-                "unit": "B",
-                "range": [1, 2],
-                "source": "bf16",
-            },
-            {
-                "name": "context_tokens",
-                "label": "Conversation length",
-                "value": 30000,
-                "unit": "tok",
-                "range": [1000, 128000],
-                "source": "Premise",
-            },
-            {
-                "name": "kv_pool",
-                "label": "Free HBM for KV",
-                "value": 435,
-                "unit": "GB",
-                "range": [100, 1000],
-                "source": "640 GB x 0.9 - 141 GB of weights",
-            },
-            {
-                "name": "link_bw",
-                "label": "Link bandwidth",
-                "value": 400,
-                "unit": "Gb/s",
-                "range": [100, 800],
-                "source": "NDR InfiniBand",
-            },
-            {
-                "name": "kv_bytes_per_token",
-                "label": "KV cache per token",
-                "formula": "2 * n_layers * n_kv_heads * head_dim * kv_bytes_per_elem",
-                "unit": "B/tok",
-            },
-            {
-                "name": "conversation_kv",
-                "label": "KV cache per conversation",
-                "formula": "kv_bytes_per_token * context_tokens",
-                "unit": "GB",
-            },
-            {
-                "name": "conversations",
-                "label": "Conversations that fit",
-                "formula": "floor(kv_pool / conversation_kv)",
-                "unit": "seq",
-            },
-            {
-                "name": "move_time",
-                "label": "Time to move one conversation",
-                "formula": "conversation_kv / link_bw",
-                "unit": "s",
-            },
+            an_input("n_layers", 80, "", [24, 128], label="Layers", source="Llama-3-70B"),
+            an_input("n_kv_heads", 8, "", [1, 64], label="KV heads", source="GQA"),
+            an_input("head_dim", 128, "", [64, 256], label="Head dimension", source="Llama-3-70B"),
+            an_input("kv_bytes_per_elem", 2, "B", [1, 2], label="Bytes per element", source="bf16"),
+            an_input(
+                "context_tokens", 30000, "tok", [1000, 128000], label="Conversation length", source="Premise"
+            ),
+            an_input(
+                "kv_pool",
+                435,
+                "GB",
+                [100, 1000],
+                label="Free HBM for KV",
+                source="640 GB x 0.9 - 141 GB of weights",
+            ),
+            an_input("link_bw", 400, "Gb/s", [100, 800], label="Link bandwidth", source="NDR InfiniBand"),
+            derived(
+                "kv_bytes_per_token",
+                "2 * n_layers * n_kv_heads * head_dim * kv_bytes_per_elem",
+                "B/tok",
+                label="KV cache per token",
+            ),
+            derived(
+                "conversation_kv",
+                "kv_bytes_per_token * context_tokens",
+                "GB",
+                label="KV cache per conversation",
+            ),
+            derived(
+                "conversations", "floor(kv_pool / conversation_kv)", "seq", label="Conversations that fit"
+            ),
+            derived("move_time", "conversation_kv / link_bw", "s", label="Time to move one conversation"),
         ],
     },
     "asked": [

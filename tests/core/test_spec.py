@@ -9,23 +9,9 @@ from grading.core.question_files import load_pack, load_palette, load_question, 
 from grading.core.question_reader import parse_question
 from grading.core.question_types import QuestionSpec, SpecError
 from grading.core.vocabulary import PHASES
+from tests.core.question_builders import an_input, derived, plan
 
 PALETTE = {"gateway", "router", "admission_queue", "engine", "streamer"}
-
-
-def an_input(name: str, value: float, unit: str, bounds: list[float]) -> dict:
-    return {
-        "name": name,
-        "label": name.title(),
-        "value": value,
-        "unit": unit,
-        "range": bounds,
-        "source": "cfg",
-    }
-
-
-def derived(name: str, formula: str, unit: str) -> dict:
-    return {"name": name, "label": name.title(), "formula": formula, "unit": unit}
 
 
 def question() -> dict:
@@ -37,13 +23,13 @@ def question() -> dict:
         "difficulty": "medium",
         "summary": "Where a 10 GB conversation lives between turns.",
         "prompt": "A 70B model keeps 320 KB a token. Design the tiers.",
-        "plan": [
-            {"phase": "intro", "minutes": 1, "expect": "Restate the question."},
-            {"phase": "numbers", "minutes": 5, "expect": "KV per token."},
-            {"phase": "arithmetic", "minutes": 10, "expect": "KV per conversation."},
-            {"phase": "depth", "minutes": 16, "expect": "Reload against recompute."},
-            {"phase": "close", "minutes": 1, "expect": "Summarise."},
-        ],
+        "plan": plan(
+            ("intro", 1, "Restate the question."),
+            ("numbers", 5, "KV per token."),
+            ("arithmetic", 10, "KV per conversation."),
+            ("depth", 16, "Reload against recompute."),
+            ("close", 1, "Summarise."),
+        ),
         "model": {
             "headline": "conversation_kv",
             "quantities": [

@@ -1,24 +1,17 @@
 """`POST /api/questions/<slug>/grade/`: a practice check over the API."""
 
-import shutil
-
 import pytest
 
-pytestmark = pytest.mark.usefixtures(
-    "db"
-)  # a mark-free form: the pure run (-p no:django) still collects this
-SLUG = "kv-cache-tiering"
+from tests.interview.bank_fixtures import KV_QUESTION, load_questions
+
+pytestmark = pytest.mark.django_db
+SLUG = KV_QUESTION
 URL = f"/api/questions/{SLUG}/grade/"
 
 
 @pytest.fixture
 def published(tmp_path):
-    from interview.services.question_bank import CORE_PACK, question_bank_load  # Django is set up by now
-
-    folder = tmp_path / "pack"
-    folder.mkdir()
-    shutil.copy(CORE_PACK / f"{SLUG}.yaml", folder)
-    assert not question_bank_load(folder=folder).errors
+    return load_questions(tmp_path, SLUG)[SLUG]
 
 
 def post(client, url, data):

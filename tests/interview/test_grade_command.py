@@ -2,26 +2,19 @@
 
 import io
 import json
-import shutil
 
 import pytest
 from django.core.management import CommandError, call_command
 
-pytestmark = pytest.mark.usefixtures(
-    "db"
-)  # a mark-free form: the pure run (-p no:django) still collects this
-SLUG = "kv-cache-tiering"
+from tests.interview.bank_fixtures import KV_QUESTION, load_questions
+
+pytestmark = pytest.mark.django_db
+SLUG = KV_QUESTION
 
 
 @pytest.fixture
 def published(tmp_path):
-    from interview.services.question_bank import CORE_PACK, question_bank_load  # Django is set up by now
-
-    folder = tmp_path / "pack"
-    folder.mkdir()
-    shutil.copy(CORE_PACK / f"{SLUG}.yaml", folder)
-    report = question_bank_load(folder=folder)
-    assert not report.errors, report.errors
+    return load_questions(tmp_path, SLUG)[SLUG]
 
 
 def write(tmp_path, data) -> str:

@@ -1,29 +1,20 @@
 """The practice check page: type numbers for a question, see them graded; nothing is saved."""
 
 import re
-import shutil
 
 import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
-pytestmark = pytest.mark.usefixtures(
-    "db"
-)  # a mark-free form: the pure run (-p no:django) still collects this
-SLUG = "kv-cache-tiering"
+from tests.interview.bank_fixtures import KV_QUESTION, load_questions
+
+pytestmark = pytest.mark.django_db
+SLUG = KV_QUESTION
 
 
 @pytest.fixture
 def published(tmp_path):
-    from interview.services.question_bank import CORE_PACK, question_bank_load  # Django is set up by now
-
-    folder = tmp_path / "pack"
-    folder.mkdir()
-    shutil.copy(CORE_PACK / f"{SLUG}.yaml", folder)
-    assert not question_bank_load(folder=folder).errors
-    from interview.models import Question
-
-    return Question.objects.get(slug=SLUG)
+    return load_questions(tmp_path, SLUG)[SLUG]
 
 
 def url(slug: str = SLUG) -> str:
