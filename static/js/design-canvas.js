@@ -2014,11 +2014,16 @@
         cy.pan({ x: 0, y: 0 });
         return;
       }
-      cy.fit(nodes, 30);
-      if (cy.zoom() > 1.1) {
-        cy.zoom(1.1);
-        cy.center(nodes);
-      }
+      // Fit above the view bar in the bottom-left corner, so it never covers a box; never zoom in past 110%.
+      const padding = 30;
+      const bar = this.viewBar.offsetHeight + 8;
+      const width = this.stage.clientWidth;
+      const height = this.stage.clientHeight - (this.stage.clientHeight - bar > 4 * padding ? bar : 0);
+      const bb = nodes.boundingBox();
+      const fits = Math.min((width - 2 * padding) / Math.max(bb.w, 1), (height - 2 * padding) / Math.max(bb.h, 1), 1.1);
+      const level = Math.min(cy.maxZoom(), Math.max(cy.minZoom(), fits));
+      cy.zoom(level);
+      cy.pan({ x: width / 2 - level * (bb.x1 + bb.w / 2), y: height / 2 - level * (bb.y1 + bb.h / 2) });
     }
 
     showZoomLevel() {

@@ -356,10 +356,24 @@ def test_zoom_with_the_wheel_and_keys_fit_and_auto_layout(round_page):
     zoomed = canvas(page, "zoom()")
     page.keyboard.press("-")
     assert canvas(page, "zoom()") < zoomed
-    page.keyboard.press("0")  # fit: every box is in view
+    # A staircase down to the left, so the last box is where the view bar is when fitted without it in mind.
+    canvas_root(page).evaluate(
+        """el => {
+            const c = SevenboxCanvas.get(el);
+            const d = c.getDesign();
+            d.nodes.forEach((n, i) => { n.x = -i * 300; n.y = i * 300; });
+            c.setDesign(d);
+        }"""
+    )
+    page.keyboard.press("0")  # fit: every box is in view, none under the view bar in the corner
+    bar = canvas_root(page).locator(".sbc-viewbar").bounding_box()
+    bar = {"x1": bar["x"], "y1": bar["y"], "x2": bar["x"] + bar["width"], "y2": bar["y"] + bar["height"]}
     for box in ids:
         r = canvas(page, f"boxRect({json.dumps(box)})")
         assert stage["x"] <= r["x"] and r["x"] + r["width"] <= stage["x"] + stage["width"] + 1
+        assert stage["y"] <= r["y"] and r["y"] + r["height"] <= stage["y"] + stage["height"] + 1
+        drawn = {"x1": r["x"], "y1": r["y"], "x2": r["x"] + r["width"], "y2": r["y"] + r["height"]}
+        assert not overlap(drawn, bar), f"the view bar covers {box}"
 
     # Scramble, then lay out: the chain reads left to right.
     canvas_root(page).evaluate(
