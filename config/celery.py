@@ -12,6 +12,16 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
+def send_by_name(name: str, args: list, **options) -> None:
+    """Queue the task registered as `name` without importing it, so a service need not import the tasks that
+    call services (no import cycle). Eager mode (tests without Redis) runs the registered task in place,
+    which send_task alone would not."""
+    if app.conf.task_always_eager:
+        app.tasks[name].apply_async(args=args)
+        return
+    app.send_task(name, args=args, **options)
+
+
 def ensure_embedded_broker_folders() -> None:
     """The filesystem transport needs its folders to exist before a producer or a worker starts."""
     from django.conf import settings

@@ -22,7 +22,7 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from config.celery import app as celery_app
+from config.celery import send_by_name
 from grading.core.replay_inputs import failure_score, replay_inputs, replay_seed, simulator_version
 from grading.core.review_check import review_replays_summary, review_side
 from grading.core.sim import run_scenario
@@ -192,15 +192,10 @@ def replays_send(run_ids: list[int]) -> int:
 
 
 def _publish(run_id: int) -> None:
-    if (
-        celery_app.conf.task_always_eager
-    ):  # the registered task by name: this module does not import the tasks
-        celery_app.tasks[RUN_REPLAY_TASK].apply_async(args=[run_id])
-        return
     options = {"queue": REPLAY_QUEUE} if REPLAY_QUEUE else {}
-    celery_app.send_task(
+    send_by_name(
         RUN_REPLAY_TASK,
-        args=[run_id],
+        [run_id],
         retry=True,
         retry_policy=PUBLISH_RETRY_POLICY,
         ignore_result=True,

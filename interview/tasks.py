@@ -3,7 +3,7 @@
 from celery import shared_task
 
 from interview.services.grading import rounds_complete_reviews
-from interview.services.invitation_mail import invitation_mail_send
+from interview.services.invitation_mail import SEND_INVITATION_MAIL_TASK, invitation_mail_send
 
 
 @shared_task(name="interview.complete_reviews", ignore_result=True)
@@ -12,7 +12,7 @@ def complete_reviews() -> int:
     return rounds_complete_reviews()
 
 
-@shared_task(name="interview.send_invitation_mail", ignore_result=True)
+@shared_task(name=SEND_INVITATION_MAIL_TASK, ignore_result=True)
 def send_invitation_mail(invitation_id: int) -> bool:
     """Mail an interviewer invited by name; sent after the invitation commits."""
     return invitation_mail_send(invitation_id=invitation_id)

@@ -4,6 +4,8 @@ from django.core.mail import send_mail
 
 from interview.models import Invitation
 
+SEND_INVITATION_MAIL_TASK = "interview.send_invitation_mail"  # queued by name: services import no tasks
+
 
 def invitation_mail_send(*, invitation_id: int) -> bool:
     """Mail the invited interviewer, if the invitation still stands and they gave an address."""

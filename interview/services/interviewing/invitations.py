@@ -3,16 +3,18 @@
 import hashlib
 import secrets
 from datetime import timedelta
+from functools import partial
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from config.celery import send_by_name
 from interview.models import Invitation, Round
 from interview.services.interviewing.access import is_interviewer
 from interview.services.interviewing.errors import InterviewError, InvitationInvalid
-from interview.tasks import send_invitation_mail
+from interview.services.invitation_mail import SEND_INVITATION_MAIL_TASK
 
 LINK_VALID_FOR = timedelta(hours=24)
 LINK_VALID_FOR_MAX = timedelta(days=14)
@@ -43,7 +45,9 @@ def invitation_create_for_username(
         invitation = Invitation.objects.create(
             round=round_, interviewer=interviewer, used_at=now, created_by=created_by, created_at=now
         )
-    send_invitation_mail.delay_on_commit(invitation.pk)
+    transaction.on_commit(
+        partial(send_by_name, SEND_INVITATION_MAIL_TASK, [invitation.pk], ignore_result=True)
+    )
     return invitation
 
 
