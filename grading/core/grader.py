@@ -62,6 +62,8 @@ _GRADING_FIELDS = ("slug", "model", "asked", "design", "plan")
 _PREPARED_CACHE_SIZE = 128
 MIN_TERM_FACTOR = 8.0  # a factor hidden in one term: bits, a thousand, minutes (not KB versus KiB)
 MIN_TERM_EFFECT = 2.0  # ... that moves the line twice or more (a slip of a third is no hidden factor)
+PRECISE_BAND = 0.1  # ... on a line checked this closely
+PRECISE_COUNT = 20
 _TERM_SCALE_SLACK = 1.3  # how far the two-probe estimate of a term's scale may be from a factor
 
 
@@ -678,10 +680,10 @@ class _Run:
         term that moves the line twofold or more counts, so a small slip is not read as one; an
         assumption's factor must be that of a unit people write for it (as for an assumption's own line).
         The closest fit wins, metric prefixes and bits before the rest; returned with its distance."""
-        if not value or not implied or (value > 0) != (implied > 0):
-            return None
         line = self.p.asked[name]
-        best: tuple[tuple[int, float], str, float, float, v.UnitFactor, bool] | None = None
+        if not value or not implied or (value > 0) != (implied > 0) or not _precise(line, implied):
+            return None
+        best: tuple[tuple[int, float, bool], str, float, float, v.UnitFactor, bool] | None = None
         for term in self._terms(name):
             written = float(world[term])
             if not math.isfinite(written) or not written:
@@ -709,7 +711,11 @@ class _Run:
                     distance = abs(math.log(value / moved))
                     if distance > math.log1p(band) or not v.within(line.check, line.tolerance, value, moved):
                         continue
-                    key = (_FAMILY_RANK.get(factor.family, 3), distance)
+                    left_out = self._with_term(name, term, 0.0, world) if not too_large else math.inf
+                    if math.isfinite(left_out) and v.within(line.check, line.tolerance, value, left_out):
+                        continue  # as well fitted by leaving the term out: a forgotten term, not a unit
+                    # An assumption before an unwritten step it feeds, where both fit alike.
+                    key = (_FAMILY_RANK.get(factor.family, 3), round(distance, 6), term not in self.p.ranges)
                     if best is None or key < best[0]:
                         best = (key, term, written, moved_term, factor, too_large)
         if best is None:
@@ -903,6 +909,14 @@ class _Run:
             if name == target:
                 break
         return env[target]
+
+
+def _precise(line: _Line, implied: float) -> bool:
+    """Whether a line is checked closely enough to name a factor hidden in one of its terms: a relative
+    band of 10% or less, or a count of 20 or more (an estimate within 3x could land anywhere)."""
+    if line.check == "count":
+        return abs(implied) >= PRECISE_COUNT
+    return line.check == "relative" and (0.05 if line.tolerance is None else line.tolerance) <= PRECISE_BAND
 
 
 def _in_sentence(label: str) -> str:

@@ -425,3 +425,11 @@ def test_bits_typed_for_a_bandwidth_and_used_as_bits_cost_nothing():
         "margin": "0.223",
     }
     assert only_wrong(graded("serverless-gpu-warm-pool", numbers)) == []
+
+
+def test_a_term_left_out_of_the_sum_is_a_slip_not_a_term_a_thousand_times_too_small():
+    # 5 + 15 + 3 = 23 s without the 47 s weight load: 70.04 / 23 = 3.05x too low. A load 1,000x too small
+    # (0.047 s) gives 23.05 s as well, so it names no unit.
+    line = graded("autoscaling-cold-start", {"t_cold": "23"})["t_cold"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert line["message"].endswith("you wrote 23 — 3.05× too low.")
