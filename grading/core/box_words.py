@@ -9,6 +9,7 @@ deterministic: the same text always names the same terms, in vocabulary order.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,10 +20,12 @@ FIELDS = (JOB, FAILURE)
 MAX_PHRASE_WORDS = 6
 MIN_TYPO_CHARS = 6  # shorter keys must match exactly: "bound" is not "round"
 LONG_KEY_CHARS = 10
+_REFERENCE_TEXTS = 4096  # reference box texts kept read (the bank has a few hundred)
 
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 
 
+@functools.lru_cache(maxsize=8192)
 def _stem(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         word = word[:-3] + "y"
@@ -80,6 +83,8 @@ class _Matcher:
     near: dict[str, set[str]] = field(default_factory=dict)
     longest_near: int = 0  # the longest key that tolerates typos
     words: set[str] = field(default_factory=set)  # every word of every phrase
+    prefixes: set[str] = field(default_factory=set)  # every start of an exact key ("back" of "backpressure")
+    near_lengths: set[int] = field(default_factory=set)  # lengths a typo-tolerant key can be matched from
 
     def add(self, position: int, phrase: str) -> None:
         phrase_words = text_words(phrase)
@@ -90,37 +95,43 @@ class _Matcher:
         self.exact.setdefault(key, [])
         if position not in self.exact[key]:
             self.exact[key].append(position)
+        self.prefixes.update(key[:end] for end in range(1, len(key) + 1))
         if _typo_allowed(key):
             self.longest_near = max(self.longest_near, len(key))
+            self.near_lengths.update((len(key) - 1, len(key), len(key) + 1))  # one delete each side
             for variant in {key, *_deletes(key)}:
                 self.near.setdefault(variant, set()).add(key)
 
     def find(self, text: str) -> tuple[str, ...]:
+        words = text_words(text)
+        found: set[int] = set()
+        longest = self.longest_near + 1
+        for start in range(len(words)):
+            key = ""
+            unknown = 0  # words no phrase uses: each costs an edit, and a typo may cost two
+            for word in words[start : start + MAX_PHRASE_WORDS]:
+                key += word
+                unknown += word not in self.words
+                hit = self.exact.get(key)
+                if hit is not None:
+                    found.update(hit)
+                elif unknown <= 2 and len(key) >= MIN_TYPO_CHARS and len(key) in self.near_lengths:
+                    self._near(key, found)
+                # A longer window only adds letters: stop once no exact key starts so and no typo can reach.
+                if key not in self.prefixes and (unknown > 2 or len(key) >= longest):
+                    break
+        return tuple(self.names[position] for position in sorted(found))
+
+    def _near(self, key: str, found: set[int]) -> None:
         from grading.core.design_check import edit_distance
 
-        words = text_words(text)
-        # Unknown words before each position: a run of words with three or more that no phrase uses is more
-        # than the two edits a typo may cost, so it is not looked up letter by letter (the slow part).
-        unknown = [0]
-        for word in words:
-            unknown.append(unknown[-1] + (word not in self.words))
-        found: set[int] = set()
-        for size in range(1, min(len(words), MAX_PHRASE_WORDS) + 1):
-            for start in range(len(words) - size + 1):
-                key = "".join(words[start : start + size])
-                if key in self.exact:
-                    found.update(self.exact[key])
-                    continue
-                allowed = _typo_allowed(key)
-                if not allowed or len(key) > self.longest_near + 1:  # one delete each side: ±1 letter
-                    continue
-                if unknown[start + size] - unknown[start] > 2:
-                    continue
-                for variant in {key, *_deletes(key)}:
-                    for phrase in self.near.get(variant, ()):
-                        if edit_distance(key, phrase, min(allowed, _typo_allowed(phrase))) <= allowed:
-                            found.update(self.exact[phrase])
-        return tuple(self.names[position] for position in sorted(found))
+        allowed = _typo_allowed(key)
+        if not allowed:
+            return
+        for variant in (key, *_deletes(key)):
+            for phrase in self.near.get(variant, ()):
+                if edit_distance(key, phrase, min(allowed, _typo_allowed(phrase))) <= allowed:
+                    found.update(self.exact[phrase])
 
 
 class Vocabulary:
@@ -131,6 +142,7 @@ class Vocabulary:
         self.common = common
         self.version = version
         self._matchers: dict[tuple[str, str], _Matcher] = {}
+        self._reference: dict[tuple[str, str, str], tuple[str, ...]] = {}
 
     def knows(self, kind: str) -> bool:
         """Whether the vocabulary lists jobs and failure modes for `kind`."""
@@ -156,6 +168,17 @@ class Vocabulary:
         if not text or not text.strip():
             return ()
         return self._matcher(kind, field_name).find(text[:2000])
+
+    def recognise_reference(self, kind: str, field_name: str, text: str) -> tuple[str, ...]:
+        """`recognise` for a question's own reference box, whose text comes back on every grading of the
+        question: read once per vocabulary (the reference designs are few and fixed)."""
+        key = (kind, field_name, text)
+        found = self._reference.get(key)
+        if found is None:
+            if len(self._reference) >= _REFERENCE_TEXTS:
+                self._reference.clear()
+            found = self._reference[key] = self.recognise(kind, field_name, text)
+        return found
 
     def example(self, kind: str, field_name: str) -> str:
         """A term of the kind to quote when a text names nothing ("" when the kind has none)."""

@@ -426,8 +426,8 @@ def _component(
         "credit": credit,
         "job_named": [],
         "failure_named": [],
-        "reference_job_named": list(index.vocabulary.recognise(ref.kind, JOB, ref.job)),
-        "reference_failure_named": list(index.vocabulary.recognise(ref.kind, FAILURE, ref.failure)),
+        "reference_job_named": list(index.vocabulary.recognise_reference(ref.kind, JOB, ref.job)),
+        "reference_failure_named": list(index.vocabulary.recognise_reference(ref.kind, FAILURE, ref.failure)),
     }
 
 
