@@ -27,6 +27,9 @@ class SubmittedScoresSerializer(ScoresSerializer):
 class SubmittedReportSerializer(ReportSerializer):
     """The grade endpoint's report, as kept when the round was submitted; a review round adds `review`."""
 
+    error = serializers.CharField(
+        required=False, help_text="Only when the engine could not grade the round: why (nothing is graded)"
+    )
     scores = SubmittedScoresSerializer()
     review = ReviewSerializer(
         required=False,

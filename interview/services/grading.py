@@ -9,6 +9,7 @@ import logging
 
 from django.db import transaction
 
+from grading.core.grader import GRADER_VERSION
 from grading.core.review_check import grade_review, review_with_replays
 from grading.replays import review_replays_from_runs
 from grading.services import question_version_grade, question_version_spec
@@ -40,7 +41,25 @@ def round_grade(round_: Round) -> dict:
         return _round_report(round_)
     except Exception:
         log.exception("round %s could not be graded", round_.pk)
-        return {"error": GRADING_FAILED, "lines": [], "scores": {"overall": None}}
+        return _ungraded_report(round_)
+
+
+def _ungraded_report(round_: Round) -> dict:
+    """A report in the graded report's shape with nothing graded in it, and why (as the API's schema says)."""
+    version = round_.question_version
+    return {
+        "error": GRADING_FAILED,
+        "grader_version": GRADER_VERSION,
+        "question": {"slug": version.question.slug, "version": version.number, "fingerprint": ""},
+        "variant": None,
+        "lines": [],
+        "unknown_numbers": [],
+        "design": None,
+        "sensitivity": [],
+        "scores": {"numbers": None, "arithmetic": None, "shape": None, "overall": None},
+        "score_weights": {},
+        "pacing": None,
+    }
 
 
 def _round_report(round_: Round) -> dict:

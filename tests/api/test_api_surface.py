@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 
 from grading.models import ReplayRun
 from grading.replays import replay_execute
+from interview.models import QuestionVersion
 from interview.services.rounds import round_start
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
@@ -191,3 +192,20 @@ def test_a_real_review_rounds_report_validates_against_the_schema_pending_and_co
     assert any(scenario["fallbacks"] for scenario in replays["scenarios"])  # 'lots' could not be read
     assert complete["scores"]["review"] is not None and complete["review"]["ranking"]["ok"] is False
     validate_against(schema, "SubmittedReport", complete)
+
+
+def test_a_round_the_engine_could_not_grade_still_answers_a_report_in_the_schemas_shape(
+    client, schema, tmp_path, alice
+):
+    question = load_questions(tmp_path, KV_QUESTION)[KV_QUESTION]
+    round_ = round_start(candidate=alice, question=question, mode="practice")
+    # A stored version the engine cannot read (from an older release, say): the round is still submitted.
+    QuestionVersion.objects.filter(pk=round_.question_version_id).update(
+        spec={"slug": KV_QUESTION, "title": "Unreadable"}, content_hash="unreadable"
+    )
+    client.force_login(alice)
+    assert client.post(f"/api/rounds/{round_.pk}/submit/").json()["status"] == "submitted"
+    report = client.get(f"/api/rounds/{round_.pk}/report/").json()["report"]
+    assert report["error"].startswith("This round could not be graded automatically")
+    assert report["lines"] == [] and report["scores"]["overall"] is None
+    validate_against(schema, "SubmittedReport", report)
