@@ -107,6 +107,7 @@ _DURATION_SECONDS = {
     "ms": 1e-3,
 }
 _DURATION_UNIT = r"(days?|d|hours?|hrs?|h|minutes?|mins?|ms|m|seconds?|secs?|s)"
+_MODEL_NAME = re.compile(r"[A-Z]\d")  # "217 H100s" counts GPUs: it is not 217 h and 100 s
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*" + _DURATION_UNIT + r"(?![A-Za-z])", re.IGNORECASE)
 _COMPOUND_DURATION = re.compile(
     r"(?:\d+(?:\.\d+)?\s*" + _DURATION_UNIT + r"(?![A-Za-z])\s*,?\s*(?:and\s+)?){2,}", re.IGNORECASE
@@ -118,7 +119,10 @@ _RATIO_OR_FRACTION = re.compile(
 )
 _NOUN = re.compile(r"(?<![A-Za-z])[A-Za-z][A-Za-z0-9]*")
 _UNIT_PREFIX = re.compile(r"\s*(?P<prefix>[kKMGTPE])i?(?:B|b|bit|FLOPS|FLOP|Wh|W|bps)(?![A-Za-z])")
-_PREFIX_OF_SCALE = {"k": "K", "K": "K", "M": "M", "mn": "M", "G": "G", "B": "G", "bn": "G", "T": "T"}
+_PREFIX_OF_SCALE = {
+    **{"k": "K", "K": "K", "M": "M", "mn": "M", "G": "G", "B": "G", "bn": "G", "T": "T"},
+    **{"thousand": "K", "million": "M", "billion": "G", "trillion": "T"},
+}
 _SECONDS = parse_unit("s")
 _SHARE_OF = re.compile(r"(?P<keep>%|percent)?\s*(?P<of>of\s.*)", re.IGNORECASE)
 
@@ -229,7 +233,7 @@ def _ascii_digits(text: str) -> tuple[str, str]:
 
 def _compound_duration(text: str) -> float | None:
     """ "1h30m", "2 min 10 s", "1 h 30 min" as seconds; None if the text is not two or more such parts."""
-    if not _COMPOUND_DURATION.fullmatch(text):
+    if not _COMPOUND_DURATION.fullmatch(text) or _MODEL_NAME.search(text):
         return None
     parts = _DURATION_PART.findall(text)
     if len(parts) < 2:
@@ -385,8 +389,9 @@ def read_on_line(text: str, unit: str | Unit) -> LineReading | ParseFailure:
         as_typed = parsed.base_value / _unit_factor(parsed.unit) * target.factor
         as_typed_or_none = None if math.isclose(as_typed, parsed.base_value, rel_tol=1e-9) else as_typed
         return LineReading(parsed.base_value, _joined(parsed.note, how), True, as_typed_or_none)
-    period = _line_period(target.text, parsed.dims) if "/" not in (parsed.unit or "") else None
-    if period is not None and "per" not in (parsed.unit or "").lower().split():
+    # "$38,880" or "$38,880 per team" on a per-team-per-month line: per month, the period the text leaves out.
+    period = _line_period(target.text, parsed.dims)
+    if period is not None:
         amount = format_number(parsed.base_value / _unit_factor(parsed.unit))
         note = f"read as {amount} {parsed.unit} in the line's unit, {target.text}"
         return LineReading(parsed.base_value / period, _joined(parsed.note, note), True)
@@ -412,7 +417,9 @@ def _qualifier_note(given: Dims, line: Dims, line_text: str) -> str:
     extra = (given / line).counts.exponents
     if not extra:
         return ""
-    per = " and ".join(symbol for symbol, exponent in extra if exponent < 0)
+    written_per = {symbol for symbol, exponent in given.counts.exponents if exponent < 0}
+    # Only a "per X" they wrote: "50 per second" on a req/s line leaves the request out, it is no per-req.
+    per = " and ".join(symbol for symbol, exponent in extra if exponent < 0 and symbol in written_per)
     if not per:
         return ""
     shown = line_text or "a plain number"

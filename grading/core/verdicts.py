@@ -145,7 +145,7 @@ _TIME = (
 )
 _PLAIN = (UnitFactor(100, "a percentage written as a fraction, or the reverse", "percent"),)
 _SMALL_FACTOR = 1.2
-MAX_FACTOR_BAND = 0.05
+MAX_FACTOR_BAND = 0.1
 EXACT_FACTOR_BAND = 0.02  # an assumption's unit slip is named only this close to the real factor
 _TYPED_PREFIX = re.compile(
     r"\d\s*(?:[kKMGTP](?:i?[Bb]|bit|FLOPS?|W|bps)?|[munµ]s|thousand|million|billion|trillion|bn|mn)"
@@ -204,7 +204,7 @@ def binary_prefix_slip(ratio: float) -> UnitFactor | None:
 
 def factor_band(check: str, tolerance: float | None) -> float:
     """How close to an exact unit factor a ratio must be to count as that slip: the line's own tolerance,
-    at most 5%, so the factor named is the real one (7× off is not "8×: bits versus bytes")."""
+    at most 10%, so the factor named is the real one (7× off is not "8×: bits versus bytes")."""
     if check in ("count", "magnitude"):
         return MAX_FACTOR_BAND
     return min(max(tolerance or 0.05, 0.01), MAX_FACTOR_BAND)

@@ -30,6 +30,9 @@ def only_wrong(lines: dict[str, dict]) -> list[str]:
         ("internal-llm-gateway", "team_budget", "$38,880", "in the line's unit, USD/(team*month)"),
         ("gpu-credit-system", "gpu_hours_day", "98,304 GPU-hours", "in the line's unit, GPU*h/day"),
         ("kv-cache-tiering", "convs_in_hbm", "٤٤", "read the Arabic-Indic digits as 44"),
+        ("rag-at-10k-qps", "rerank_gpus", "217 H100s", "'H100s' read as GPU"),  # not 217 h + 100 s
+        ("moe-serving-on-a-rack", "weights_bytes", "1.04 trillion", "'trillion' read as the T of TB"),
+        ("internal-llm-gateway", "team_budget", "$38,880 per team", "in the line's unit, USD/(team*month)"),
         ("training-cluster-review", "spare_nodes", "none", "read 'none' as 0"),
     ],
 )
@@ -433,3 +436,10 @@ def test_a_term_left_out_of_the_sum_is_a_slip_not_a_term_a_thousand_times_too_sm
     line = graded("autoscaling-cold-start", {"t_cold": "23"})["t_cold"]
     assert line["verdict"] == "arithmetic_slip"
     assert line["message"].endswith("you wrote 23 — 3.05× too low.")
+
+
+def test_a_rate_without_its_count_noun_is_not_called_a_per_count_figure():
+    # "50 per second" on a req/s line leaves the requests out; nothing in it is "per request".
+    line = graded("autoscaling-cold-start", {"delta_rate": "50 per second"})["delta_rate"]
+    assert line["verdict"] == "correct"
+    assert line["note"] == ""
