@@ -115,7 +115,7 @@ _COMPOUND_DURATION = re.compile(
 _CURRENCY_PREFIX = re.compile(r"(\$|US\$|€|£|USD|EUR|GBP)\s*", re.IGNORECASE)
 _CURRENCY_SUFFIX = re.compile(r"(?<![A-Za-z])(€|£|EUR|GBP|euros?)(?![A-Za-z])", re.IGNORECASE)
 _RATIO_OR_FRACTION = re.compile(
-    r"(?P<sign>[:/])\s*(?P<denominator>\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w.])(?P<after>.*)\Z"
+    r"(?P<sign>[:/]|in(?=\s))\s*(?P<denominator>\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w.])(?P<after>.*)\Z"
 )
 _NOUN = re.compile(r"(?<![A-Za-z])[A-Za-z][A-Za-z0-9]*")
 _UNIT_PREFIX = re.compile(r"\s*(?P<prefix>[kKMGTPE])i?(?:B|b|bit|FLOPS|FLOP|Wh|W|bps)(?![A-Za-z])")
@@ -257,12 +257,13 @@ def _strip_currency(text: str) -> tuple[str, str, bool]:
 def _ratio(
     text: str, numerator: float, shown: str, match: re.Match[str], notes: list[str], approximate: bool
 ) -> ParsedQuantity | ParseFailure:
-    """ "3:1", "1,000:1", "1/6", "2/3 of the fleet": a plain number."""
+    """ "3:1", "1,000:1", "1/6", "1 in 1,000", "2/3 of the fleet": a plain number."""
     denominator = float(match.group("denominator").replace(",", ""))
     if denominator == 0:
         return ParseFailure(text, "a ratio or fraction cannot have 0 below the line")
     value = numerator / denominator
-    written = f"{shown}{match.group('sign')}{match.group('denominator')}"
+    sign = " in " if match.group("sign") == "in" else match.group("sign")  # "1 in 1,000"
+    written = f"{shown}{sign}{match.group('denominator')}"
     kind = "the ratio" if match.group("sign") == ":" else "the fraction"
     notes.append(f"{kind} {written} read as {format_number(value)}")
     after = match.group("after").strip()

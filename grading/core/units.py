@@ -80,7 +80,7 @@ COUNT_NOUNS: dict[str, tuple[str, ...]] = {
     "GPU": ("card", "accelerator", "device", "h100", "a100", "h200", "b200"),
     "chunk": ("passage", "snippet", "segment", "piece"),
     "doc": ("passage", "page", "file", "article"),
-    "req": ("op", "operation", "call", "hit", "rpc", "lookup", "write", "read"),
+    "req": ("op", "operation", "call", "hit", "rpc", "lookup", "write", "read", "stream"),
     "query": ("search", "lookup", "question", "op"),
     "user": ("person", "people", "customer", "developer", "employee", "engineer", "researcher"),
     "job": ("task", "run", "workload"),

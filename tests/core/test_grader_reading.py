@@ -32,6 +32,8 @@ def only_wrong(lines: dict[str, dict]) -> list[str]:
         ("kv-cache-tiering", "convs_in_hbm", "٤٤", "read the Arabic-Indic digits as 44"),
         ("rag-at-10k-qps", "rerank_gpus", "217 H100s", "'H100s' read as GPU"),  # not 217 h + 100 s
         ("moe-serving-on-a-rack", "weights_bytes", "1.04 trillion", "'trillion' read as the T of TB"),
+        ("usage-billing-pipeline", "dup_prob", "1 in 1,000", "the fraction 1 in 1,000 read as 0.001"),
+        ("public-playground", "in_flight_streams", "2.2k streams", "'streams' read as req"),  # 2,170
         ("internal-llm-gateway", "team_budget", "$38,880 per team", "in the line's unit, USD/(team*month)"),
         ("training-cluster-review", "spare_nodes", "none", "read 'none' as 0"),
     ],
