@@ -44,7 +44,7 @@ from grading.core.design_check import (
 )
 from grading.core.formula import Evaluator
 from grading.core.model import ModelError, ReferenceModel
-from grading.core.quantity_text import ParseFailure, read_on_line
+from grading.core.quantity_text import NOT_CONVERTED, ParseFailure, read_on_line
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
 from grading.core.question_types import CLIENT_KIND, QuestionSpec
@@ -304,6 +304,7 @@ class _Reading:
     note: str
     as_line: np.float64 | None = None  # a wrong-dimension text's number in the line's unit, as they used it
     as_typed: float | None = None  # a text in another unit of the line's dimension: its number in the line's
+    per: str = ""  # a "per GPU" the text names and the line does not (quantity_text.LineReading.per)
 
 
 _FAILURE_VERDICTS = {"unparsed": v.UNPARSED, "dimension": v.UNIT_ERROR}
@@ -319,7 +320,8 @@ def _read(text: str, unit: Unit) -> _Reading | None:
         as_line = None if reading.as_line_unit is None else np.float64(reading.as_line_unit)
         return _Reading(text, None, _FAILURE_VERDICTS[reading.kind], message, "", as_line)
     # Values are numpy floats so that a division by zero in a formula gives inf instead of raising.
-    return _Reading(text, np.float64(reading.value), "", "", reading.note, as_typed=reading.as_typed)
+    value = np.float64(reading.value)
+    return _Reading(text, value, "", "", reading.note, as_typed=reading.as_typed, per=reading.per)
 
 
 # Grading.
@@ -357,6 +359,9 @@ class _Run:
         self.implied: dict[str, float | None] = {}
         self.charged: dict[str, str] = {}  # drivers already marked far from the reference -> the line's label
         self.matched_stated: dict[str, bool] = {}  # derived values they got right: in the stated reading?
+        self.notes: dict[
+            str, str
+        ] = {}  # a reading's note as the grading changed it (a per-GPU figure converted)
 
     def run(self) -> None:
         with np.errstate(all="ignore"):
@@ -505,6 +510,13 @@ class _Run:
             return
         value = reading.value
         check, tolerance = (line.check, line.tolerance) if line is not None else UNASKED_CHECK
+        if reading.per:
+            converted = self._per_converted(name, reading)
+            if converted is not None and any(
+                math.isfinite(implied) and v.within(check, tolerance, converted[0], implied)
+                for implied in (implied_stated, implied_corrected)
+            ):
+                value, self.notes[name] = converted
         stated_ok = math.isfinite(implied_stated) and v.within(check, tolerance, value, implied_stated)
         corrected_ok = (
             implied_corrected is not implied_stated
@@ -544,6 +556,26 @@ class _Run:
             outcome = self._wrong(name, value, implied_stated, implied_corrected)
             self.status[name] = outcome.verdict
             self.outcomes[name] = outcome
+
+    def _per_converted(self, name: str, reading: _Reading) -> tuple[Any, str] | None:
+        """A per-GPU (per node...) figure on a line for all of them, times the count of them in the line's
+        own chain when it has exactly one ("1.15 GB/s per GPU" on a replica's line, × 8 GPUs per replica),
+        with the note saying so; None when the chain counts none or several. Used where it fits."""
+        counts = [
+            quantity
+            for quantity in sorted(self.p.upstream[name])
+            if self.p.units[quantity].dims.physical.is_dimensionless
+            and dict(self.p.units[quantity].dims.exponents).get(reading.per) == 1
+        ]
+        if len(counts) != 1 or not _finite(self.stated[counts[0]]):
+            return None
+        count = counts[0]
+        many = self.p.shown(count, self.stated[count])
+        note = reading.note.replace(
+            NOT_CONVERTED.format(unit=self.p.units[name].text or "a plain number"),
+            f"; this line is for all of them: × {many} (your {_in_sentence(self.p.labels[count])})",
+        )
+        return reading.value * self.stated[count], note
 
     def _not_given(
         self,
@@ -1056,7 +1088,7 @@ def _line_report(prepared: _Prepared, reference: _Reference, run: _Run, line: _L
         "tone": v.TONES[outcome.verdict],
         "credit": scoring.LINE_CREDIT[outcome.verdict] * share,
         "message": outcome.message + _implausible(outcome.verdict, given, reference.values[name]),
-        "note": reading.note if reading is not None else "",
+        "note": run.notes.get(name, reading.note) if reading is not None else "",
         "given_text": reading.text if reading is not None else "",
         "given": None if given is None else _rounded(given / factor),
         "implied": None if implied is None else _rounded(implied / factor),

@@ -124,6 +124,7 @@ _PREFIX_OF_SCALE = {
     **{"thousand": "K", "million": "M", "billion": "G", "trillion": "T"},
 }
 _SECONDS = parse_unit("s")
+NOT_CONVERTED = "; it is read as this line's figure ({unit}), not converted"
 _SHARE_OF = re.compile(r"(?P<keep>%|percent)?\s*(?P<of>of\s.*)", re.IGNORECASE)
 
 
@@ -364,6 +365,7 @@ class LineReading:
     note: str
     unit_written: bool
     as_typed: float | None = None  # a unit other than the line's: the number typed, read in the line's unit
+    per: str = ""  # the count of a "per GPU" (per node...) the text names and the line does not
 
 
 def read_on_line(text: str, unit: str | Unit) -> LineReading | ParseFailure:
@@ -389,7 +391,8 @@ def read_on_line(text: str, unit: str | Unit) -> LineReading | ParseFailure:
     if fits:
         as_typed = parsed.base_value / _unit_factor(parsed.unit) * target.factor
         as_typed_or_none = None if math.isclose(as_typed, parsed.base_value, rel_tol=1e-9) else as_typed
-        return LineReading(parsed.base_value, _joined(parsed.note, how), True, as_typed_or_none)
+        per = _written_per(parsed.dims, target.dims)
+        return LineReading(parsed.base_value, _joined(parsed.note, how), True, as_typed_or_none, per)
     # "$38,880" or "$38,880 per team" on a per-team-per-month line: per month, the period the text leaves out.
     period = _line_period(target.text, parsed.dims)
     if period is not None:
@@ -412,19 +415,32 @@ def _fit(given: Dims, line: Dims, line_text: str) -> tuple[bool, str]:
     return bool(renamed), renamed
 
 
+@functools.lru_cache(maxsize=1024)
+def _per_counts(given: Dims, line: Dims) -> tuple[str, ...]:
+    """The counts of a "per GPU" (per node...) written in `given` that the line does not have ("50 per
+    second" on a req/s line leaves the request out: it is no per-req figure)."""
+    written_per = {symbol for symbol, exponent in given.counts.exponents if exponent < 0}
+    return tuple(
+        symbol
+        for symbol, exponent in (given / line).counts.exponents
+        if exponent < 0 and symbol in written_per
+    )
+
+
+def _written_per(given: Dims, line: Dims) -> str:
+    counts = _per_counts(given, line)
+    return counts[0] if len(counts) == 1 else ""
+
+
 def _qualifier_note(given: Dims, line: Dims, line_text: str) -> str:
     """A note when the text says "per GPU" (or per node, per replica) and the line does not: the value is
-    read as the line's own figure, and the note says so rather than dropping the qualifier silently."""
-    extra = (given / line).counts.exponents
-    if not extra:
-        return ""
-    written_per = {symbol for symbol, exponent in given.counts.exponents if exponent < 0}
-    # Only a "per X" they wrote: "50 per second" on a req/s line leaves the request out, it is no per-req.
-    per = " and ".join(symbol for symbol, exponent in extra if exponent < 0 and symbol in written_per)
+    read as the line's own figure, and the note says so rather than dropping the qualifier silently (the
+    grader converts it where the line's chain counts them: NOT_CONVERTED is replaced)."""
+    per = " and ".join(_per_counts(given, line))
     if not per:
         return ""
     shown = line_text or "a plain number"
-    return f"you wrote a per-{per} figure; it is read as this line's figure ({shown}), not converted"
+    return f"you wrote a per-{per} figure" + NOT_CONVERTED.format(unit=shown)
 
 
 def _read_failure(text: str, failure: ParseFailure, target: Unit) -> LineReading | ParseFailure:

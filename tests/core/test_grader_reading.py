@@ -265,15 +265,24 @@ def test_an_assumption_the_prompt_fixes_is_charged_once_on_the_first_line_it_mov
     assert "already marked on the" in lines["b_max_kv"]["message"]
 
 
-def test_a_per_gpu_figure_on_a_per_replica_line_is_said_and_diagnosed_as_one_gpu_of_eight():
-    # Break-even 9.19 GB/s for the 8-GPU replica; 9.19 / 8 = 1.15 GB/s is one GPU's share.
+def test_a_per_gpu_figure_on_a_per_replica_line_is_converted_by_the_chain_s_gpus_and_said():
+    # Break-even 9.19 GB/s for the 8-GPU replica; 9.19 / 8 = 1.15 GB/s is one GPU's share, x 8 is the line.
     per_gpu = shown("kv-cache-tiering", "breakeven_bw") / 8
     line = graded("kv-cache-tiering", {"breakeven_bw": f"{per_gpu:.3g} GB/s per GPU"})["breakeven_bw"]
+    assert line["verdict"] == "correct"
     assert (
-        "you wrote a per-GPU figure; it is read as this line's figure (GB/s), not converted" in line["note"]
+        line["note"]
+        == "you wrote a per-GPU figure; this line is for all of them: × 8 GPU (your GPUs per replica)"
     )
-    assert line["verdict"] == "arithmetic_slip"
-    assert "as if your GPUs per replica were 1 instead of 8" in line["message"]
+
+
+def test_a_per_gpu_figure_that_is_already_the_line_s_figure_is_read_as_written_and_said():
+    # 9.19 GB/s "per GPU" would be 73.5 GB/s for the replica; as the line's own figure it is right.
+    line = graded("kv-cache-tiering", {"breakeven_bw": "9.19 GB/s per GPU"})["breakeven_bw"]
+    assert line["verdict"] == "correct"
+    assert line["note"] == (
+        "you wrote a per-GPU figure; it is read as this line's figure (GB/s), not converted"
+    )
 
 
 # An assumption outside its range is a unit slip only by the real factor and for a unit people write.
