@@ -56,6 +56,9 @@ GRADER_VERSION = "1.1.0"  # 1.1: the shape score grades what the boxes say (the 
 SENSITIVITY_TOP = 3
 ARITHMETIC_DEPTH = 1  # how many unwritten steps a message opens up
 UNASKED_CHECK = ("relative", 0.05)
+_LONG_TIME = re.compile(
+    r"(?<![A-Za-z])(?:min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days|week|weeks|month|months|year|years)(?![A-Za-z])"
+)
 _SUM = re.compile(r"[\w)]\s*(?<![0-9.][eE])[+-]")
 _FAMILY_RANK = {"metric": 0, "binary": 1, "bits": 2}
 _GRADING_FIELDS = ("slug", "model", "asked", "design", "plan")
@@ -120,6 +123,10 @@ class _Prepared:
             name: model.formulas[name].names for name in model.derived_names
         }
         self.upstream: dict[str, frozenset[str]] = {name: model.upstream(name) for name in model.quantities}
+        self.long_time = {  # a unit of minutes or longer in the chain (or the line) of each quantity
+            name: any(_LONG_TIME.search(self.units[q].text) for q in (name, *model.upstream(name)))
+            for name in model.quantities
+        }
         self.sums = frozenset(  # formulas that add or subtract (a minus sign after an operand)
             name for name in model.derived_names if _SUM.search(model.formulas[name].source)
         )
@@ -660,6 +667,8 @@ class _Run:
             if implied == 0:
                 continue
             match = v.match_unit_factor(value / implied, factors, band, accepted)
+            if match is not None and not self._time_slip_plausible(name, *match):
+                match = None
             if match is not None:
                 factor, too_large = match
                 if term is not None and term[0] < abs(
@@ -692,6 +701,16 @@ class _Run:
         _, implied, world = min(worlds, key=lambda item: item[0])  # the reading closest to what they wrote
         arithmetic = self._arithmetic(name, world, implied)
         return _Outcome(v.ARITHMETIC_SLIP, v.slip_message(arithmetic, given, value, implied), implied)
+
+    def _time_slip_plausible(self, name: str, factor: v.UnitFactor, too_large: bool) -> bool:
+        """A slip by 60, 3,600, 24... needs minutes, hours or days somewhere: in a unit people write for the
+        line itself (a duration 60x too small is minutes) or in the units of its chain (a rate per minute).
+        A scan of 100,000 jobs at 10 us each, written as 60 for 1 s, is 60x too high, not minutes."""
+        if factor.family != "time":
+            return True
+        unit = self.p.units[name]
+        size = unit.factor * factor.factor if not too_large else unit.factor / factor.factor
+        return is_written_size(unit.dims, size, scaled=False) or self.p.long_time[name]
 
     def _terms(self, name: str) -> list[str]:
         """The quantities in a sum that a line's arithmetic shows: its inputs when its formula adds or

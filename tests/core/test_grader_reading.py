@@ -454,3 +454,17 @@ def test_a_rate_without_its_count_noun_is_not_called_a_per_count_figure():
     line = graded("autoscaling-cold-start", {"delta_rate": "50 per second"})["delta_rate"]
     assert line["verdict"] == "correct"
     assert line["note"] == ""
+
+
+def test_sixty_times_a_duration_with_no_minutes_anywhere_is_a_slip_not_minutes():
+    # 100,000 jobs x 10 us = 1 s; 60 is 60x, but nothing in the chain is in minutes and 1/60 s is no unit.
+    line = graded("job-scheduler-100k-jobs", {"scan_time": "60"})["scan_time"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert line["message"] == "100,000 job × 10 us/job = 1 s; you wrote 60 — 60× too high."
+
+
+def test_sixty_times_gpu_hours_from_minutes_in_the_chain_is_minutes_versus_hours():
+    # 256 GPUs x (30 / 2 + 5) min = 5,120 GPU-minutes = 85.3 GPU-hours: 5,120 is the figure in minutes.
+    line = graded("shared-gpu-cluster-scheduling", {"preempt_naive": "5120"})["preempt_naive"]
+    assert line["verdict"] == "unit_error"
+    assert "60× too large: seconds versus minutes (or minutes versus hours)" in line["message"]
