@@ -123,6 +123,7 @@ def load_palette_file(path: str | Path) -> tuple[dict[str, PaletteComponent], Ki
 
 
 WORKLOADS_FILE = "workloads.yaml"
+DEFAULT_WORKLOADS_PATH = Path(__file__).resolve().parents[2] / "interview" / "bank" / WORKLOADS_FILE
 _SHARED_OVERRIDES = frozenset({"name", "shared", "label", "variable", "note"})
 _SHARED_IDENTITY = ("value", "unit", "range")
 
@@ -199,7 +200,7 @@ def _resolve_quantity(
 
 
 def _find_workloads(folder: Path) -> dict[str, dict[str, Any]]:
-    for candidate in (folder / WORKLOADS_FILE, folder.parent / WORKLOADS_FILE):
+    for candidate in (folder / WORKLOADS_FILE, folder.parent / WORKLOADS_FILE, DEFAULT_WORKLOADS_PATH):
         if candidate.exists():
             return load_workloads(candidate)
     return {}
@@ -212,7 +213,7 @@ def load_question(
     workloads: dict[str, dict[str, Any]] | None = None,
 ) -> QuestionSpec:
     """Read and parse one question file (raises SpecError, naming the file). `workloads`: the shared
-    workload figures; by default `workloads.yaml` in the file's folder or its parent (none if neither)."""
+    workload figures; by default `workloads.yaml` in the file's folder or its parent, else the bank's own."""
     name = Path(path).name
     data = _read_checked(path, "yaml")
     if workloads is None:

@@ -208,3 +208,12 @@ def test_token_limits_fleet_capacity_uses_the_achievable_decode_rate_and_counts_
 def test_disaggregated_prefill_decode_fixes_the_h100s_bandwidth_its_prompt_states():
     quantity = question("disaggregated-prefill-decode").model.reference.quantities["hbm_bw"]
     assert tuple(quantity.range) == (3.35, 3.35)  # 8xH100 nodes: H200's 4.8 TB/s is not inside the range
+
+
+def test_a_question_copied_into_a_folder_without_the_figures_resolves_them_from_the_bank(tmp_path):
+    # A pack copied elsewhere (the test packs, an import) has no workloads.yaml beside it.
+    (tmp_path / "multi-lora-serving.yaml").write_text(
+        (BANK / "multi-lora-serving.yaml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    specs, errors = load_pack(tmp_path)
+    assert errors == [] and specs[0].model.reference.quantities[SHARED_RATE].value == 4.39
