@@ -42,7 +42,7 @@ def test_closed_loop_users_become_a_rate_through_the_response_time_law():
     assert rate == pytest.approx(2000 / (20 + 2000 / 28_035 + 250 * 0.04), rel=1e-9)
 
 
-def test_kv_pressure_caps_the_batch_at_what_the_kv_cache_holds():
+def test_kv_pressure_caps_the_batch_at_the_prompts_the_kv_cache_holds_and_growing_batches_are_preempted():
     params = {
         **LLAMA_70B,
         "mbu": 0.7,
@@ -55,11 +55,35 @@ def test_kv_pressure_caps_the_batch_at_what_the_kv_cache_holds():
     result = run_scenario("serving", params, events, {"ttft_p95_s": 1.5}, 400, seed=3)
     t = np.array(result.series["t"])
     in_service = np.array(result.series["in_service"])[(t >= 120) & (t < 300)]
-    # 1.327M KV tokens per replica over 30,250 reserved tokens: 43.9 conversations each, below max_batch 64
-    # (a region pools its replicas' KV budget, so two replicas hold floor(87.7) = 87)
-    assert 60 <= in_service.max() <= 87
+    # (8 × 80 GB × 0.9 − 141.1 GB of weights) / 327,680 B = 1.327M KV tokens per replica: 44 prompts of 30,000
+    # (1.32M) are admitted, a 45th is not; two replicas hold 88
+    assert in_service.max() == 88
     assert result.summary["queue_max"] > 0
     assert not result.passed
+
+
+KV_BOUND = {
+    "arrival_rate": 2,
+    "replicas": 1,
+    "kv_capacity_tokens": 10_000,
+    "prompt_tokens": 1000,
+    "prompt_cv": 0,
+    "output_tokens": 2000,
+    "output_cv": 0,
+}
+
+
+@pytest.mark.parametrize("swap", [0, 1])
+def test_a_batch_that_outgrows_the_kv_cache_is_preempted_counted_and_told(swap):
+    # 10 prompts of 1,000 tokens fill 10,000 tokens of KV, but only 3 requests of 3,000 tokens fit at full
+    # length: the growing batch must preempt
+    result = run_scenario("serving", {**KV_BOUND, "preemption": swap}, [], {}, 300, seed=2)
+    s = result.summary
+    assert s["preemptions"] > 0 and s["preempted_requests"] > 0
+    assert sum(result.series["preemptions"]) == s["preemptions"]
+    assert s["swaps"] == (s["preemptions"] if swap else 0)
+    how = "swapped their KV" if swap else "prefilled again (recompute)"
+    assert any(f"{s['preemptions']:,} preemptions of" in line and how in line for line in result.narrative)
 
 
 def test_a_provider_outage_sheds_what_the_fallback_cannot_take():
@@ -158,18 +182,27 @@ def test_a_bigger_warm_pool_and_a_quicker_autoscaler_absorb_the_same_burst():
 @pytest.mark.parametrize(
     ("params", "events"),
     [
-        ({"users": 2000, "replicas": 16}, [{"at": 900, "type": "replica_loss", "count": 2}]),
+        ({"servers": 16, "mu": 0.1, "arrival_rate": 1.2}, [{"at": 900, "type": "replica_loss", "count": 2}]),
         (
-            {"arrival_rate": 25, "replicas": 4, "kv_capacity_tokens": 100_000, "queue_timeout_s": 20},
-            [{"at": 100, "type": "kv_pressure", "prompt_tokens": 8000, "duration": 100}],
+            {"servers": 8, "mu": 1.0, "service_cv2": 0, "arrival_rate": 6, "queue_timeout_s": 20},
+            [{"at": 100, "type": "burst", "factor": 1.6, "duration": 100}],
         ),
         (
-            {"arrival_rate": 16, "replicas": 4, "max_replicas": 16, "warm_pool": 2, "queue_limit": 300},
+            {
+                "servers": 4,
+                "mu": 0.25,
+                "arrival_rate": 0.8,
+                "max_replicas": 16,
+                "warm_pool": 2,
+                "queue_limit": 300,
+            },
             [{"at": 60, "type": "burst", "factor": 3.0, "duration": 300}],
         ),
     ],
 )
-def test_the_numpy_fast_path_gives_exactly_the_event_loops_records(params, events, monkeypatch):
+def test_the_generic_queues_numpy_fast_path_gives_exactly_the_event_loops_records(
+    params, events, monkeypatch
+):
     import grading.core.sim.serving as serving
     from grading.core.sim.queueing import simulate_fleet
 

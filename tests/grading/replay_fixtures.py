@@ -9,16 +9,16 @@ BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
 QUESTION_SLUG = "seven-boxes-serving-walkthrough"
 CANDIDATE_NUMBERS = {"replicas": "12", "b_max": "64", "tpot": "banana", "arrival_rate": "65 req/s"}
 
-# About 100 req/s for many simulated hours: several seconds of simulation with steady progress.
+# 60 req/s on the per-step engine for an hour or so: several seconds of simulation with steady progress.
 SLOW_INPUTS = {
     "scenario": "slow-steady-load",
     "title": "Steady load for a long time",
     "description": "A long replay, for watching progress.",
     "family": "serving",
-    "params": {"arrival_rate": 100, "replicas": 16, "max_batch": 64, "prompt_tokens": 1000, "tpot_s": 0.04},
+    "params": {"arrival_rate": 60, "replicas": 16, "max_batch": 64, "prompt_tokens": 1000, "tpot_s": 0.04},
     "events": [{"at": 60, "type": "burst", "factor": 1.5, "duration": 120}],
     "slo": {"ttft_p95_s": 2.0},
-    "duration_s": 30000,
+    "duration_s": 4500,
     "sources": {},
     "side": "candidate",
     "fallbacks": {},
@@ -50,7 +50,7 @@ def submitted_round(candidate, question, numbers: dict | None = None):
     return round_
 
 
-def slow_run(round_, *, duration_s: float = 30000, scenario: str = "slow-steady-load"):
+def slow_run(round_, *, duration_s: float = 4500, scenario: str = "slow-steady-load"):
     """A queued run with hand-made, slow inputs (no message sent)."""
     from grading.core.replay_inputs import replay_seed, simulator_version
     from grading.models import ReplayRun

@@ -118,7 +118,7 @@ def test_a_cancelled_run_is_not_claimed(replay_round):
 
 
 def test_a_run_cancelled_mid_simulation_stops_at_its_next_progress_report(replay_round, monkeypatch):
-    run = slow_run(replay_round, duration_s=20000)
+    run = slow_run(replay_round, duration_s=3000)
     monkeypatch.setattr(replays, "PROGRESS_INTERVAL_S", 0.0)
     calls = []
     real_write = replays._Reporter.write
@@ -233,7 +233,7 @@ def test_the_failure_score_counts_a_check_the_reference_also_fails_as_met_and_se
 def test_a_queued_run_goes_through_the_broker_to_a_real_worker_with_progress_and_one_result(
     replay_round, celery_worker
 ):
-    run = slow_run(replay_round, duration_s=20000)
+    run = slow_run(replay_round, duration_s=3000)
     with transaction.atomic():
         replays._send_on_commit([run.pk])
     seen = []
@@ -308,7 +308,7 @@ def test_a_worker_killed_mid_run_loses_the_run_to_the_sweep_and_it_finishes_once
 ):
     queue = f"replays-kill-test-{uuid.uuid4().hex[:8]}"
     monkeypatch.setattr(replays, "REPLAY_QUEUE", queue)
-    run = slow_run(replay_round, duration_s=20000)
+    run = slow_run(replay_round, duration_s=3000)
     log_path = tmp_path / "workers.log"
     first = _start_worker(queue, log_path)
     second = None

@@ -56,6 +56,13 @@ class FleetConfig:
     fallback_rate: float = 0.0
     fallback_ttft_s: float = 1.0
     fallback_tpot_s: float = 0.03
+    # the per-step engine (engine.py): a step's token budget, chunked or serial prefill, prefill throughput,
+    # and what a preempted request's KV costs to swap out and in (recompute when `preempt_swap` is false)
+    chunked_prefill: bool = True
+    token_budget: float = 2048.0
+    prefill_tok_s: float = INF
+    preempt_swap: bool = False
+    swap_s_per_token: float = 0.0
 
 
 @dataclass
@@ -74,6 +81,7 @@ class Requests:
     out_tokens: np.ndarray
     kv_tokens: np.ndarray
     retry_fixed_s: np.ndarray | None = None
+    prompt_tokens: np.ndarray | None = None
 
 
 @dataclass
@@ -90,6 +98,10 @@ class FleetRun:
     area: float
     replica_seconds: float
     log: list[tuple[float, str, dict]]
+    preempted: np.ndarray | None = None  # per request, by the engine
+    preempt_times: np.ndarray | None = None
+    swaps: int = 0
+    engine_steps: int = 0
 
 
 def simulate_fleet(

@@ -15,7 +15,8 @@ from grading.core.sim.arrivals import (
     poisson_arrivals,
     service_times,
 )
-from grading.core.sim.family_specs import check_slo_keys, resolve_events, resolve_params
+from grading.core.sim.engine import simulate_engine_fleet
+from grading.core.sim.family_specs import about, check_slo_keys, resolve_events, resolve_params
 from grading.core.sim.queueing import (
     FAILED,
     FALLBACK,
@@ -36,6 +37,8 @@ INTERNAL_SAMPLES = 1200
 PROGRESS_CHUNKS = 50
 MAX_REQUESTS = 5_000_000
 MAX_CONTROL_EVENTS = 1_000_000
+MAX_ENGINE_STEPS = 20_000_000
+MAX_ENGINE_REPLICAS = 4096
 
 
 @dataclass(frozen=True)
@@ -77,11 +80,6 @@ def replica_model(p: dict) -> ReplicaModel:
     return ReplicaModel(prefill, weights / bandwidth, p["kv_bytes_per_token"] / bandwidth, kv)
 
 
-def context_fraction(p: dict) -> float:
-    """Resident over reserved context of a decoding sequence: (prompt + output/2) / (prompt + output)."""
-    return (p["prompt_tokens"] + p["output_tokens"] / 2.0) / (p["prompt_tokens"] + p["output_tokens"])
-
-
 def base_arrival_rate(p: dict, model: ReplicaModel) -> float:
     """Open-loop rate, or for `users` > 0 the response-time law X = N / (Z + R) at the nominal R."""
     if p["users"] <= 0:
@@ -117,12 +115,15 @@ def build_requests(
     )
     shape = (events, p["diurnal_amplitude"], p["diurnal_period_s"])
     source = "users" if p["users"] > 0 else "arrival_rate"
+    expected = expected_arrivals(rate, duration_s, *shape)
     check_arrival_cap(
-        expected_arrivals(rate, duration_s, *shape),
+        expected,
         MAX_REQUESTS,
         "serving",
         f"{source} = {p[source]:.6g} ({rate:.6g} req/s) with the scenario's bursts and steps",
     )
+    if p["mu"] <= 0:
+        check_engine_size(p, events, model, expected, duration_s)
     arrival = poisson_arrivals(rate, duration_s, arrival_rng, *shape)
     n = arrival.size
     if n > MAX_REQUESTS:
@@ -143,7 +144,7 @@ def build_requests(
                 event["prompt_tokens"], p["prompt_cv"], int(inside.sum()), length_rng
             )
     prefill = prompt / model.prefill_tok_s
-    return Requests(arrival, home, prefill, prefill, output, prompt + output)
+    return Requests(arrival, home, prefill, prefill, output, prompt + output, prompt_tokens=prompt)
 
 
 def fleet_config(p: dict, model: ReplicaModel) -> FleetConfig:
@@ -159,7 +160,7 @@ def fleet_config(p: dict, model: ReplicaModel) -> FleetConfig:
         queue_limit=p["queue_limit"],
         queue_timeout_s=p["queue_timeout_s"],
         tpot_base_s=0.0 if p["mu"] > 0 else model.tpot_base_s,
-        tpot_per_kv_token_s=0.0 if p["mu"] > 0 else model.tpot_per_kv_token_s * context_fraction(p),
+        tpot_per_kv_token_s=0.0 if p["mu"] > 0 else model.tpot_per_kv_token_s,
         routing=int(p["routing"]),
         retry_lost=bool(p["retry_lost"]),
         autoscale=max_total > replicas or min_total < replicas,
@@ -176,7 +177,45 @@ def fleet_config(p: dict, model: ReplicaModel) -> FleetConfig:
         fallback_rate=p["fallback_rate"],
         fallback_ttft_s=p["fallback_ttft_s"],
         fallback_tpot_s=p["fallback_tpot_s"],
+        chunked_prefill=bool(p["chunked_prefill"]),
+        token_budget=token_budget(p),
+        prefill_tok_s=model.prefill_tok_s,
+        preempt_swap=bool(p["preemption"]),
+        swap_s_per_token=p["kv_bytes_per_token"] / (p["gpus_per_replica"] * p["swap_bw"]),
     )
+
+
+def token_budget(p: dict) -> float:
+    """Whole tokens in an engine step's budget, at least one."""
+    return max(1.0, math.floor(p["max_batched_tokens"]))
+
+
+def check_engine_size(
+    p: dict, events: Sequence[dict], model: ReplicaModel, arrivals: float, duration_s: float
+):
+    """Refuse, before anything is drawn, a fleet of engines too big to step: too many replicas, or more engine
+    steps than MAX_ENGINE_STEPS (each step does at least one token: no more steps than tokens, nor than the
+    replicas can run at the shortest step)."""
+    added = sum(e["count"] for e in events if e["type"] == "add_replicas")
+    replicas = max(p["replicas"], p["max_replicas"]) + added
+    if replicas > MAX_ENGINE_REPLICAS:
+        raise ValueError(
+            f"serving: replicas = {p['replicas']:.6g} (max_replicas = {p['max_replicas']:.6g}, "
+            f"{added:.6g} added) gives about {about(replicas)} replicas, more than the "
+            f"{MAX_ENGINE_REPLICAS:,} one replay may simulate (each replica's engine is stepped)"
+        )
+    prompt = max([p["prompt_tokens"]] + [e["prompt_tokens"] for e in events if e["type"] == "kv_pressure"])
+    by_work = arrivals * (p["output_tokens"] + prompt / token_budget(p) + 2.0)
+    shortest_step = max(model.tpot_base_s, 1.0 / model.prefill_tok_s)
+    by_time = replicas * duration_s / shortest_step if shortest_step > 0 else math.inf
+    steps = min(by_work, by_time)
+    if not steps <= MAX_ENGINE_STEPS:
+        raise ValueError(
+            f"serving: prompt_tokens = {prompt:.6g}, output_tokens = {p['output_tokens']:.6g}, "
+            f"max_batched_tokens = {p['max_batched_tokens']:.6g} and tpot_s / prefill_tok_s at this load "
+            f"gives about {about(steps)} engine steps, more than the {MAX_ENGINE_STEPS:,} one replay may "
+            "simulate"
+        )
 
 
 def _pcts(values: np.ndarray, qs: tuple[float, ...] = (50.0, 95.0, 99.0)) -> list[float]:
@@ -190,9 +229,10 @@ def summarise(
     n = req.arrival.size
     status = out.status
     served_mask = (status == SERVED) | (status == FALLBACK)
-    ttft = (out.first_token - req.arrival)[served_mask]
-    e2e = (out.finish - req.arrival)[served_mask]
-    tpot = out.tpot[served_mask & (req.out_tokens > 0)] if p["mu"] <= 0 else np.array([])
+    # an engine's request still prefilling or decoding at the end has no first token or finish yet
+    ttft = (out.first_token - req.arrival)[served_mask & np.isfinite(out.first_token)]
+    e2e = (out.finish - req.arrival)[served_mask & np.isfinite(out.finish)]
+    tpot = out.tpot[served_mask & np.isfinite(out.tpot)] if p["mu"] <= 0 else np.array([])
     wait = (out.start - req.arrival)[status == SERVED]
     counts = {
         "served": int(served_mask.sum()),
@@ -213,6 +253,7 @@ def summarise(
         "arrivals": n,
         **counts,
         **frac,
+        "completed": int((served_mask & (out.finish <= duration_s)).sum()),
         "retried": int((out.retries > 0).sum()),
         "dropped": dropped,
         "dropped_frac": dropped / n if n else 0.0,
@@ -234,6 +275,19 @@ def summarise(
         "tpot_nominal_s": model.tpot(p["max_batch"] / 2.0, nominal_context) if p["mu"] <= 0 else math.nan,
         "prefill_nominal_s": p["prompt_tokens"] / model.prefill_tok_s if p["mu"] <= 0 else math.nan,
         "kv_capacity_tokens": model.kv_capacity_tokens if p["mu"] <= 0 else math.inf,
+        **engine_counts(out),
+    }
+
+
+def engine_counts(out: FleetRun) -> dict:
+    """Preemptions (each time a request lost its KV to a growing batch), requests preempted, swaps and the
+    engine steps run."""
+    preempted = out.preempted if out.preempted is not None else np.zeros(0, dtype=np.int64)
+    return {
+        "preemptions": int(preempted.sum()),
+        "preempted_requests": int((preempted > 0).sum()),
+        "swaps": out.swaps,
+        "engine_steps": out.engine_steps,
     }
 
 
@@ -265,12 +319,14 @@ def time_series(p: dict, req: Requests, out: FleetRun, duration_s: float) -> dic
     ended = out.finish
     rejected, _ = np.histogram(ended[out.status == REJECTED], edges)
     timed_out, _ = np.histogram(ended[out.status == TIMED_OUT], edges)
-    served = (out.status == SERVED) | (out.status == FALLBACK)
+    served = ((out.status == SERVED) | (out.status == FALLBACK)) & np.isfinite(out.first_token)
     ttft = out.first_token - req.arrival
     served_arrival = req.arrival[served]  # sorted, so each bin is one slice
     bounds = np.searchsorted(served_arrival, edges, side="left")
     bounds[-1] = served_arrival.size
     ttft_p95 = binned_percentile(ttft[served], bounds, 95.0)
+    preempt_times = out.preempt_times if out.preempt_times is not None else np.zeros(0)
+    preemptions, _ = np.histogram(preempt_times, edges)
     paid = np.array(samples.pop("replicas_paid"))
     cost = np.cumsum(paid * width) * p["gpus_per_replica"] * p["price_gpu_hour"] / 3600.0
     samples.update(
@@ -279,6 +335,7 @@ def time_series(p: dict, req: Requests, out: FleetRun, duration_s: float) -> dic
             "ttft_p95_s": ttft_p95.tolist(),
             "rejected": rejected.astype(float).tolist(),
             "timed_out": timed_out.astype(float).tolist(),
+            "preemptions": preemptions.astype(float).tolist(),
             "cost_usd": cost.tolist(),
         }
     )
@@ -318,8 +375,8 @@ def run_serving(
     *,
     fast: bool = True,
 ) -> ScenarioResult:
-    """Run one serving scenario (see README.md, family `serving`); `fast` False keeps to the event loop (the
-    benchmark times both paths)."""
+    """Run one serving scenario (see README.md, family `serving`); `fast` False keeps the generic queue
+    (`mu` > 0) to its event loop (the benchmark times both paths; the engine has one)."""
     p = resolve_params(SERVING, params)
     if p["servers"] > 0:
         p["replicas"], p["max_batch"] = p["servers"], 1.0
@@ -335,17 +392,17 @@ def run_serving(
             f"{MAX_CONTROL_EVENTS:,} times in {duration_s:.6g} s"
         )
     fleet_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(4)[3])
-    out = simulate_fleet(
-        cfg,
-        req,
-        resolved,
-        duration_s,
-        fleet_rng,
-        sample_dt=duration_s / INTERNAL_SAMPLES,
-        progress=progress,
-        progress_dt=duration_s / PROGRESS_CHUNKS,
-        fast=fast,
-    )
+    timing = {
+        "sample_dt": duration_s / INTERNAL_SAMPLES,
+        "progress": progress,
+        "progress_dt": duration_s / PROGRESS_CHUNKS,
+    }
+    if p["mu"] > 0:
+        out = simulate_fleet(cfg, req, resolved, duration_s, fleet_rng, **timing, fast=fast)
+    else:
+        out = simulate_engine_fleet(
+            cfg, req, resolved, duration_s, fleet_rng, **timing, max_steps=2 * MAX_ENGINE_STEPS
+        )
     if progress is not None:
         progress(1.0)
     summary = summarise(p, req, out, model, rate, duration_s)

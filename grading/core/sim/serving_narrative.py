@@ -22,9 +22,30 @@ def _setup(p: dict, summary: dict, rate: float, duration_s: float) -> str:
     )
     if p["mu"] > 0:
         return head + f"; mean service time {num(1.0 / p['mu'])} s."
+    prefill = (
+        f"chunked prefill sharing a {num(p['max_batched_tokens'])}-token step with the decodes"
+        if p["chunked_prefill"]
+        else "serial prefill (a prefill step stalls decoding)"
+    )
     return head + (
         f"; nominal prefill {num(summary['prefill_nominal_s'])} s and TPOT "
-        f"{num(summary['tpot_nominal_s'] * 1000)} ms."
+        f"{num(summary['tpot_nominal_s'] * 1000)} ms, {prefill}."
+    )
+
+
+def _preemption_sentence(summary: dict, p: dict, out: FleetRun) -> str | None:
+    if not summary["preemptions"]:
+        return None
+    times = out.preempt_times if out.preempt_times is not None else np.zeros(0)
+    how = (
+        "swapped their KV to host memory and back"
+        if p["preemption"]
+        else "lost their KV and prefilled again (recompute)"
+    )
+    return (
+        f"The KV cache ran out as batches grew: {num(summary['preemptions'])} preemptions of "
+        f"{num(summary['preempted_requests'])} requests between {at(float(times.min()))} and "
+        f"{at(float(times.max()))}; they {how}."
     )
 
 
@@ -165,6 +186,9 @@ def serving_narrative(
     if queue.size and queue.max() > 0:
         k = int(np.argmax(queue))
         lines.append(f"The queue peaked at {num(queue[k])} requests at {at(out.samples['t'][k])}.")
+    preemption = _preemption_sentence(summary, p, out)
+    if preemption:
+        lines.append(preemption)
     if summary["retried"]:
         lines.append(f"{num(summary['retried'])} requests were retried after losing their replica.")
     lines.append(
