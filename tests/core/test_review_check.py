@@ -177,10 +177,10 @@ FIXED_NUMBERS = {
 }
 
 
-# Tuned when replays treated prefill as free. On the per-step engine (issue 20) the fixed designs are overloaded
-# by prefill itself: eight-gpu-design-review's two TP4 replicas prefill 2 × 14,018 tok/s against 5 req/s × 6,000
-# prompt tokens = 30,000 tok/s; gateway-fallback-review's steps carrying prefill nearly double its TPOT. The
-# questions' numbers need re-tuning; strict, so this fails once they are.
+# Tuned when replays treated prefill as free. On the per-step engine (issue 20) the fixed designs are
+# overloaded by prefill itself: eight-gpu-design-review's two TP4 replicas prefill 2 × 14,018 tok/s against
+# 5 req/s × 6,000 prompt tokens = 30,000 tok/s; gateway-fallback-review's steps carrying prefill nearly double
+# its TPOT. The questions' numbers need re-tuning; strict, so this fails once they are.
 PREFILL_BOUND = pytest.mark.xfail(
     strict=True, reason="bank content tuned to a prefill-free replay: the fixed design is prefill-bound"
 )
