@@ -81,7 +81,11 @@ def test_every_bank_question_grades_and_replays_whatever_is_typed(slug, mix):
         report = grade(spec, {"numbers": numbers})
     finite_json(report)
     for entry in replay_inputs(spec_to_dict(spec), side="candidate", numbers=numbers):
-        run_or_refusal(entry["family"], entry["params"], entry["events"], entry["slo"], entry["duration_s"])
+        # The inputs are what is extreme here, not the run's length: the first minutes of the scenario are
+        # enough to meet every division and cap they reach (a whole hour of the per-step engine is ~10-40 s).
+        duration_s = min(entry["duration_s"], SHORT[entry["family"]])
+        events = [event for event in entry["events"] if event.get("at", 0) < duration_s]
+        run_or_refusal(entry["family"], entry["params"], events, entry["slo"], duration_s)
 
 
 @pytest.mark.parametrize(
