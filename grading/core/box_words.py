@@ -123,8 +123,6 @@ class _Matcher:
         return tuple(self.names[position] for position in sorted(found))
 
     def _near(self, key: str, found: set[int]) -> None:
-        from grading.core.design_check import edit_distance
-
         allowed = _typo_allowed(key)
         if not allowed:
             return
@@ -221,3 +219,32 @@ def _terms(items: Sequence[object] | Mapping[str, Sequence[str]]) -> tuple[Term,
     if isinstance(items, Mapping):
         return tuple(Term(name, tuple(phrases or ())) for name, phrases in items.items())
     return tuple(item if isinstance(item, Term) else Term(str(item), ()) for item in items)
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Optimal-string-alignment distance between `a` and `b` (swapping neighbours is one edit), or
+    `limit + 1` as soon as it must exceed `limit`."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    start = 0
+    while start < len(a) and start < len(b) and a[start] == b[start]:
+        start += 1
+    a, b = a[start:], b[start:]
+    while a and b and a[-1] == b[-1]:
+        a, b = a[:-1], b[:-1]
+    if not a or not b:
+        return len(a) + len(b) if len(a) + len(b) <= limit else limit + 1
+    before: list[int] | None = None
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if before is not None and i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                value = min(value, before[j - 2] + 1)
+            current[j] = value
+        if min(current) > limit:
+            return limit + 1
+        before, previous = previous, current
+    return previous[-1] if previous[-1] <= limit else limit + 1

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grading.core.box_words import FAILURE, JOB, KindWords, Vocabulary, vocabulary_from
+from grading.core.box_words import FAILURE, JOB, KindWords, Vocabulary, edit_distance, vocabulary_from
+from grading.core.question_files import load_palette_file
 from grading.core.submission import CLIENT_ID, Arrow, Box
 
 CLIENT_KIND = "client"
@@ -153,35 +154,6 @@ def _merged(groups: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
     return tuple(kinds)
 
 
-def edit_distance(a: str, b: str, limit: int) -> int:
-    """Optimal-string-alignment distance between `a` and `b` (swapping neighbours is one edit), or
-    `limit + 1` as soon as it must exceed `limit`."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    start = 0
-    while start < len(a) and start < len(b) and a[start] == b[start]:
-        start += 1
-    a, b = a[start:], b[start:]
-    while a and b and a[-1] == b[-1]:
-        a, b = a[:-1], b[:-1]
-    if not a or not b:
-        return len(a) + len(b) if len(a) + len(b) <= limit else limit + 1
-    before: list[int] | None = None
-    previous = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        current = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = a[i - 1] != b[j - 1]
-            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if before is not None and i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                value = min(value, before[j - 2] + 1)
-            current[j] = value
-        if min(current) > limit:
-            return limit + 1
-        before, previous = previous, current
-    return previous[-1] if previous[-1] <= limit else limit + 1
-
-
 def build_index(
     palette: Mapping[str, Any] | Iterable[Any], common: KindWords | None = None, version: int = 0
 ) -> PaletteIndex:
@@ -205,8 +177,6 @@ def build_index(
 def load_index(path: str | Path = DEFAULT_PALETTE_PATH) -> PaletteIndex:
     """The palette file at `path` as an index, read once per path (raises
     grading.core.question_types.SpecError)."""
-    from grading.core.question_files import load_palette_file
-
     return build_index(*load_palette_file(path))
 
 

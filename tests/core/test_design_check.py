@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grading.core.box_words import edit_distance
 from grading.core.design_check import (
     ReferenceBox,
     ReferenceDesign,
     check_design,
-    edit_distance,
     label_key,
     load_index,
 )
