@@ -65,16 +65,32 @@ def test_eight_gpu_review_fixed_placement_still_cannot_carry_five_requests_a_sec
     assert shown(slug, "capacity_fixed") == pytest.approx(2 / (0.4281 + 600 * 0.02979 / 67), rel=3e-3)
     assert shown(slug, "load_fixed") > 1.7  # "the fixed design runs at ~67%" does not hold
     assert "~67%" not in question(slug).outline
-    # ceil(5 x 0.695 / 0.7) = ceil(4.96) = 5 servers; at 1 req/s each, 42.8% of each replica's time is
-    # prefill, and Little's law on the running batch gives
-    # T = 600 x 141.1e9 / (9.38e12 x 0.572 - 600 x 1 x 2.0644e9) = 20.5 s.
-    assert shown(slug, "servers_needed") == 5
+    # ceil(5 x 0.695 / 0.7) = ceil(4.96) = 5 servers for the load, and one to lose: after a loss four at
+    # 1.25 req/s each prefill 53.5% of the time and T = 0.428 + 8.466e13 / (9.38e12 x 0.465 - 600 x 1.25 x
+    # 2.0644e9) = 30.5 s, the whole deadline. Six at 0.833 req/s each prefill 35.7% of the time, and Little's
+    # law on the running batch gives T = 600 x 141.1e9 / (9.38e12 x 0.6433 - 600 x 0.8333 x 2.0644e9) = 16.9 s
+    # of decoding.
+    assert shown(slug, "servers_needed") == 6
     assert shown(slug, "e2e_at_load") == pytest.approx(
-        0.428 + 8.466e13 / (9.38e12 * 0.5719 - 600 * 2.0644e9), rel=3e-3
+        0.428 + 8.466e13 / (9.38e12 * 0.6433 - 600 * 0.8333 * 2.0644e9), rel=3e-3
     )
     assert shown(slug, "e2e_at_load") < shown(slug, "deadline")
-    # (30 - 20.95) s x 5 / 0.695 s = 65 requests.
-    assert shown(slug, "queue_limit_fixed") == pytest.approx((30 - 20.95) * 5 / 0.6949, rel=5e-3)
+    # (30 - 17.35) s x 6 / 0.695 s = 109 requests.
+    assert shown(slug, "queue_limit_fixed") == pytest.approx((30 - 17.35) * 6 / 0.6949, rel=5e-3)
+
+
+def test_eight_gpu_review_replays_step_at_the_running_batch_of_the_offered_load():
+    model = question("eight-gpu-design-review").model.reference
+    # As given: one replica prefills 2,193 tok/s, 5 x 6,000 / 2,193 = 13.7 times its time, so it runs its
+    # whole KV-bound batch of 201 and steps at 29.64 + 89.1 = 118.7 ms.
+    assert shown("eight-gpu-design-review", "b_at_load") == 201
+    assert shown("eight-gpu-design-review", "step_at_load") == pytest.approx(118.74, rel=2e-3)
+    # Six TP4 replicas: an empty step reads 141.1 GB / 9.38 TB/s = 15.04 ms, each request adds 2.0644 GB /
+    # 9.38 TB/s = 0.2201 ms; at 0.833 req/s, b = 0.833 x (0.428 + 600 x 15.04 ms / (0.6433 - 600 x 0.833 x
+    # 0.2201 ms)) = 0.833 x 17.35 = 14.5, and the step is 15.04 + 14.5 x 0.2201 = 18.23 ms.
+    fixed = model.evaluate({"gpus": 24, "tp_gpus": 4, "max_batch_cfg": 67})
+    assert float(fixed["b_at_load"]) == pytest.approx(0.8333 * 17.35, rel=3e-3)
+    assert float(fixed["step_at_load"]) == pytest.approx(0.01504 + 14.46 * 0.0002201, rel=3e-3)
 
 
 def test_gateway_review_pool_cannot_carry_forty_requests_a_second_on_four_replicas():
@@ -87,6 +103,19 @@ def test_gateway_review_pool_cannot_carry_forty_requests_a_second_on_four_replic
     assert shown(slug, "capacity_fixed") == pytest.approx(4 / (0.06667 + 300 * 0.018360 / 96), rel=3e-3)
     assert shown(slug, "replicas_needed") == 8
     assert shown(slug, "e2e_at_load") < shown(slug, "deadline")
+
+
+def test_gateway_review_replays_step_at_the_running_batch_of_the_offered_load():
+    model = question("gateway-fallback-review").model.reference
+    # As given: 10 req/s a replica prefill 66.7% of its time, and 2.345e12 x 0.333 - 300 x 10 x 0.2818e9 < 0:
+    # the pool cannot keep up, so it runs the KV-bound batch of 185.8 at 29.15 ms a token.
+    assert shown("gateway-fallback-review", "batch_at_load") == pytest.approx(185.76, rel=1e-3)
+    assert shown("gateway-fallback-review", "tpot_at_load") == pytest.approx(29.15, rel=2e-3)
+    # Eight replicas at 5 req/s: T = 0.0667 + 300 x 16e9 / (2.345e12 x 0.6667 - 300 x 5 x 0.2818e9) = 4.275 s,
+    # b = 5 x 4.275 = 21.4 below the cap of 96, and a token takes (16 + 21.4 x 0.2818) GB / 2.345 TB/s.
+    fixed = model.evaluate({"replicas": 8, "max_batch": 96})
+    assert float(fixed["batch_at_load"]) == pytest.approx(5 * 4.275, rel=3e-3)
+    assert float(fixed["tpot_at_load"]) == pytest.approx((16 + 21.37 * 0.2818) / 2345, rel=3e-3)
 
 
 @pytest.mark.parametrize(

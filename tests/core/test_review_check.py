@@ -154,10 +154,10 @@ def test_a_design_question_is_graded_as_before():
 # design's numbers carry the fixes.
 FIXED_NUMBERS = {
     "eight-gpu-design-review": {
-        "gpus": "20",  # five 4-GPU servers: eight GPUs cannot prefill 5 req/s of 6,000-token documents
+        "gpus": "24",  # six 4-GPU servers: five to prefill 5 req/s of 6,000-token documents, one to lose
         "tp_gpus": "4",
         "max_batch_cfg": "67 req",
-        "queue_limit": "65 req",
+        "queue_limit": "109 req",
         "queue_wait_limit": "6 s",
     },
     "training-cluster-review": {
@@ -177,24 +177,7 @@ FIXED_NUMBERS = {
 }
 
 
-# Tuned when replays treated prefill as free. On the per-step engine (issue 20) the fixed designs are
-# overloaded by prefill itself: eight-gpu-design-review's two TP4 replicas prefill 2 × 14,018 tok/s against
-# 5 req/s × 6,000 prompt tokens = 30,000 tok/s; gateway-fallback-review's steps carrying prefill nearly double
-# its TPOT. The questions' numbers need re-tuning; strict, so this fails once they are.
-PREFILL_BOUND = pytest.mark.xfail(
-    strict=True, reason="bank content tuned to a prefill-free replay: the fixed design is prefill-bound"
-)
-
-
-@pytest.mark.parametrize(
-    "slug",
-    [
-        pytest.param(slug, marks=PREFILL_BOUND)
-        if slug in ("eight-gpu-design-review", "gateway-fallback-review")
-        else slug
-        for slug in sorted(FIXED_NUMBERS)
-    ],
-)
+@pytest.mark.parametrize("slug", sorted(FIXED_NUMBERS))
 def test_each_flaws_scenario_fails_on_the_given_design_and_passes_on_the_fixed_numbers(slug):
     from grading.core.question_files import load_palette
     from grading.core.review_check import review_replays
