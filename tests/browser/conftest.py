@@ -98,19 +98,28 @@ def open_page(browser: Browser, base_url: str, **options) -> tuple[Page, PagePro
 
 
 class ServerRequests:
-    """How many requests the live server (a thread of this process) is answering, from Django's signals."""
+    """The live server's requests still being answered (each runs in a thread of this process), from Django's
+    signals. A request counts while its thread lives and has not finished: a response the browser abandoned
+    is never closed, so its request_finished never comes, and a plain counter would stay up for every later
+    test (each teardown then waited its whole 5 s)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.running = 0
+        self.threads: set[threading.Thread] = set()
 
     def started(self, **kwargs) -> None:
         with self.lock:
-            self.running += 1
+            self.threads.add(threading.current_thread())
 
     def finished(self, **kwargs) -> None:
         with self.lock:
-            self.running = max(0, self.running - 1)
+            self.threads.discard(threading.current_thread())
+
+    @property
+    def running(self) -> int:
+        with self.lock:
+            self.threads = {thread for thread in self.threads if thread.is_alive()}
+            return len(self.threads)
 
 
 SERVER_REQUESTS = ServerRequests()
