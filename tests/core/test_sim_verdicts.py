@@ -38,9 +38,24 @@ def run(entry: dict):
     )
 
 
+# Serving runs here stop two minutes after their last event has ended (ten minutes in without events): the
+# checks and the narrative are the same code whatever the length, and a whole reference run of the per-step
+# engine costs up to 25 s.
+AFTER_THE_LAST_EVENT_S = 120.0
+WITHOUT_EVENTS_S = 600.0
+
+
+def shortened(entry: dict) -> dict:
+    if entry["family"] != "serving":
+        return entry
+    ends = [event["at"] + event.get("duration", 0) for event in entry["events"]]
+    horizon = max(ends) + AFTER_THE_LAST_EVENT_S if ends else WITHOUT_EVENTS_S
+    return {**entry, "duration_s": min(entry["duration_s"], horizon)}
+
+
 @pytest.mark.parametrize("entry", reference_entries(), ids=lambda entry: entry["scenario"])
 def test_every_bank_scenarios_checks_and_narrative_agree(entry):
-    result = run(entry)
+    result = run(shortened(entry))
     assert {check["key"] for check in result.slo_checks} == set(entry["slo"])
     for check in result.slo_checks:
         actual, target = check["actual"], check["target"]
