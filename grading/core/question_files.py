@@ -199,7 +199,8 @@ def _resolve_quantity(
     return item
 
 
-def _find_workloads(folder: Path) -> dict[str, dict[str, Any]]:
+def pack_workloads(folder: Path) -> dict[str, dict[str, Any]]:
+    """The shared figures a pack folder's questions read: its own file, its parent's, else the bank's."""
     for candidate in (folder / WORKLOADS_FILE, folder.parent / WORKLOADS_FILE, DEFAULT_WORKLOADS_PATH):
         if candidate.exists():
             return load_workloads(candidate)
@@ -217,7 +218,7 @@ def load_question(
     name = Path(path).name
     data = _read_checked(path, "yaml")
     if workloads is None:
-        workloads = _find_workloads(Path(path).parent)
+        workloads = pack_workloads(Path(path).parent)
     data, problems = resolve_shared(data, workloads)
     if problems:
         raise SpecError(problems, name)
@@ -243,7 +244,7 @@ def load_pack(
     errors: list[str] = []
     kinds = _pack_palette(folder, palette, errors)
     try:
-        workloads = _find_workloads(folder)
+        workloads = pack_workloads(folder)
     except SpecError as error:
         return [], error.lines()
     specs = []

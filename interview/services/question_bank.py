@@ -9,7 +9,7 @@ from django.db import transaction
 
 from designs.palette import PALETTE_FILE, palette_components
 from grading.core.question_export import spec_to_dict
-from grading.core.question_files import load_question, pack_question_paths
+from grading.core.question_files import load_question, pack_question_paths, pack_workloads
 from grading.core.question_types import SpecError
 from interview.models import Question, QuestionVersion
 
@@ -69,9 +69,14 @@ def question_bank_load(*, folder: Path = CORE_PACK) -> LoadReport:
     """Load every question file in a pack folder. A broken file loads nothing; the others still load."""
     report = LoadReport()
     kinds = palette_components()
+    try:
+        workloads = pack_workloads(folder)  # read once, not once per question file
+    except SpecError as error:
+        report.errors.extend(error.lines())
+        return report
     for path in pack_question_paths(folder):
         try:
-            spec_dict = spec_to_dict(load_question(path, palette=kinds))
+            spec_dict = spec_to_dict(load_question(path, palette=kinds, workloads=workloads))
         except SpecError as error:
             report.errors.extend(f"{path.name}: {where}: {message}" for where, message in error.problems)
             continue

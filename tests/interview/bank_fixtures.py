@@ -3,7 +3,6 @@
 import shutil
 from pathlib import Path
 
-from grading.core.question_files import WORKLOADS_FILE
 from interview.models import Question
 from interview.services.question_bank import CORE_PACK, question_bank_load
 
@@ -13,7 +12,6 @@ PLAN_QUESTION = "forty-five-minute-plan"
 
 def make_pack(folder: Path, *slugs: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    shutil.copy(CORE_PACK.parent / WORKLOADS_FILE, folder / WORKLOADS_FILE)  # the figures questions share
     for slug in slugs:
         shutil.copy(CORE_PACK / f"{slug}.yaml", folder / f"{slug}.yaml")
     return folder
