@@ -82,6 +82,7 @@ def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
         .order_by("position")
         .first()
     )
+    hidden_by = round_hiding_reference(user=request.user, question=question)
     context = {
         "question": question,
         "version": question.current_version,
@@ -89,11 +90,11 @@ def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "concepts": [(slug, CONCEPT_TITLES.get(slug, slug)) for slug in spec.get("concepts", [])],
         "related": related,
         "up_next": up_next,
-        "active_round": active
-        if (active := round_hiding_reference(user=request.user, question=question))
-        and active.question_version.question_id == question.pk
+        # The hiding round is one on this question when there is one, so it is also this page's open round.
+        "active_round": hidden_by
+        if hidden_by and hidden_by.question_version.question_id == question.pk
         else None,
-        "check_hidden_by": round_hiding_reference(user=request.user, question=question),
+        "check_hidden_by": hidden_by,
         "has_variables": any(q.get("variable") for q in spec["model"]["quantities"]),
         "show_reference": can_see_reference(request.user),
         "reference": spec if can_see_reference(request.user) else None,
