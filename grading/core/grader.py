@@ -44,11 +44,17 @@ from grading.core.design_check import (
 )
 from grading.core.formula import Evaluator
 from grading.core.model import ModelError, ReferenceModel
-from grading.core.quantity_text import NOT_CONVERTED, ParseFailure, read_on_line
+from grading.core.quantity_text import NOT_CONVERTED, ParseFailure, label_period, read_on_line
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
 from grading.core.question_types import CLIENT_KIND, QuestionSpec
-from grading.core.report_text import ArithmeticTemplate, arithmetic_template, format_number, format_quantity
+from grading.core.report_text import (
+    ArithmeticTemplate,
+    arithmetic_template,
+    format_number,
+    format_quantity,
+    power_base,
+)
 from grading.core.submission import Submission, read_submission
 from grading.core.units import BIT_UNIT_NAMES, Unit, is_written_size
 
@@ -114,6 +120,9 @@ class _Prepared:
         self.units: dict[str, Unit] = dict(model.units)
         self.factor = {name: unit.factor for name, unit in self.units.items()}
         self.labels = {name: quantity.label for name, quantity in model.quantities.items()}
+        self.periods = {  # "Revenue per month" in USD: "$19.4M/month" is the line's own figure
+            name: label_period(quantity.label, quantity.unit) for name, quantity in model.quantities.items()
+        }
         self.input_names = model.input_names
         self.derived_names = model.derived_names
         self.evaluators: dict[str, Evaluator] = {
@@ -157,9 +166,20 @@ class _Prepared:
             for name in model.quantities
         }
         self.bits = {name: _in_bits(unit.text) for name, unit in self.units.items()}
-        self.has_bytes = {  # a KB-versus-KiB note only where the line itself is in bytes
+        self.has_bytes = {  # bits versus bytes on the whole line only where the line itself is in bytes
             name: any(symbol == "B" for symbol, _ in self.units[name].dims.exponents)
             for name in model.quantities
+        }
+        self.binary = {  # a KB-versus-KiB note only where the line is in bytes, not bits (no Gib/s)
+            name: self.has_bytes[name] and not self.bits[name] for name in model.quantities
+        }
+        self.byte_rate = {  # bytes per unit of time: a link or a disk, which may be quoted in bits
+            name: self.has_bytes[name] and dict(self.units[name].dims.exponents).get("s", 0) < 0
+            for name in model.quantities
+        }
+        self.is_count = {  # a count of things (GPUs, links, nodes), not a plain number
+            name: unit.dims.physical.is_dimensionless and not unit.dims.counts.is_dimensionless
+            for name, unit in self.units.items()
         }
         self.line_phases = {line.name: line.phase for line in self.lines}
         self.ranges = {name: self._range(name) for name in model.input_names}
@@ -312,14 +332,15 @@ class _Reading:
     as_line: np.float64 | None = None  # a wrong-dimension text's number in the line's unit, as they used it
     as_typed: float | None = None  # a text in another unit of the line's dimension: its number in the line's
     per: str = ""  # a "per GPU" the text names and the line does not (quantity_text.LineReading.per)
+    unit_written: bool = True  # False for a bare number, read in the line's unit
 
 
 _FAILURE_VERDICTS = {"unparsed": v.UNPARSED, "dimension": v.UNIT_ERROR}
 
 
-def _read(text: str, unit: Unit) -> _Reading | None:
+def _read(text: str, unit: Unit, period: str) -> _Reading | None:
     """The reading of one line's text, or None for an explicit non-answer ("idk", "N/A")."""
-    reading = read_on_line(text, unit)
+    reading = read_on_line(text, unit, period)
     if isinstance(reading, ParseFailure):
         if reading.kind == "missing":
             return None
@@ -328,7 +349,16 @@ def _read(text: str, unit: Unit) -> _Reading | None:
         return _Reading(text, None, _FAILURE_VERDICTS[reading.kind], message, "", as_line)
     # Values are numpy floats so that a division by zero in a formula gives inf instead of raising.
     value = np.float64(reading.value)
-    return _Reading(text, value, "", "", reading.note, as_typed=reading.as_typed, per=reading.per)
+    return _Reading(
+        text,
+        value,
+        "",
+        "",
+        reading.note,
+        as_typed=reading.as_typed,
+        per=reading.per,
+        unit_written=reading.unit_written,
+    )
 
 
 # Grading.
@@ -645,9 +675,10 @@ class _Run:
             elif depth > 0 and part in self.p.templates and self._value(part) is None:
                 inner = self._render(part, world, depth - 1)
                 alone = parts[index - 1].endswith("(") and parts[index + 1].startswith(")")
-                pieces.append(inner if alone or " " not in inner.strip() else f"({inner})")
+                bare = alone or " " not in inner.strip() or _one_call(inner)
+                pieces.append(power_base(inner, parts[index + 1]) if bare else f"({inner})")
             else:
-                pieces.append(self.p.shown(part, world[part]))
+                pieces.append(power_base(self.p.shown(part, world[part]), parts[index + 1]))
         return "".join(pieces)
 
     def _wrong(self, name: str, value: float, implied_stated: Any, implied_corrected: Any) -> _Outcome:
@@ -683,6 +714,8 @@ class _Run:
                         arithmetic, given, v.format_factor(factor.factor), too_large, counted
                     )
                     return _Outcome(v.ARITHMETIC_SLIP, message, float(implied))
+                if not self._bits_plausible(name, world, factor, value / float(implied), band):
+                    continue  # 8x, but not bits: a slip, said as one
                 message = v.unit_factor_message(
                     arithmetic, given, factor, too_large, v.format_factor(factor.factor)
                 )
@@ -711,6 +744,32 @@ class _Run:
         unit = self.p.units[name]
         size = unit.factor * factor.factor if not too_large else unit.factor / factor.factor
         return is_written_size(unit.dims, size, scaled=False) or self.p.long_time[name]
+
+    def _bits_plausible(
+        self, name: str, world: Mapping[str, Any], factor: v.UnitFactor, ratio: float, band: float
+    ) -> bool:
+        """A slip by 8 (8,000...) on the whole line is bits versus bytes only when they wrote bits, or nothing
+        counted in their own chain is 8 (8 GPUs, 8 links) and either the line is itself in bytes or a rate
+        in bytes in its chain, taken that factor off, moves the whole line by it (a link in bits slows a
+        transfer eightfold; inside a sum it moves one term; a count of sizes over sizes has no link)."""
+        if factor.family != "bits" or "bits" in self.readings[name].note:
+            return True
+        if any(
+            self.p.is_count[quantity] and math.isclose(float(world[quantity]) / self.p.factor[quantity], 8)
+            for quantity in self.p.upstream[name]
+        ):
+            return False
+        if self.p.has_bytes[name]:
+            return True
+        reference = float(self.ref[name])
+        for quantity in sorted(self.p.upstream[name]):
+            if not self.p.byte_rate[quantity] or not reference:
+                continue
+            for scale in (factor.factor, 1 / factor.factor):
+                moved = float(self._evaluate_with(name, quantity, self.ref[quantity] * scale))
+                if moved / reference > 0 and abs(math.log(moved / reference / ratio)) <= math.log1p(band):
+                    return True
+        return False
 
     def _terms(self, name: str) -> list[str]:
         """The quantities in a sum that a line's arithmetic shows: its inputs when its formula adds or
@@ -828,8 +887,7 @@ class _Run:
         if any(self.p.bits[quantity] for quantity in upstream):
             return None  # a link in Gb/s in the chain: bits versus bytes is the likelier slip
         for quantity in upstream:
-            dims = self.p.units[quantity].dims
-            if not dims.physical.is_dimensionless or dims.counts.is_dimensionless:
+            if not self.p.is_count[quantity]:
                 continue  # only a count of things (GPUs, links, nodes), not a plain number
             if not math.isclose(float(world[quantity]) / self.p.factor[quantity], factor, rel_tol=1e-9):
                 continue
@@ -844,13 +902,13 @@ class _Run:
         return None
 
     def _binary_only(self, name: str, value: float, implied: Any) -> bool:
-        if not self.p.has_bytes[name] or _finite(implied) is None or not implied:
+        if not self.p.binary[name] or _finite(implied) is None or not implied:
             return False
         return v.binary_prefix_slip(float(value) / float(implied)) is not None
 
     def _binary_note(self, name: str, message: str, value: float, expected: Any) -> str:
         """`message`, with a note when the value is off by a KB-versus-KiB factor (inside the tolerance)."""
-        if not self.p.has_bytes[name] or not expected:
+        if not self.p.binary[name] or not expected:
             return message
         factor = v.binary_prefix_slip(float(value) / float(expected))
         if factor is None:
@@ -875,7 +933,9 @@ class _Run:
             return _Outcome(v.CORRECT, correct)
         driver, used = found
         reading = self.readings[driver]
-        driver_given = reading.text.strip() if used == reading.value else self.p.shown(driver, used)
+        # What they wrote, or the value used with its unit ("141" on a GB/GPU line is "141 GB/GPU").
+        as_written = used == reading.value and reading.unit_written
+        driver_given = reading.text.strip() if as_written else self.p.shown(driver, used)
         label = _in_sentence(self.p.labels[driver])
         if self.status.get(driver, v.CORRECT) == v.CORRECT:
             where = "is inside its plausible range"
@@ -962,6 +1022,22 @@ class _Run:
         return env[target]
 
 
+_CALL = re.compile(r"[A-Za-z_]\w*\(")
+
+
+def _one_call(text: str) -> bool:
+    """Whether `text` is one function call, "min(629 req, 325 req)", which needs no parentheses of its own."""
+    start = _CALL.match(text)
+    if not start:
+        return False
+    depth = 0
+    for position in range(start.end() - 1, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[position], 0)
+        if depth == 0:
+            return position == len(text) - 1
+    return False
+
+
 def _precise(line: _Line, implied: float) -> bool:
     """Whether a line is checked closely enough to name a factor hidden in one of its terms: a relative
     band of 10% or less, or a count of 20 or more (an estimate within 3x could land anywhere)."""
@@ -1037,7 +1113,7 @@ def grade(
         if unit is None:
             unknown.append(name)
         elif text.strip():
-            reading = _read(text, unit)
+            reading = _read(text, unit, prepared.periods[name])
             if reading is not None:
                 readings[name] = reading
     run = _with_values_used(prepared, reference, readings)

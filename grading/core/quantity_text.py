@@ -34,7 +34,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from grading.core.report_text import format_number
+from grading.core.report_text import format_number, format_quantity
 from grading.core.units import (
     BIT_UNIT_NAMES,
     COUNT_EQUIVALENTS,
@@ -368,15 +368,39 @@ class LineReading:
     per: str = ""  # the count of a "per GPU" (per node...) the text names and the line does not
 
 
-def read_on_line(text: str, unit: str | Unit) -> LineReading | ParseFailure:
+_LABEL_PERIOD = re.compile(
+    r"\b(?:per|a|an|each|every)\s+(?P<word>second|minute|hour|day|week|month|year)\b"
+    r"|\b(?P<adjective>hourly|daily|weekly|monthly|yearly|annual)\b",
+    re.IGNORECASE,
+)
+_PERIOD_OF_ADJECTIVE = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month"}
+
+
+@functools.lru_cache(maxsize=1024)
+def label_period(label: str, unit: str) -> str:
+    """The period a line's label names when its unit leaves time out ("Revenue per month" in USD: "month";
+    "Daily active users": "day"), else "": a text per that period is the line's own figure."""
+    if any(symbol == "s" for symbol, _ in parse_unit(unit).dims.exponents):
+        return ""
+    match = _LABEL_PERIOD.search(label)
+    if not match:
+        return ""
+    if match.group("word"):
+        return match.group("word").lower()
+    return _PERIOD_OF_ADJECTIVE.get(match.group("adjective").lower(), "year")
+
+
+def read_on_line(text: str, unit: str | Unit, period: str = "") -> LineReading | ParseFailure:
     """`text` read for a line shown in `unit`; never raises for bad text.
 
     On top of `parse_quantity`: a bare number is in the line's unit, and a scale word that repeats the unit's
     own prefix is that prefix ("1.04T" on a TB line is 1.04 TB); a bare "B" on a line that is not in bytes is
     a billion ("175B" parameters); a noun the line counts under another name is that count ("44
     conversations" on a session line, "20k ops/s" on a req/s line; units.COUNT_NOUNS), and requests and
-    sequences are one count; "none" on a line of counts is 0. A unit of another dimension is a failure of
-    kind "dimension"."""
+    sequences are one count; "none" on a line of counts is 0. On a line whose label names a `period` its
+    unit leaves out (`label_period`: "Revenue per month" in USD), a figure per that period is the line's own
+    ("$19.4M/month"), and one per another period converts ("$648k/day" is × 30). A unit of another dimension
+    is a failure of kind "dimension"."""
     target = unit if isinstance(unit, Unit) else parse_unit(unit)
     parsed = parse_quantity(text)
     if isinstance(parsed, ParseFailure):
@@ -394,11 +418,24 @@ def read_on_line(text: str, unit: str | Unit) -> LineReading | ParseFailure:
         per = _written_per(parsed.dims, target.dims)
         return LineReading(parsed.base_value, _joined(parsed.note, how), True, as_typed_or_none, per)
     # "$38,880" or "$38,880 per team" on a per-team-per-month line: per month, the period the text leaves out.
-    period = _line_period(target.text, parsed.dims)
-    if period is not None:
+    left_out = _line_period(target.text, parsed.dims)
+    if left_out is not None:
         amount = format_number(parsed.base_value / _unit_factor(parsed.unit))
         note = f"read as {amount} {parsed.unit} in the line's unit, {target.text}"
-        return LineReading(parsed.base_value / period, _joined(parsed.note, note), True)
+        return LineReading(parsed.base_value / left_out[0], _joined(parsed.note, note), True)
+    # "$19.4M/month" on a line of revenue per month in USD: the period is the line's own.
+    written = _line_period(parsed.unit or "", target.dims) if period else None
+    if written is not None:
+        seconds = _unit_factor(period)
+        value = parsed.base_value * seconds
+        if math.isclose(seconds, written[0], rel_tol=1e-9):
+            amount = format_quantity(value / target.factor, target.text)
+            note = f"read as {amount} per {period}, the line's period"
+        else:
+            ratio = seconds / written[0]
+            times = f"× {format_number(ratio)}" if ratio >= 1 else f"÷ {format_number(1 / ratio)}"
+            note = f"a figure per {written[1]}; this line is per {period}: {times}"
+        return LineReading(value, _joined(parsed.note, note), True)
     asked = target.text or "a plain number"
     message = f"{text.strip()!r} is in {parsed.unit}; this line asks for {asked}"
     as_line_unit = parsed.base_value / _unit_factor(parsed.unit) * target.factor
@@ -496,10 +533,10 @@ def _equivalent_counts(given: Dims, line: Dims) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
-def _line_period(line_unit: str, given: Dims) -> float | None:
-    """The seconds of the time word below the line's "/" that `given` leaves out: "$38,880" on a
+def _line_period(line_unit: str, given: Dims) -> tuple[float, str] | None:
+    """The seconds of the time word below the unit's "/" that `given` leaves out, and the word: "$38,880" on a
     USD/(team*month) line is an amount per team per month, "98,300 GPU-hours" on a GPU*h/day line per day."""
-    below = line_unit.partition("/")[2]
+    below = normalize_unit_text(line_unit).partition("/")[2]  # "USD per month" as "USD/(month)"
     for word in reversed(_NOUN.findall(below)):
         try:
             period = parse_unit(word)
@@ -507,7 +544,7 @@ def _line_period(line_unit: str, given: Dims) -> float | None:
         except UnitError:
             continue
         if period.dims == _SECONDS.dims and compatible(given, without.dims):
-            return period.factor
+            return period.factor, word
     return None
 
 

@@ -84,8 +84,16 @@ class ArithmeticTemplate:
         """The formula with each name replaced by `shown(name)`."""
         pieces = []
         for index, part in enumerate(self.parts):
-            pieces.append(shown(part) if index % 2 else part)
+            pieces.append(power_base(shown(part), self.parts[index + 1]) if index % 2 else part)
         return "".join(pieces)
+
+
+def power_base(shown: str, after: str) -> str:
+    """A value as the base of the power that follows it: "(32,760 tok)^2", not "32,760 tok^2" (which
+    squares the unit alone); a plain number, or a value not raised to a power, is left as it is."""
+    if after.startswith("^") and (" " in shown or shown.startswith("-")):
+        return f"({shown})"
+    return shown
 
 
 def arithmetic_template(source: str, names: Mapping[str, object] | frozenset[str]) -> ArithmeticTemplate:
@@ -102,5 +110,9 @@ def arithmetic_template(source: str, names: Mapping[str, object] | frozenset[str
     return ArithmeticTemplate(tuple(parts))
 
 
+_POWER = re.compile(r"\s*\*\*\s*")
+
+
 def _pretty_operators(text: str) -> str:
-    return text.replace("**", "^").replace("*", "×")
+    """`**` as "^" written close ("2^2", as units are: "tok^2"), `*` as "×"."""
+    return _POWER.sub("^", text).replace("*", "×")

@@ -125,6 +125,16 @@ def counts_named_by(word: str) -> frozenset[str]:
     return _NOUN_COUNTS.get(word.lower(), frozenset())
 
 
+_FLOP_PREFIXES = (
+    ("k", "kilo", "1e3"),
+    ("M", "mega", "1e6"),
+    ("G", "giga", "1e9"),
+    ("T", "tera", "1e12"),
+    ("P", "peta", "1e15"),
+    ("E", "exa", "1e18"),
+    ("Z", "zetta", "1e21"),
+    ("Y", "yotta", "1e24"),
+)
 # (name, definition, aliases). Aliases in _CASE_INSENSITIVE_WORDS below also match in any letter case.
 _DERIVED_UNITS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("KB", "1e3 * B", ("kB", "kilobyte", "kilobytes")),
@@ -155,17 +165,19 @@ _DERIVED_UNITS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("h", "3600 * s", ("hr", "hrs", "hour", "hours")),
     ("day", "86400 * s", ("d", "days")),
     ("week", "7 * day", ("wk", "weeks")),
-    ("month", "30 * day", ("months",)),
+    ("month", "30 * day", ("months", "mo", "mos")),
     ("year", "365 * day", ("yr", "yrs", "years")),
-    ("GFLOP", "1e9 * FLOP", ()),
-    ("TFLOP", "1e12 * FLOP", ()),
-    ("PFLOP", "1e15 * FLOP", ()),
-    ("EFLOP", "1e18 * FLOP", ()),
     ("FLOPS", "FLOP / s", ()),
-    ("GFLOPS", "GFLOP / s", ()),
-    ("TFLOPS", "TFLOP / s", ()),
-    ("PFLOPS", "PFLOP / s", ()),
-    ("EFLOPS", "EFLOP / s", ()),
+    # kFLOP to YFLOP, with the prefix spelled out ("petaFLOP", "yottaflop"; "petaFLOPs" is their plural), and
+    # the rates kFLOPS to YFLOPS ("petaFLOPS"; "exaFLOP/s" is exaFLOP per second).
+    *(
+        definition
+        for prefix, word, size in _FLOP_PREFIXES
+        for definition in (
+            (f"{prefix}FLOP", f"{size} * FLOP", (f"{word}FLOP", f"{word}flop")),
+            (f"{prefix}FLOPS", f"{prefix}FLOP / s", (f"{word}FLOPS",)),
+        )
+    ),
     ("kW", "1e3 * W", ("KW", "kilowatt", "kilowatts")),
     ("MW", "1e6 * W", ("megawatt", "megawatts")),
     ("GW", "1e9 * W", ("gigawatt", "gigawatts")),
@@ -194,6 +206,12 @@ _CASE_INSENSITIVE_WORDS: dict[str, str] = {
     "gbps": "Gbps",
     "tbps": "Tbps",
     "flop": "FLOP",
+    "flops": "FLOP",  # "Flops" as "flops": a count, as pint reads the plural; only "FLOPS" is a rate
+    **{
+        spelled: f"{prefix}FLOP"
+        for prefix, word, _ in _FLOP_PREFIXES
+        for spelled in (f"{word}flop", f"{word}flops")
+    },
 }
 
 BIT_UNIT_NAMES = frozenset(
@@ -487,7 +505,7 @@ _WRITTEN_SIZES: dict[str, tuple[float, ...]] = {
         *(1024**k / 8 for k in range(1, 6)),
     ),
     "s": (1e-9, 1e-6, 1e-3, 1.0, 60.0, 3600.0, 86400.0, 604800.0, 2592000.0, 31536000.0),
-    "FLOP": tuple(1e3**k for k in range(7)),
+    "FLOP": tuple(1e3**k for k in range(9)),
     "W": tuple(1e3**k for k in range(4)),
     "USD": (0.01, 1.0),
 }

@@ -148,8 +148,8 @@ _SMALL_FACTOR = 1.2
 MAX_FACTOR_BAND = 0.1
 EXACT_FACTOR_BAND = 0.02  # an assumption's unit slip is named only this close to the real factor
 _TYPED_PREFIX = re.compile(
-    r"\d\s*(?:[kKMGTP](?:i?[Bb]|bit|FLOPS?|W|bps)?|[munµ]s|thousand|million|billion|trillion|bn|mn)"
-    r"(?![A-Za-z])"
+    r"\d\s*(?:[kKMGTP](?:i?[Bb]|bit|FLOPS?|W|bps)?|[EZY](?:i?B|FLOPS?)|[munµ]s|thousand|million|billion|"
+    r"trillion|bn|mn|(?i:kilo|mega|giga|tera|peta|exa|zetta|yotta)[A-Za-z]+)(?![A-Za-z])"
 )
 _SMALL_FACTOR_BAND = 0.01
 _BINARY_NOTE_BAND = 0.003

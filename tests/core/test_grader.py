@@ -226,7 +226,7 @@ def test_an_assumption_inside_its_range_changes_the_answer_without_costing_anyth
     )
     assert {line["verdict"] for line in lines.values()} == {"correct"}
     assert lines["conversation_kv"]["message"] == (
-        "Correct from your conversation length of 60,000, which is inside its plausible range."
+        "Correct from your conversation length of 60,000 tok, which is inside its plausible range."
     )
 
 

@@ -468,3 +468,125 @@ def test_sixty_times_gpu_hours_from_minutes_in_the_chain_is_minutes_versus_hours
     line = graded("shared-gpu-cluster-scheduling", {"preempt_naive": "5120"})["preempt_naive"]
     assert line["verdict"] == "unit_error"
     assert "60× too large: seconds versus minutes (or minutes versus hours)" in line["message"]
+
+
+# A period the line's label names and its unit leaves out: "Revenue per month" in USD.
+
+
+@pytest.mark.parametrize(
+    ("text", "note"),
+    [
+        # 1,000 events/s x 30 days x 86,400 s = 2.592bn events x $0.0075 = $19.44M a month.
+        ("$19.4M/month", "read as 19.4M USD per month, the line's period"),
+        ("$19.4M per month", "read as 19.4M USD per month, the line's period"),
+        ("$648k/day", "a figure per day; this line is per month: × 30"),  # 648k x 30 = 19.44M
+        ("$27k/h", "a figure per h; this line is per month: × 720"),  # 27k x 720 = 19.44M
+    ],
+)
+def test_a_money_figure_per_the_line_s_own_period_reads_as_the_line_s_total(text, note):
+    lines = graded("usage-billing-pipeline", {"month_revenue": text})
+    assert lines["month_revenue"]["verdict"] == "correct", lines["month_revenue"]["message"]
+    assert note in lines["month_revenue"]["note"]
+    assert only_wrong(lines) == []
+
+
+def test_a_figure_per_another_period_on_a_per_month_line_is_converted_not_read_as_the_total():
+    # $19.4M per day is 30 x $19.4M = $582M a month: 30x the $19.44M the line asks for.
+    line = graded("usage-billing-pipeline", {"month_revenue": "$19.4M/day"})["month_revenue"]
+    assert line["verdict"] != "correct"
+    assert "a figure per day; this line is per month: × 30" in line["note"]
+
+
+def test_a_count_per_the_line_s_own_period_reads_as_the_count():
+    # Usage events per month: 1,000 events/s x 2,592,000 s = 2.592bn.
+    line = graded("usage-billing-pipeline", {"month_events": "2.59bn events/month"})["month_events"]
+    assert line["verdict"] == "correct", line["message"]
+
+
+# FLOPs with the prefix spelled out.
+
+
+@pytest.mark.parametrize(
+    ("slug", "name", "text"),
+    [
+        ("ten-thousand-gpu-cluster", "train_flops", "36.45 yottaFLOP"),  # 6 x 405e9 x 15e12 = 3.645e25 FLOP
+        ("ten-thousand-gpu-cluster", "train_flops", "36,450 zettaFLOP"),
+        ("ten-thousand-gpu-cluster", "train_flops", "36.45 YFLOP"),
+        ("ten-thousand-gpu-cluster", "train_flops", "3.645e7 exaFLOPs"),
+        ("ten-thousand-gpu-cluster", "train_flops", "36 yottaflops"),
+        # 21 x 30 x 52 = 32,760 tokens: 2 x 14e9 x 32,760 + 819,200 x 32,760^2 = 1.796e15 FLOP a pass,
+        # x 40 steps x 2 passes = 143.7e15 FLOP.
+        ("video-generation-serving", "flops_request", "143.7 petaFLOPs"),
+        ("video-generation-serving", "flops_request", "0.1437 exaFLOP"),
+        ("video-generation-serving", "flops_pass", "1.8 petaFLOP/step"),
+    ],
+)
+def test_flops_with_a_spelled_out_prefix_are_read(slug, name, text):
+    line = graded(slug, {name: text})[name]
+    assert line["verdict"] == "correct", line["message"]
+
+
+def test_a_spelled_out_flop_rate_is_a_rate():
+    # exaFLOP/s and petaFLOPS are per second: on a FLOP line they are the wrong dimension.
+    for text in ("0.1437 exaFLOP/s", "143.7 petaFLOPS"):
+        line = graded("video-generation-serving", {"flops_request": text})["flops_request"]
+        assert line["verdict"] == "unit_error"
+        assert line["message"].endswith("this line asks for PFLOP.")
+
+
+def test_a_value_with_a_unit_squared_in_the_arithmetic_is_bracketed_whole():
+    # The attention term squares the 32,760 tokens (21 x 30 x 52), unit and all: (32,760 tok)^2.
+    line = graded("video-generation-serving", {"flops_pass": "3.5"})["flops_pass"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert "819,200 FLOP/tok^2 × (32,760 tok)^2 = 1.8 PFLOP/step; you wrote 3.5" in line["message"]
+    assert "tok ^ 2" not in line["message"]
+
+
+def test_an_opened_up_step_that_is_one_call_is_not_bracketed_again():
+    # The batch is min(b_max_slo, b_max_kv); opened up inside the step time it reads min(...), not (min(...)).
+    lines = graded("llm-batching-system", {"b_max": "", "step_time": "1"})
+    assert "+ min(" in lines["step_time"]["message"]
+    assert "(min(" not in lines["step_time"]["message"]
+
+
+def test_a_bare_number_quoted_as_the_driver_carries_the_line_s_unit():
+    # "141" on the HBM-per-GPU line is 141 GB/GPU; the lines after it name it so, not as a bare 141.
+    # 8 x 141 GB x 0.9 - 141.2 GB = 874 GB free, / 327,680 B/tok = 2.67M tokens, / 8,192 = 325 sequences.
+    slug = "llm-batching-system"
+    kv_cap = (8 * 141e9 * 0.9 - base(slug, "weights_bytes")) / base(slug, "kv_bytes_per_token")
+    lines = graded(slug, {"hbm_per_gpu": "141", "kv_cap_tokens": f"{kv_cap:.4g}", "b_max_kv": "325"})
+    assert "from your HBM per GPU of 141 GB/GPU (reference 80 GB/GPU)" in lines["kv_cap_tokens"]["message"]
+    assert lines["b_max_kv"]["message"].startswith("Correct from your HBM per GPU of 141 GB/GPU, which")
+
+
+def test_eight_times_a_whole_sum_with_one_byte_term_is_a_slip_not_bits_versus_bytes():
+    # 5 + 47 + 15 + 3 = 70 s; 560 is 8x the whole sum, but only the 47 s weight load could be in bits (in
+    # bits the sum is 5 + 376 + 15 + 3 = 399 s), so 560 is no bits-versus-bytes slip.
+    line = graded("autoscaling-cold-start", {"t_cold": "560"})["t_cold"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert line["message"] == "5 s + 47 s + 15 s + 3 s = 70 s; you wrote 560 — 8× too high."
+
+
+def test_eight_times_a_count_of_sizes_over_sizes_is_a_slip_not_bits_versus_bytes():
+    # floor(434.9 GB / 9.83 GB) = 44 sessions; 352 is 8 x 44, but no link is in the chain to be in bits.
+    line = graded("agent-sessions", {"sessions_pinned": "352"})["sessions_pinned"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert line["message"] == "floor(435 GB / 9.83 GB) = 44 session; you wrote 352 — 8× too high."
+
+
+def test_eight_times_a_line_whose_chain_counts_eight_gpus_is_not_called_bits_versus_bytes():
+    # The break-even bandwidth counts the replica's 8 GPUs; 8x it is no bits-versus-bytes slip (and taking
+    # the GPUs as one would make it smaller, not larger).
+    breakeven = shown("kv-cache-tiering", "breakeven_bw")
+    line = graded("kv-cache-tiering", {"breakeven_bw": f"{8 * breakeven:.4g}"})["breakeven_bw"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert line["message"].endswith("8× too high.")
+    assert "bits" not in line["message"]
+
+
+def test_no_kb_versus_kib_note_on_a_line_in_bits():
+    # 1 TB / 60 s = 16.7 GB/s = 133 Gb/s; 136.5 is 2.4% above (1.024x), inside the 5% band, and nobody
+    # writes Gib/s: correct with no binary-prefix note.
+    line = graded("checkpoint-storage", {"burst_bw_bits": "136.5"})["burst_bw_bits"]
+    assert line["verdict"] == "correct"
+    assert line["message"] == "Correct."

@@ -64,7 +64,15 @@ def test_percentages_keep_two_significant_figures():
 def test_the_arithmetic_template_replaces_names_and_keeps_functions():
     template = arithmetic_template("floor(kv_cap / max_context) * 2 ** 2", {"kv_cap", "max_context"})
     shown = template.render(lambda name: {"kv_cap": "1.33M tok", "max_context": "8,192 tok"}[name])
-    assert shown == "floor(1.33M tok / 8,192 tok) × 2 ^ 2"
+    assert shown == "floor(1.33M tok / 8,192 tok) × 2^2"
+
+
+def test_a_value_with_a_unit_raised_to_a_power_is_bracketed_whole():
+    # "32,760 tok ^ 2" read as squaring the unit alone; the power takes the value and its unit.
+    template = arithmetic_template("attn * tokens ** 2", {"attn", "tokens"})
+    shown = template.render(lambda name: {"attn": "819,200 FLOP/tok^2", "tokens": "32,760 tok"}[name])
+    assert shown == "819,200 FLOP/tok^2 × (32,760 tok)^2"
+    assert arithmetic_template("n ** 2", {"n"}).render(lambda name: "3") == "3^2"  # a plain number as it is
 
 
 def test_a_name_inside_a_longer_name_is_left_alone():
