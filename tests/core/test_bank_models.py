@@ -234,6 +234,102 @@ def test_token_limits_fleet_capacity_uses_the_achievable_decode_rate_and_counts_
     assert shown(slug, "oversubscription") == pytest.approx(100e6 / (40 * per_replica * 60), rel=1e-3)
 
 
+# The four questions that sized 70B replicas by decode slots alone (64 / 10 s = 6.4 req/s a replica) now add
+# each request's prefill as replica time: a replica prefills 8 x 989e12 x 0.5 / (2 x 70.55e9) = 28,035 tok/s.
+
+PREFILL_RATE = 28_035
+CHAT_REPLICA_TIME = 2000 / PREFILL_RATE + 250 * 0.040 / 64  # 71.3 ms of prefill + 156.3 ms of decode steps
+
+
+def test_two_region_capacity_counts_each_requests_prefill():
+    slug = "two-region-failover"
+    # 40 replicas / 0.2276 s = 175.8 req/s a region, not the 40 x 64 / 10 s = 256 of the slots alone.
+    assert shown(slug, "region_capacity") == pytest.approx(40 / CHAT_REPLICA_TIME, rel=1e-3)
+    assert shown(slug, "region_capacity") == pytest.approx(175.8, rel=1e-3)
+    # Two regions at 60%: 2 x 0.6 x 175.8 = 210.9 req/s; the survivor's 20% excess is 35.2 req/s, so 30 s
+    # pile up 1,054 requests and a 70 s cold start 2,461.
+    assert shown(slug, "offered_total") == pytest.approx(1.2 * 175.76, rel=1e-3)
+    assert shown(slug, "backlog_30s") == pytest.approx(0.2 * 175.76 * 30, rel=1e-3)
+    assert shown(slug, "backlog_cold") == pytest.approx(0.2 * 175.76 * 70, rel=1e-3)
+    # N-1 at 80%: 210.9 req/s x 0.2276 s / 0.8 = 2 x 0.6 x 40 / 0.8 = 60 replicas a region (the rate cancels).
+    assert shown(slug, "replicas_n1") == 60
+    assert shown(slug, "extra_gpus") == (120 - 80) * 8
+
+
+def test_shared_cluster_inference_pool_adds_prefill_to_the_decode_slots():
+    slug = "shared-gpu-cluster-scheduling"
+    # Little's law: 60 req/s x 250 tok x 40 ms = 600 decoding, 600 / 64 = 9.375 replicas of slots; prefill
+    # 60 x 2,000 / 28,035 = 4.280 replicas; (9.375 + 4.280) / 0.7 = 19.51, so 20 replicas (160 GPUs), not the
+    # 15 of the slots alone.
+    assert shown(slug, "in_flight") == 600
+    assert shown(slug, "prefill_replicas") == pytest.approx(60 * 2000 / PREFILL_RATE, rel=1e-4)
+    assert shown(slug, "replicas") == 20
+    assert shown(slug, "inference_gpus") == 160
+    # Night trough at 35%: ceil(0.35 x 19.51) = ceil(6.83) = 7 replicas, 56 GPUs; 160 - 56 = 104 lendable;
+    # 1,024 - 160 = 864 GPUs for training.
+    assert shown(slug, "lendable_gpus") == 104
+    assert shown(slug, "training_gpus") == 864
+
+
+def test_warm_pool_covers_the_bursts_prefill_as_well_as_its_decode_slots():
+    slug = "autoscaling-cold-start"
+    # +50 req/s x 10 s = 500 decoding, 500 / 64 = 7.81 replicas; prefill 50 x 2,000 / 28,035 = 3.57 replicas;
+    # ceil(11.38) = 12 warm replicas = 96 GPUs = $192 an hour at $2 a GPU-hour (8 by the slots alone).
+    assert shown(slug, "burst_prefill_replicas") == pytest.approx(50 * 2000 / PREFILL_RATE, rel=1e-4)
+    assert shown(slug, "warm_pool_raw") == pytest.approx(500 / 64 + 50 * 2000 / PREFILL_RATE, rel=1e-4)
+    assert shown(slug, "warm_pool") == 12
+    assert shown(slug, "warm_pool_cost") == pytest.approx(12 * 8 * 2, rel=1e-9)
+    assert shown(slug, "replica_rps") == pytest.approx(1 / CHAT_REPLICA_TIME, rel=1e-3)
+
+
+def test_playground_replicas_and_fleet_output_count_the_prefill_of_short_prompts():
+    slug = "public-playground"
+    # Peak 500k x 10 / 86,400 s x 3 = 173.6 req/s; 173.6 x 12 s / 64 = 32.55 replicas of slots and
+    # 173.6 x 500 / 28,035 = 3.10 of prefill: (32.55 + 3.10) / 0.7 = 50.9, so 51 replicas (49 by the slots).
+    peak = 500_000 * 10 / 86_400 * 3
+    assert math.ceil((peak * 12 / 64 + peak * 500 / PREFILL_RATE) / 0.7) == 51
+    assert shown(slug, "replicas_uncapped") == 51
+    assert shown(slug, "peak_shed_frac") == pytest.approx(1 - 32 / 51, rel=1e-9)
+    # A replica's 64 streams make 300 tokens an answer in 500 / 28,035 + 12 / 64 = 0.2053 s of its time:
+    # 1,461 tok/s, not 64 / 40 ms = 1,600. 32 replicas at 70% make 32 x 1,461 x 0.7 x 86,400 = 2.83B tokens a
+    # day, against the 500k x 5,000 = 2.5B the quotas allow.
+    per_replica = 300 / (500 / PREFILL_RATE + 12 / 64)
+    assert per_replica == pytest.approx(1461.0, rel=1e-3)
+    assert shown(slug, "quota_vs_fleet") == pytest.approx(2.5e9 / (32 * per_replica * 0.7 * 86_400), rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("slug", "capacity"),
+    [
+        ("two-region-failover", "region_capacity"),
+        ("two-region-failover", "replicas_n1"),
+        ("shared-gpu-cluster-scheduling", "replicas"),
+        ("shared-gpu-cluster-scheduling", "trough_gpus"),
+        ("autoscaling-cold-start", "warm_pool"),
+        ("autoscaling-cold-start", "replica_rps"),
+        ("public-playground", "replicas_uncapped"),
+        ("public-playground", "fleet_daily_tokens"),
+    ],
+)
+def test_every_replica_capacity_of_the_slot_sized_questions_reads_the_prefill_rate(slug, capacity):
+    assert "prefill_rate" in question(slug).model.reference.upstream(capacity)
+
+
+@pytest.mark.parametrize(
+    ("slug", "rate"),
+    [
+        ("two-region-failover", lambda v: 1 / v["replica_time"]),
+        ("shared-gpu-cluster-scheduling", lambda v: v["peak_rate"] / v["busy_replicas"]),
+        ("autoscaling-cold-start", lambda v: v["replica_rps"]),
+    ],
+)
+def test_questions_on_the_shared_chat_workload_imply_the_shared_replica_rate(slug, rate):
+    # Their 2,000-token prompts, 250-token answers and 64 sequences at 40 ms are the shared figure's workload,
+    # so the rate their own chain implies is the one workloads.yaml gives (4.39 req/s).
+    values = {name: float(value) for name, value in question(slug).model.reference.evaluate().items()}
+    assert rate(values) == pytest.approx(load_workloads(WORKLOADS)[SHARED_RATE]["value"], rel=2e-3)
+
+
 def test_disaggregated_prefill_decode_fixes_the_h100s_bandwidth_its_prompt_states():
     quantity = question("disaggregated-prefill-decode").model.reference.quantities["hbm_bw"]
     assert tuple(quantity.range) == (3.35, 3.35)  # 8xH100 nodes: H200's 4.8 TB/s is not inside the range

@@ -26,7 +26,7 @@ def only_wrong(lines: dict[str, dict]) -> list[str]:
         ("token-rate-limits", "cost_ratio", "1,000:1", "the ratio 1,000:1 read as 1,000"),
         ("multi-lora-serving", "dedicated_util", "2/9 of the fleet", "the fraction 2/9 read as 0.222"),
         ("checkpoint-storage", "young_daly", "1h18m", "read as 4,680 s"),  # 78 min for 77.95 min
-        ("autoscaling-cold-start", "warm_pool_cost", "€128/h", "read € as the question's currency (USD)"),
+        ("autoscaling-cold-start", "warm_pool_cost", "€192/h", "read € as the question's currency (USD)"),
         ("internal-llm-gateway", "team_budget", "$38,880", "in the line's unit, USD/(team*month)"),
         ("gpu-credit-system", "gpu_hours_day", "98,304 GPU-hours", "in the line's unit, GPU*h/day"),
         ("kv-cache-tiering", "convs_in_hbm", "٤٤", "read the Arabic-Indic digits as 44"),
