@@ -63,8 +63,12 @@ SENSITIVITY_TOP = 3
 ARITHMETIC_DEPTH = 1  # how many unwritten steps a message opens up
 UNASKED_CHECK = ("relative", 0.05)
 _LONG_TIME = re.compile(
-    r"(?<![A-Za-z])(?:min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days|week|weeks|month|months|year|years)(?![A-Za-z])"
+    r"(?<![A-Za-z])(?:(?P<minute>min|mins|minute|minutes)|(?P<hour>h|hr|hrs|hour|hours)"
+    r"|(?P<day>d|day|days|week|weeks|month|months|year|years))(?![A-Za-z])"
 )
+_TIME_LEVEL = {"minute": 1, "hour": 2, "day": 3}  # a day's seconds hold hours and minutes as well
+# The longest time unit a slip by each factor needs in the chain: 60 minutes, 3,600 hours, 24 days.
+_TIME_LEVEL_NEEDED = {60.0: 1, 3600.0: 2, 24.0: 3, 86400.0: 3}
 _SUM = re.compile(r"[\w)]\s*(?<![0-9.][eE])[+-]")
 _FAMILY_RANK = {"metric": 0, "binary": 1, "bits": 2}
 _GRADING_FIELDS = ("slug", "model", "asked", "design", "plan")
@@ -132,8 +136,15 @@ class _Prepared:
             name: model.formulas[name].names for name in model.derived_names
         }
         self.upstream: dict[str, frozenset[str]] = {name: model.upstream(name) for name in model.quantities}
-        self.long_time = {  # a unit of minutes or longer in the chain (or the line) of each quantity
-            name: any(_LONG_TIME.search(self.units[q].text) for q in (name, *model.upstream(name)))
+        self.long_time = {  # the longest time unit in the chain (or the line): 1 minutes, 2 hours, 3 days
+            name: max(
+                (
+                    _TIME_LEVEL[match.lastgroup or ""]
+                    for q in (name, *model.upstream(name))
+                    for match in _LONG_TIME.finditer(self.units[q].text)
+                ),
+                default=0,
+            )
             for name in model.quantities
         }
         self.sums = frozenset(  # formulas that add or subtract (a minus sign after an operand)
@@ -737,13 +748,16 @@ class _Run:
 
     def _time_slip_plausible(self, name: str, factor: v.UnitFactor, too_large: bool) -> bool:
         """A slip by 60, 3,600, 24... needs minutes, hours or days somewhere: in a unit people write for the
-        line itself (a duration 60x too small is minutes) or in the units of its chain (a rate per minute).
-        A scan of 100,000 jobs at 10 us each, written as 60 for 1 s, is 60x too high, not minutes."""
+        line itself (a duration 60x too small is minutes) or in the units of its chain (a rate per minute):
+        60 needs minutes or longer, 3,600 hours or longer, 24 and 86,400 days (weeks, months, years). A scan
+        of 100,000 jobs at 10 us each, written as 60 for 1 s, is 60x too high, not minutes; 24x a slack of
+        minutes is no hours versus days."""
         if factor.family != "time":
             return True
         unit = self.p.units[name]
         size = unit.factor * factor.factor if not too_large else unit.factor / factor.factor
-        return is_written_size(unit.dims, size, scaled=False) or self.p.long_time[name]
+        needed = _TIME_LEVEL_NEEDED.get(factor.factor, 1)
+        return is_written_size(unit.dims, size, scaled=False) or self.p.long_time[name] >= needed
 
     def _bits_plausible(
         self, name: str, world: Mapping[str, Any], factor: v.UnitFactor, ratio: float, band: float

@@ -590,3 +590,44 @@ def test_no_kb_versus_kib_note_on_a_line_in_bits():
     line = graded("checkpoint-storage", {"burst_bw_bits": "136.5"})["burst_bw_bits"]
     assert line["verdict"] == "correct"
     assert line["message"] == "Correct."
+
+
+# A slip by 24 or 3,600 is named hours or days only where the chain has them.
+
+
+@pytest.mark.parametrize(
+    ("slug", "name", "text", "message"),
+    [
+        # 5 + 7 + 10 + 16 + 5 = 43 min planned, 45 - 43 = 2 min of slack: 48 is 24x, and nothing is in days.
+        (
+            "forty-five-minute-plan",
+            "slack_min",
+            "48",
+            "45 min - 43 min = 2 min; you wrote 48 — 24× too high.",
+        ),
+        (
+            "forty-five-minute-plan",
+            "slack_min",
+            "7200",
+            "45 min - 43 min = 2 min; you wrote 7200 — 3,600× too high.",
+        ),
+        # 256 GPUs x (1 + 10) min = 2,816 GPU-minutes = 46.9 GPU-hours; 1,126 is 24x: hours, but no days.
+        (
+            "job-scheduler-100k-jobs",
+            "cost_graceful",
+            "1126",
+            "256 GPU × (1 min + 10 min) = 46.9 GPU·h; you wrote 1126 — 24× too high.",
+        ),
+    ],
+)
+def test_a_slip_by_24_or_3600_with_no_days_or_hours_in_the_chain_is_a_slip(slug, name, text, message):
+    line = graded(slug, {name: text})[name]
+    assert line["verdict"] == "arithmetic_slip"
+    assert line["message"] == message
+
+
+def test_a_slip_by_24_where_the_chain_is_per_day_is_hours_versus_days():
+    # 30 req/s x 11 KB = 28.5 GB a day, x 90 days / 4 = 0.642 TB; 15.4 TB is 24x (a day's bytes per hour).
+    line = graded("internal-llm-gateway", {"audit_store": "15.4"})["audit_store"]
+    assert line["verdict"] == "unit_error"
+    assert line["message"].endswith("you wrote 15.4, 24× too large: hours versus days.")
