@@ -20,7 +20,8 @@ Rules, in order:
 - A scale word right after the number: k/K/thousand = 1e3, M/mn/million = 1e6, G/B/bn/billion = 1e9,
   T/trillion = 1e12, when it ends there ("10k", "1.7M tok/s", "2 T"). A bare "B" is bytes ("175B", "175 B",
   "9.8e9 B"); "B" is a billion only before a count unit ("175B params") or after "$" ("$1.5B").
-- A trailing "of the fleet" after a fraction or percentage is noted and dropped.
+- A trailing "of the fleet" after a fraction or percentage is noted and dropped; a trailing "each" or
+  "apiece" is noted and dropped (one of what the line counts).
 - The rest is a unit over our registry (grading/core/units.py): "KiB/tok", "Gb/s" (bits), "tokens per second",
   "GPU-hours", "%" (0.01), "x" (a plain ratio).
 """
@@ -62,6 +63,7 @@ _BOUND_PREFIX = re.compile(
 _APPROXIMATE_SUFFIX = re.compile(
     r"\s*(?:\(approx(?:\.|imately)?\)|approx(?:\.|imately)?|or\s+so|-?ish)\Z", re.I
 )
+_EACH = re.compile(r"\s+(each|apiece)\s*\Z", re.IGNORECASE)  # "16.4 GB each": one of what the line counts
 _NUMBER = re.compile(
     r"""(?P<sign>[+-])?\s*
     (?P<digits>\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d*)?|\d[\d_]*(?:\.\d*)?|\.\d+)
@@ -175,6 +177,10 @@ def parse_quantity(text: str) -> ParsedQuantity | ParseFailure:
     if _NON_ANSWER.fullmatch(cleaned):
         return ParseFailure(text, "no answer given", kind="missing")
     cleaned, approximate, bound = _strip_qualifiers(cleaned)
+    each = _EACH.search(cleaned)
+    if each and each.start() > 0:
+        cleaned = cleaned[: each.start()]
+        notes.append(f"{each.group(1)!r} read as the line's own figure")
     if approximate:
         notes.append("approximate")
     if bound:
@@ -397,7 +403,8 @@ def read_on_line(text: str, unit: str | Unit, period: str = "") -> LineReading |
     own prefix is that prefix ("1.04T" on a TB line is 1.04 TB); a bare "B" on a line that is not in bytes is
     a billion ("175B" parameters); a noun the line counts under another name is that count ("44
     conversations" on a session line, "20k ops/s" on a req/s line; units.COUNT_NOUNS), and requests and
-    sequences are one count; "none" on a line of counts is 0. On a line whose label names a `period` its
+    sequences are one count; "none" on a line of counts is 0. A number with only a "per" count ("102 per
+    GPU") is in the line's unit, per that count. On a line whose label names a `period` its
     unit leaves out (`label_period`: "Revenue per month" in USD), a figure per that period is the line's own
     ("$19.4M/month"), and one per another period converts ("$648k/day" is × 30). A unit of another dimension
     is a failure of kind "dimension"."""
@@ -411,6 +418,12 @@ def read_on_line(text: str, unit: str | Unit, period: str = "") -> LineReading |
     if parsed.unit == "B" and "B" not in line_symbols:
         notes = _joined(parsed.note, "'B' read as billion (this line is not in bytes)")
         return LineReading(parsed.base_value * 1e9 * target.factor, notes, False)
+    # "102 per GPU" on a line in minutes: the number in the line's unit, per GPU ("/GPU" on a GB/GPU line is
+    # the line's own "per GPU"; "98,304 per GPU" on a GPU*h/day line is in GPU-hours a day, not GPU).
+    per_only = _per_only_on_line(parsed.dims, target.dims, target.text)
+    if per_only is not None:
+        note, per = per_only
+        return LineReading(parsed.base_value * target.factor, _joined(parsed.note, note), False, None, per)
     fits, how = _fit(parsed.dims, target.dims, target.text)
     if fits:
         as_typed = parsed.base_value / _unit_factor(parsed.unit) * target.factor
@@ -462,6 +475,24 @@ def _per_counts(given: Dims, line: Dims) -> tuple[str, ...]:
         for symbol, exponent in (given / line).counts.exponents
         if exponent < 0 and symbol in written_per
     )
+
+
+@functools.lru_cache(maxsize=1024)
+def _per_only_on_line(given: Dims, line: Dims, line_text: str) -> tuple[str, str] | None:
+    """For a text whose unit is only "per" counts ("102 per GPU", "3.91/GPU"), read in the line's unit: the
+    note and the written per count (as `_written_per`), or None for any other text. A count the line is
+    already per is its own ("3.91/GPU" on a GB/GPU line); another is a per-count figure, as ever."""
+    if not given.exponents or not given.physical.is_dimensionless:
+        return None
+    if any(exponent > 0 for _, exponent in given.exponents):
+        return None
+    below = {symbol for symbol, exponent in line.exponents if exponent < 0}
+    extra = tuple(symbol for symbol, _ in given.exponents if symbol not in below)
+    if not extra:
+        return "", ""  # the line's own "per GPU"
+    shown = line_text or "a plain number"
+    note = f"you wrote a per-{' and '.join(extra)} figure" + NOT_CONVERTED.format(unit=shown)
+    return note, extra[0] if len(extra) == 1 else ""
 
 
 def _written_per(given: Dims, line: Dims) -> str:

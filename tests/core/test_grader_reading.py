@@ -631,3 +631,42 @@ def test_a_slip_by_24_where_the_chain_is_per_day_is_hours_versus_days():
     line = graded("internal-llm-gateway", {"audit_store": "15.4"})["audit_store"]
     assert line["verdict"] == "unit_error"
     assert line["message"].endswith("you wrote 15.4, 24× too large: hours versus days.")
+
+
+# A bare number with a qualifier is in the line's unit, qualified.
+
+
+def test_a_bare_number_per_gpu_on_a_duration_line_is_in_minutes_per_gpu_not_a_wrong_dimension():
+    # 100 steps x (1 s + 60 s) = 6,100 s = 101.7 min; "102 per GPU" is 102 min, the qualifier said.
+    line = graded("agent-sessions", {"session_time": "102 per GPU"})["session_time"]
+    assert line["verdict"] == "correct", line["message"]
+    assert line["note"] == "you wrote a per-GPU figure; it is read as this line's figure (min), not converted"
+
+
+def test_a_bare_number_per_gpu_on_a_gpu_hours_line_is_converted_by_the_chain_s_gpus():
+    # One credit per GPU per hour: 24 GPU-hours a day per GPU, x 4,096 GPUs = 98,304 GPU-hours a day.
+    line = graded("gpu-credit-system", {"gpu_hours_day": "24 per GPU"})["gpu_hours_day"]
+    assert line["verdict"] == "correct", line["message"]
+    assert line["note"] == (
+        "you wrote a per-GPU figure; this line is for all of them: × 4,096 GPU (your GPUs in the cluster)"
+    )
+
+
+def test_a_per_gpu_line_written_per_gpu_is_its_own_figure():
+    # 1 TB / 256 GPUs = 3.91 GB per GPU: "/GPU" is what the line asks, nothing to say.
+    line = graded("checkpoint-storage", {"bytes_per_new_gpu": "3.91/GPU"})["bytes_per_new_gpu"]
+    assert line["verdict"] == "correct"
+    assert line["note"] == ""
+
+
+@pytest.mark.parametrize(
+    ("slug", "name", "text"),
+    [
+        ("token-rate-limits", "large_kv_bytes", "16.4 GB each"),  # 50,000 tok x 327,680 B = 16.4 GB a request
+        ("kv-cache-tiering", "convs_in_hbm", "44 each"),
+    ],
+)
+def test_each_is_read_as_the_line_s_own_figure(slug, name, text):
+    line = graded(slug, {name: text})[name]
+    assert line["verdict"] == "correct", line["message"]
+    assert line["note"] == "'each' read as the line's own figure"
