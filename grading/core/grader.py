@@ -194,6 +194,9 @@ class _Prepared:
         }
         self.line_phases = {line.name: line.phase for line in self.lines}
         self.ranges = {name: self._range(name) for name in model.input_names}
+        self.zero_meant = {  # "none" is 0 for an assumption whose range holds 0, and missing for another
+            name: bounds.low <= 0 <= bounds.high for name, bounds in self.ranges.items()
+        }
         self.plan = tuple((phase.name, float(phase.minutes)) for phase in spec.plan)
         self.plan_minutes = dict(self.plan)
         nodes = tuple(
@@ -349,9 +352,9 @@ class _Reading:
 _FAILURE_VERDICTS = {"unparsed": v.UNPARSED, "dimension": v.UNIT_ERROR}
 
 
-def _read(text: str, unit: Unit, period: str) -> _Reading | None:
+def _read(text: str, unit: Unit, period: str, zero: bool | None) -> _Reading | None:
     """The reading of one line's text, or None for an explicit non-answer ("idk", "N/A")."""
-    reading = read_on_line(text, unit, period)
+    reading = read_on_line(text, unit, period, zero)
     if isinstance(reading, ParseFailure):
         if reading.kind == "missing":
             return None
@@ -1127,7 +1130,7 @@ def grade(
         if unit is None:
             unknown.append(name)
         elif text.strip():
-            reading = _read(text, unit, prepared.periods[name])
+            reading = _read(text, unit, prepared.periods[name], prepared.zero_meant.get(name))
             if reading is not None:
                 readings[name] = reading
     run = _with_values_used(prepared, reference, readings)

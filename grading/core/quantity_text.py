@@ -396,14 +396,17 @@ def label_period(label: str, unit: str) -> str:
     return _PERIOD_OF_ADJECTIVE.get(match.group("adjective").lower(), "year")
 
 
-def read_on_line(text: str, unit: str | Unit, period: str = "") -> LineReading | ParseFailure:
+def read_on_line(
+    text: str, unit: str | Unit, period: str = "", zero: bool | None = None
+) -> LineReading | ParseFailure:
     """`text` read for a line shown in `unit`; never raises for bad text.
 
     On top of `parse_quantity`: a bare number is in the line's unit, and a scale word that repeats the unit's
     own prefix is that prefix ("1.04T" on a TB line is 1.04 TB); a bare "B" on a line that is not in bytes is
     a billion ("175B" parameters); a noun the line counts under another name is that count ("44
     conversations" on a session line, "20k ops/s" on a req/s line; units.COUNT_NOUNS), and requests and
-    sequences are one count; "none" on a line of counts is 0. A number with only a "per" count ("102 per
+    sequences are one count; "none" is 0 where `zero` says zero is meant (an assumption whose range holds
+    0), else on a line of counts (None: not known). A number with only a "per" count ("102 per
     GPU") is in the line's unit, per that count. On a line whose label names a `period` its
     unit leaves out (`label_period`: "Revenue per month" in USD), a figure per that period is the line's own
     ("$19.4M/month"), and one per another period converts ("$648k/day" is × 30). A unit of another dimension
@@ -411,7 +414,7 @@ def read_on_line(text: str, unit: str | Unit, period: str = "") -> LineReading |
     target = unit if isinstance(unit, Unit) else parse_unit(unit)
     parsed = parse_quantity(text)
     if isinstance(parsed, ParseFailure):
-        return _read_failure(text, parsed, target)
+        return _read_failure(text, parsed, target, period, zero)
     if parsed.dims is None:
         return _bare_on_line(parsed, target)
     line_symbols = {symbol for symbol, _ in target.dims.exponents}
@@ -511,17 +514,19 @@ def _qualifier_note(given: Dims, line: Dims, line_text: str) -> str:
     return f"you wrote a per-{per} figure" + NOT_CONVERTED.format(unit=shown)
 
 
-def _read_failure(text: str, failure: ParseFailure, target: Unit) -> LineReading | ParseFailure:
+def _read_failure(
+    text: str, failure: ParseFailure, target: Unit, period: str, zero: bool | None
+) -> LineReading | ParseFailure:
     if failure.kind == "missing":
         word = text.strip().rstrip(".!").lower()
         counts_only = bool(target.dims.exponents) and not target.dims.physical.exponents
-        if word in _ZERO_WORDS and counts_only:
+        if word in _ZERO_WORDS and (counts_only if zero is None else zero):
             return LineReading(0.0, f"read {word!r} as 0", False)
         return failure
     renamed_text, renamed = _with_line_nouns(text, target)
     if not renamed:
         return failure
-    reading = read_on_line(renamed_text, target)
+    reading = read_on_line(renamed_text, target, period, zero)
     if isinstance(reading, ParseFailure):
         return failure
     return dataclasses.replace(reading, note=_joined(reading.note, renamed))

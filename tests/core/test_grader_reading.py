@@ -670,3 +670,17 @@ def test_each_is_read_as_the_line_s_own_figure(slug, name, text):
     line = graded(slug, {name: text})[name]
     assert line["verdict"] == "correct", line["message"]
     assert line["note"] == "'each' read as the line's own figure"
+
+
+def test_none_on_an_assumption_whose_range_holds_zero_is_zero():
+    # The design has no deadline check: the queue wait limit is 0 s ("0 means none"), range 0 to 60 s.
+    line = graded("eight-gpu-design-review", {"queue_wait_limit": "none"})["queue_wait_limit"]
+    assert line["verdict"] == "correct", line["message"]
+    assert line["note"] == "read 'none' as 0"
+
+
+def test_none_on_a_count_assumption_whose_range_excludes_zero_is_missing_not_out_of_range():
+    # Keys per request range from 2 to 1,000: "none" is no answer, not 0 keys ("none is outside ...").
+    line = graded("feature-store-no-leakage", {"keys_per_req": "none"})["keys_per_req"]
+    assert line["verdict"] == "missing"
+    assert line["message"].startswith("Not answered")
