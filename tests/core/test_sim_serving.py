@@ -182,17 +182,17 @@ def test_a_bigger_warm_pool_and_a_quicker_autoscaler_absorb_the_same_burst():
 @pytest.mark.parametrize(
     ("params", "events"),
     [
-        ({"servers": 16, "mu": 0.1, "arrival_rate": 1.2}, [{"at": 900, "type": "replica_loss", "count": 2}]),
+        ({"servers": 64, "mu": 0.1, "arrival_rate": 4.8}, [{"at": 900, "type": "replica_loss", "count": 8}]),
         (
             {"servers": 8, "mu": 1.0, "service_cv2": 0, "arrival_rate": 6, "queue_timeout_s": 20},
             [{"at": 100, "type": "burst", "factor": 1.6, "duration": 100}],
         ),
         (
             {
-                "servers": 4,
+                "servers": 16,
                 "mu": 0.25,
-                "arrival_rate": 0.8,
-                "max_replicas": 16,
+                "arrival_rate": 3.2,
+                "max_replicas": 64,
                 "warm_pool": 2,
                 "queue_limit": 300,
             },
@@ -206,7 +206,36 @@ def test_the_generic_queues_numpy_fast_path_gives_exactly_the_event_loops_record
     import grading.core.sim.serving as serving
     from grading.core.sim.queueing import simulate_fleet
 
+    consumed = fast_path_arrivals(monkeypatch)
     fast = run_scenario("serving", params, events, {}, 1200, seed=10).to_dict()
+    assert sum(consumed) > 0  # the fast path ran
     monkeypatch.setattr(serving, "simulate_fleet", lambda *a, **k: simulate_fleet(*a, **{**k, "fast": False}))
     slow = run_scenario("serving", params, events, {}, 1200, seed=10).to_dict()
     assert fast == slow
+
+
+def fast_path_arrivals(monkeypatch) -> list[int]:
+    """A list that collects the arrivals each fast-path window starts."""
+    from grading.core.sim.queueing import FastPath
+
+    consumed: list[int] = []
+    forward = FastPath.forward
+
+    def counted(self, i0, t_end):
+        m, stopped = forward(self, i0, t_end)
+        consumed.append(m)
+        return m, stopped
+
+    monkeypatch.setattr(FastPath, "forward", counted)
+    return consumed
+
+
+@pytest.mark.parametrize(("rate", "fast_path_runs"), [(0.3, False), (2.0, False), (4.0, True)])
+def test_the_fast_path_runs_only_where_its_windows_hold_on_average_the_64_arrivals_it_needs_to_pay(
+    rate, fast_path_runs, monkeypatch
+):
+    # a 20 s window holds 20 x rate arrivals on average: 6 and 40 are too few, 80 enough; with 1,000
+    # servers of 100 s each (rho <= 0.5) nobody waits, so only the count of arrivals decides
+    consumed = fast_path_arrivals(monkeypatch)
+    run_scenario("serving", {"servers": 1000, "mu": 0.01, "arrival_rate": rate}, [], {}, 600, seed=4)
+    assert (sum(consumed) > 0) is fast_path_runs

@@ -133,7 +133,7 @@ def simulate_fleet(
     fleet = Fleet(cfg, req, duration_s, sample_dt)
     controls = Controls(fleet, rng, progress, progress_dt)
     controls.schedule(events)
-    fast_path = FastPath(fleet) if fast and fleet.n_regions == 1 and fleet.tkv == 0.0 else None
+    fast_path = FastPath(fleet) if fast and FastPath.pays(fleet) else None
     run_event_loop(fleet, controls, fast_path)
     return fleet.result()
 
@@ -635,6 +635,15 @@ class FastPath:
     """
 
     MIN_USEFUL = 64  # arrivals a window must consume to beat the event loop
+
+    @classmethod
+    def pays(cls, fleet: Fleet) -> bool:
+        """Whether the fast path can be faster: one region, constant TPOT, and windows that hold on average at
+        least MIN_USEFUL arrivals. Windows of fewer arrivals that nobody waits in are all run with numpy and
+        cost more than the event loop (measured in bench/README.md: 20 or 40 a window 1.5x slower, 64 faster);
+        where some wait, the windows back off instead (`blocked`)."""
+        per_window = fleet.n / fleet.duration_s * FAST_WINDOW_S if fleet.duration_s > 0 else 0.0
+        return fleet.n_regions == 1 and fleet.tkv == 0.0 and per_window >= cls.MIN_USEFUL
 
     def __init__(self, fleet: Fleet) -> None:
         self.fleet = fleet
