@@ -36,10 +36,46 @@ def test_decode_and_prefill_times_follow_domain_formulas_for_70b_on_8_h100():
     assert model.kv_capacity_tokens == pytest.approx(1.327e6, rel=0.002)
 
 
-def test_closed_loop_users_become_a_rate_through_the_response_time_law():
-    p = resolved(users=2000, think_time_s=20, tpot_s=0.04, output_tokens=250, prompt_tokens=2000)
+def test_closed_loop_users_become_a_rate_through_the_response_time_law_with_prefill_taking_replica_time():
+    # One replica, serial prefill, fixed lengths: a 2,000-token prompt at 20,000 tok/s is a 0.1 s step that
+    # stalls every decode. At X = 2 req/s prefill takes 20% of the replica, so the 40 ms decode steps come at
+    # 1 / ((1 - 0.2) / 0.04) = 50 ms apart (20 decoding, 20 / 20,000 s of compute < 40 ms: memory-bound).
+    # R = the wait for the prefills ahead (P-K: 2 x 0.1^2 / (2 x 0.8) = 0.0125 s) + the prompt's own 0.1 s
+    # step + half a 50 ms step in progress + 200 decode steps of 50 ms = 10.1375 s; N = X (Z + R) = 60.275.
+    p = resolved(
+        users=2 * 30.1375,
+        think_time_s=20,
+        replicas=1,
+        tpot_s=0.04,
+        prefill_tok_s=20_000,
+        prompt_tokens=2000,
+        prompt_cv=0,
+        output_tokens=201,
+        output_cv=0,
+        chunked_prefill=0,
+    )
     rate = base_arrival_rate(p, replica_model(p))
-    assert rate == pytest.approx(2000 / (20 + 2000 / 28_035 + 250 * 0.04), rel=1e-9)
+    assert rate == pytest.approx(2.0, rel=1e-6)
+    # with prefill free (R = 0.1 + 201 x 0.04 = 8.14 s) the same users would send 2.14 req/s
+    assert p["users"] / (20 + 0.1 + 201 * 0.04) > 2.14
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"users": 300, "think_time_s": 10, "replicas": 4, "max_batch": 64, "tpot_s": 0.04},
+        {"users": 200, "think_time_s": 5, "replicas": 2, "max_batch": 128, **LLAMA_70B, "mbu": 0.7},
+    ],
+)
+def test_the_closed_loop_rate_is_the_response_time_law_at_the_response_time_the_engine_gives(params):
+    # run the engine open-loop at the closed loop's rate X: the users' cycle N / (Z + R) at the engine's own
+    # mean response R must give X back (within 4%; the engine's R includes prefill taking replica time)
+    closed = run_scenario("serving", params, [], {}, 400, seed=5).summary
+    rate = closed["arrival_rate"]
+    open_loop = {key: value for key, value in params.items() if key not in ("users", "think_time_s")}
+    engine = run_scenario("serving", {**open_loop, "arrival_rate": rate}, [], {}, 400, seed=5).summary
+    assert engine["queue_max"] == 0
+    assert params["users"] / (params["think_time_s"] + engine["e2e_mean_s"]) == pytest.approx(rate, rel=0.04)
 
 
 def test_kv_pressure_caps_the_batch_at_the_prompts_the_kv_cache_holds_and_growing_batches_are_preempted():

@@ -39,6 +39,7 @@ MAX_REQUESTS = 5_000_000
 MAX_CONTROL_EVENTS = 1_000_000
 MAX_ENGINE_STEPS = 20_000_000
 MAX_ENGINE_REPLICAS = 4096
+CLOSED_LOOP_SAMPLE = 512
 
 
 @dataclass(frozen=True)
@@ -81,24 +82,104 @@ def replica_model(p: dict) -> ReplicaModel:
 
 
 def base_arrival_rate(p: dict, model: ReplicaModel) -> float:
-    """Open-loop rate, or for `users` > 0 the response-time law X = N / (Z + R) at the nominal R."""
+    """Open-loop rate, or for `users` > 0 the response-time law X = N / (Z + R), R the response time the
+    engine gives at X (`engine_response`): the largest X with X·(Z + R(X)) ≤ N, found by bisection (X·(Z + R)
+    grows with X). Users that fill the fleet's slots or KV before that send N / (Z + R) at the edge."""
     if p["users"] <= 0:
         return p["arrival_rate"]
     if p["mu"] > 0:
         return p["users"] / (p["think_time_s"] + 1.0 / p["mu"])  # 1/mu > 0, so the sum is positive
-    prompt, output = p["prompt_tokens"], p["output_tokens"]
-    context = prompt + output / 2.0
-    batch = 1.0
-    rate = 0.0
-    for _ in range(50):  # fixed point: the batch size depends on the rate through Little's law
-        response = prompt / model.prefill_tok_s + output * model.tpot(batch, context)
-        if not p["think_time_s"] + response > 0:
-            raise ValueError(
-                "serving: users with think_time_s 0 and an instant response make the rate unbounded"
+    prompts = length_quantiles(p["prompt_tokens"], p["prompt_cv"])
+    outputs = length_quantiles(p["output_tokens"], p["output_cv"])
+    users, think = p["users"], p["think_time_s"]
+    lightest = engine_response(p, model, 0.0, prompts, outputs)
+    if not math.isfinite(lightest):  # not even one request fits a replica: the engine refuses them all
+        lightest = float(prompts.mean() / model.prefill_tok_s + outputs.mean() * model.tpot_base_s)
+    if not think + lightest > 0:
+        raise ValueError("serving: users with think_time_s 0 and an instant response make the rate unbounded")
+    low, high = 0.0, users / (think + lightest)  # R(X) ≥ R(0), so X ≤ N / (Z + R(0))
+    for _ in range(48):
+        mid = 0.5 * (low + high)
+        response = engine_response(p, model, mid, prompts, outputs)
+        if math.isfinite(response) and mid * (think + response) <= users:
+            low = mid
+        else:
+            high = mid
+    edge = engine_response(p, model, low, prompts, outputs)
+    if low * (think + edge) < users * (1.0 - 1e-6):
+        # more users than the fleet keeps up with (its batch slots or KV are full at `low`): they send at the
+        # law's rate for the response at that edge, more than the fleet serves, and the queue grows
+        return users / (think + edge)
+    return low
+
+
+def length_quantiles(mean: float, cv: float) -> np.ndarray:
+    """The length distribution as CLOSED_LOOP_SAMPLE equal-probability bins (each bin's mean, from a fixed
+    sorted sample, so the closed-loop rate is the same for every seed)."""
+    sample = np.sort(gamma_lengths(mean, cv, 128 * CLOSED_LOOP_SAMPLE, np.random.default_rng(0)))
+    return sample.reshape(CLOSED_LOOP_SAMPLE, -1).mean(axis=1)
+
+
+def engine_response(
+    p: dict, model: ReplicaModel, rate: float, prompts: np.ndarray, outputs: np.ndarray
+) -> float:
+    """Mean response time (arrival to last token) when `rate` arrives at the fleet, from the engine's own step
+    rule with nothing queued (`engine.py`); inf when the replicas cannot keep up. `prompts` and `outputs`
+    stand for the length distributions (equal-probability bins).
+
+    Per replica λ = rate / replicas. With b requests decoding (Little's law: b = λ·(output − 1)·τ) a
+    decode-only step lasts d = max(TPOT(b), b / prefill_tok_s). A prompt's prefill steps last
+    max(TPOT(b), (b + chunk) / prefill_tok_s) each (chunked prefill; with serial prefill one step of the whole
+    prompt that carries no decode), λ·E[their time] of every second; the decodes ride in the prefill steps
+    and in (1 − that) / d decode-only steps a second, so the mean step a decode sees, τ, is one over their
+    sum. R = the wait for the prefills ahead + E[prefill steps] + τ / 2 (the step in progress on arrival) +
+    E[output − 1]·τ.
+    """
+    lam = rate / max(p["replicas"], 1.0)
+    speed, budget = model.prefill_tok_s, token_budget(p)
+    steps = np.maximum(outputs - 1.0, 0.0)
+    decodes = float(steps.mean())
+    # the KV of a decoding request, averaged over its decode steps (a long answer decodes for longer)
+    grown = float((steps * steps).mean()) / (2.0 * decodes) if decodes > 0 else 0.0
+    context = float(prompts.mean()) + grown
+    most = min(p["max_batch"], model.kv_capacity_tokens / context)
+    tau = model.tpot(0.0, context)
+    for _ in range(200):
+        batch = lam * decodes * tau
+        if batch > most:
+            return math.inf
+        memory = model.tpot(batch, context)
+        step = max(memory, batch / speed)
+        if p["chunked_prefill"]:
+            room = max(budget - batch, 1.0)
+            full = np.floor(prompts / room)
+            rest = prompts - full * room
+            prefill = full * max(memory, (batch + room) / speed) + np.where(
+                rest > 0.0, np.maximum(memory, (batch + rest) / speed), 0.0
             )
-        rate = p["users"] / (p["think_time_s"] + response)
-        batch = min(p["max_batch"], max(1.0, rate * response / max(p["replicas"], 1.0)))
-    return rate
+        else:
+            prefill = np.maximum(model.tpot_base_s + model.tpot_per_kv_token_s * prompts, prompts / speed)
+        prefilling = lam * float(prefill.mean())  # share of the replica's time in steps with prefill work
+        if prefilling >= 1.0:
+            return math.inf
+        if p["chunked_prefill"]:
+            # a prompt that arrives while another prefills (probability `prefilling`, Poisson arrivals see
+            # time averages) shares its steps: its chunks fill the budget left; alone it takes its own steps
+            chunks = (1.0 - prefilling) * float((full + (rest > 0.0)).mean())
+            chunks += prefilling * float(prompts.mean()) / room
+        else:
+            chunks = 0.0  # a serial prefill step carries no decodes
+        new = 1.0 / (lam * chunks + (1.0 - prefilling) / step)  # the steps a second that carry the decodes
+        if abs(new - tau) <= 1e-12 * new:
+            break
+        tau = new
+    else:
+        return math.inf  # no fixed point: the step time grows with the batch it lengthens
+    # the wait for the prefills ahead (Pollaczek–Khinchine, the prefills an FCFS server) and for the step in
+    # progress, the prompt's own prefill steps, then one decode step a token
+    wait = lam * float((prefill * prefill).mean()) / (2.0 * (1.0 - prefilling))
+    response = wait + float(prefill.mean()) + tau / 2.0 + decodes * tau
+    return response if lam * response <= p["max_batch"] else math.inf
 
 
 def split(total: int, parts: int) -> list[int]:

@@ -18,7 +18,7 @@ SERVING = FamilySpec(
                 "users",
                 "user",
                 0.0,
-                "closed-loop users; > 0 sets the rate to users / (think_time_s + nominal response)",
+                "closed-loop users; > 0 sets the rate to users / (think_time_s + the engine's response time)",
             ),
             P("think_time_s", "s", 20.0, "think time of a closed-loop user"),
             P("diurnal_amplitude", "", 0.0, "rate multiplier 1 + A·sin(2π t / diurnal_period_s)"),
