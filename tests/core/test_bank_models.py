@@ -99,23 +99,36 @@ def test_gateway_review_pool_cannot_carry_forty_requests_a_second_on_four_replic
     # 131,072 B) / 2.345 TB/s = 29.15 ms; a request costs 2,000 / 30,000 = 66.7 ms + 300 x 29.15 / 185.8 ms.
     assert shown(slug, "pool_capacity") == pytest.approx(4 / (0.06667 + 300 * 0.02915 / 185.76), rel=3e-3)
     # With the fixed batch of 96: (16 + 96 x 0.2818) / 2.345 = 18.36 ms; 66.7 + 300 x 18.36 / 96 = 124.0 ms a
-    # request: four replicas 32.2 req/s, and ceil(40 x 0.124 / 0.7) = ceil(7.09) = 8 for the load.
+    # request: four replicas 32.2 req/s; the peak, 2 x 40 req/s, keeps ceil(80 x 0.124) = 10 busy.
     assert shown(slug, "capacity_fixed") == pytest.approx(4 / (0.06667 + 300 * 0.018360 / 96), rel=3e-3)
-    assert shown(slug, "replicas_needed") == 8
+    assert shown(slug, "replicas_needed") == 10
     assert shown(slug, "e2e_at_load") < shown(slug, "deadline")
 
 
-def test_gateway_review_replays_step_at_the_running_batch_of_the_offered_load():
-    model = question("gateway-fallback-review").model.reference
-    # As given: 10 req/s a replica prefill 66.7% of its time, and 2.345e12 x 0.333 - 300 x 10 x 0.2818e9 < 0:
-    # the pool cannot keep up, so it runs the KV-bound batch of 185.8 at 29.15 ms a token.
-    assert shown("gateway-fallback-review", "batch_at_load") == pytest.approx(185.76, rel=1e-3)
-    assert shown("gateway-fallback-review", "tpot_at_load") == pytest.approx(29.15, rel=2e-3)
-    # Eight replicas at 5 req/s: T = 0.0667 + 300 x 16e9 / (2.345e12 x 0.6667 - 300 x 5 x 0.2818e9) = 4.275 s,
-    # b = 5 x 4.275 = 21.4 below the cap of 96, and a token takes (16 + 21.4 x 0.2818) GB / 2.345 TB/s.
-    fixed = model.evaluate({"replicas": 8, "max_batch": 96})
-    assert float(fixed["batch_at_load"]) == pytest.approx(5 * 4.275, rel=3e-3)
-    assert float(fixed["tpot_at_load"]) == pytest.approx((16 + 21.37 * 0.2818) / 2345, rel=3e-3)
+@pytest.mark.parametrize("scenario", ["peak-hour", "pool-outage"])
+def test_gateway_review_replays_time_each_step_from_the_batch_the_engine_holds(scenario):
+    from grading.core.question_export import spec_to_dict
+    from grading.core.replay_inputs import replay_inputs
+    from grading.core.sim.family_specs import resolve_params
+    from grading.core.sim.serving import replica_model
+    from grading.core.sim.serving_spec import SERVING
+
+    (inputs,) = [
+        entry
+        for entry in replay_inputs(spec_to_dict(question("gateway-fallback-review")), side="reference")
+        if entry["scenario"] == scenario
+    ]
+    assert "tpot_s" not in inputs["params"]  # no step time fixed for the whole run
+    engine = replica_model(resolve_params(SERVING, inputs["params"]))
+    # a step reads 16 GB of weights and 128 KiB per token of KV held at 2.345 TB/s: 6.823 ms + 55.89 ns a
+    # token, so the KV-bound batch of 185.8 sequences of 2,150 tokens on average steps at 29.15 ms as the
+    # arithmetic says, and a batch of 21 at 9.4 ms; prefill computes 30,000 tok/s (2 x 8e9 FLOP a token)
+    assert engine.tpot_base_s == pytest.approx(16e9 / 2.345e12, rel=1e-9)
+    assert engine.tpot_per_kv_token_s == pytest.approx(131_072 / 2.345e12, rel=1e-9)
+    assert engine.tpot(185.76, 2150) == pytest.approx(29.15e-3, rel=2e-3)
+    assert engine.tpot(21.37, 2150) == pytest.approx((16 + 21.37 * 0.2818) / 2345, rel=3e-3)
+    assert engine.prefill_tok_s == pytest.approx(30_000, rel=1e-9)
+    assert engine.kv_capacity_tokens == pytest.approx((72e9 - 16e9) / 131_072, rel=1e-9)
 
 
 @pytest.mark.parametrize(
