@@ -39,6 +39,7 @@ from grading.core.sim.queueing import (
 )
 
 QUEUED, PREFILL, DECODE, SWAPPED = 0, 1, 2, 3  # where a request stands on its replica
+NOTHING: tuple = ()  # a step's chunks or swap-ins when it has none (never appended to)
 
 
 class Replica:
@@ -113,6 +114,9 @@ class EngineFleet(Fleet):
         self.swaps = 0
         self.engine_steps = 0
         self.kv_cap = cfg.kv_capacity
+        self.chunked = cfg.chunked_prefill
+        self.tkv_step = cfg.tpot_per_kv_token_s
+        self.speed = cfg.prefill_tok_s
         self.steps_heap: list[tuple[float, int, Replica, int]] = []
         self.step_seq = 0
 
@@ -253,26 +257,30 @@ class EngineFleet(Fleet):
 
     def begin_step(self, rep: Replica, t: float) -> None:
         """Compose the replica's next step at t and schedule its end; an empty replica goes idle."""
-        cfg, need, state = self.cfg, self.need, self.state
-        head = rep.waiting[0] if rep.waiting else -1
+        waiting = rep.waiting
         if (
-            not cfg.chunked_prefill
-            and head >= 0
-            and state[head] != SWAPPED
-            and rep.kv + need[head] <= self.kv_cap
+            waiting
+            and not self.chunked
+            and self.state[waiting[0]] != SWAPPED
+            and rep.kv + self.need[waiting[0]] <= self.kv_cap
         ):
             tokens = self.compose_prefill(rep)
             decodes, swap_time, memory_kv = 0, 0.0, tokens
-        else:
+        elif waiting or rep.prefilling or (rep.decoding and rep.kv + rep.decoding > self.kv_cap):
             decodes, tokens, swap_time = self.compose_mixed(rep, t)
             memory_kv = rep.kv
+        else:  # decodes alone, and their KV grows into room: what compose_mixed gives, without its loops
+            decodes = rep.decoding
+            tokens, swap_time, memory_kv = float(decodes), 0.0, rep.kv
+            rep.step_chunks, rep.step_swapins = NOTHING, NOTHING
         if tokens <= 0.0 and not rep.step_swapins:
             rep.stepping = False
             if rep.draining and rep.held == 0:
                 self.drop(rep)
             return
-        memory = self.tbase + cfg.tpot_per_kv_token_s * memory_kv
-        dt = max(memory, tokens / cfg.prefill_tok_s) + swap_time
+        memory = self.tbase + self.tkv_step * memory_kv
+        compute = tokens / self.speed
+        dt = (compute if compute > memory else memory) + swap_time  # max(memory, compute), same bits
         rep.stepping = True
         rep.step_decodes = decodes
         self.engine_steps += 1
@@ -357,23 +365,27 @@ class EngineFleet(Fleet):
     def end_step(self, rep: Replica, t: float) -> None:
         """Apply the step that ends at t: a token for each decode, prefill chunks, finishes."""
         state, todo = self.state, self.todo
-        if rep.step_decodes:
-            rep.steps += 1
-            rep.kv += rep.step_decodes
+        decodes = rep.step_decodes
+        if decodes:
+            steps = rep.steps + 1
+            rep.steps = steps
+            rep.kv += decodes
             finishes = rep.finishes
-            while finishes and finishes[0][0] <= rep.steps:
+            while finishes and finishes[0][0] <= steps:
                 target, rid = heapq.heappop(finishes)
                 if self.on[rid] is rep and state[rid] == DECODE and self.target[rid] == target:
                     self.complete(rid, rep, t)
-        for rid, c in rep.step_chunks:
-            if self.on[rid] is rep and state[rid] == PREFILL:
-                todo[rid] -= c
-                if todo[rid] <= 0.0:
-                    rep.prefilling.remove(rid)
+        if rep.step_chunks:
+            for rid, c in rep.step_chunks:
+                if self.on[rid] is rep and state[rid] == PREFILL:
+                    todo[rid] -= c
+                    if todo[rid] <= 0.0:
+                        rep.prefilling.remove(rid)
+                        self.decode_from(rid, rep, t)
+        if rep.step_swapins:
+            for rid in rep.step_swapins:
+                if self.on[rid] is rep and state[rid] == PREFILL:
                     self.decode_from(rid, rep, t)
-        for rid in rep.step_swapins:
-            if self.on[rid] is rep and state[rid] == PREFILL:
-                self.decode_from(rid, rep, t)
 
     def decode_from(self, rid: int, rep: Replica, t: float) -> None:
         """A request's prefill (or swap-in) is done at t: its first token, then decode steps."""
@@ -526,56 +538,63 @@ def run_engine_loop(fleet: EngineFleet, controls: Controls, refused: list[bool],
     arr, n, steps, ctl = fleet.arr, fleet.n, fleet.steps_heap, fleet.ctl
     queues, home, qlimit = fleet.queues, fleet.home, fleet.cfg.queue_limit
     single, routing = fleet.n_regions == 1, fleet.cfg.routing
+    end_step, pull, begin_step = fleet.end_step, fleet.pull, fleet.begin_step
+    area, tlast = fleet.area, fleet.tlast  # ∫ nsys dt, kept here: only this loop reads or writes it
     i = 0
+    ta = arr[0] if n else INF
     while True:
-        ta = arr[i] if i < n else INF
         ts = steps[0][0] if steps else INF
         tc = ctl[0][0]
-        t = min(ta, ts, tc)
-        fleet.area += fleet.nsys * (t - fleet.tlast)
-        fleet.tlast = t
         if ts <= tc and ts <= ta:
+            area += fleet.nsys * (ts - tlast)
+            tlast = ts
             _, _, rep, epoch = heappop(steps)
             if epoch != rep.epoch or not rep.alive:
                 continue
-            fleet.end_step(rep, ts)
+            end_step(rep, ts)
             if queues[rep.region] and not rep.draining:
-                fleet.pull(rep, ts)
-            fleet.begin_step(rep, ts)
+                pull(rep, ts)
+            begin_step(rep, ts)
             if fleet.engine_steps > max_steps:
                 raise ValueError(
                     f"serving: the engines ran more than {max_steps:,.0f} steps, more than one replay may "
                     "simulate (tpot_s, prefill_tok_s, max_batched_tokens or the load are too extreme)"
                 )
         elif tc <= ta:
+            area += fleet.nsys * (tc - tlast)
+            tlast = tc
             _, kind, _, payload = heappop(ctl)
             if kind == _END:
                 break
-            controls.handle(t, kind, payload)
+            controls.handle(tc, kind, payload)
         else:
+            area += fleet.nsys * (ta - tlast)
+            tlast = ta
             rid = i
             i += 1
+            t, ta = ta, (arr[i] if i < n else INF)
             if fleet.outage:
-                fleet.fallback(rid, ta)
+                fleet.fallback(rid, t)
                 continue
             if refused[rid]:
                 fleet.status[rid] = REJECTED
-                fleet.finish[rid] = ta
+                fleet.finish[rid] = t
                 continue
             r = 0 if single else home[rid]
             if not single and (routing == 1 or not fleet.alive[r]):
                 r = fleet.least_loaded()
                 if r < 0:
-                    fleet.fail(rid, ta)
+                    fleet.fail(rid, t)
                     continue
             q = queues[r]
             if q and fleet.timeout > 0.0:
-                fleet.purge(r, ta)
+                fleet.purge(r, t)
             fleet.nsys += 1
-            if q or not fleet.route(rid, r, ta):
+            if q or not fleet.route(rid, r, t):
                 if len(q) >= qlimit:
                     fleet.status[rid] = REJECTED
-                    fleet.finish[rid] = ta
+                    fleet.finish[rid] = t
                     fleet.nsys -= 1
                 else:
                     q.append(rid)
+    fleet.area, fleet.tlast = area, tlast
