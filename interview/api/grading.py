@@ -46,7 +46,7 @@ class SubmissionSerializer(serializers.Serializer):
     numbers = serializers.DictField(
         child=serializers.CharField(allow_blank=True, allow_null=True),
         required=False,
-        help_text="Quantity name -> the text as typed: '320 KiB', '1.7M tok/s', '~10 GB'",
+        help_text="Quantity name -> the text as typed: '48 GB', '2.5M tok/s', '~10 GB'",
     )
     design = DesignSerializer(required=False, help_text="Leave out to skip the shape score")
     events = EventSerializer(many=True, required=False, help_text="Edits with times, for pacing")
