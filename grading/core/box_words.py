@@ -3,7 +3,8 @@
 Each palette kind lists the jobs it does and the ways it fails, each a name with the phrases people write for
 it; a `common` list holds failure modes and jobs any box can have. A text is matched word by word, case-,
 plural-, verb-ending- and spacing-insensitive ("Back-pressures" is "backpressure"), a phrase anywhere inside
-it, with small typos (one edit in words of six letters or more, two from ten) tolerated. Matching is
+it, with small typos tolerated: one edit in keys of six to nine letters, and from ten one letter dropped on
+each side (a changed letter, or one missing and one added). The distances are rapidfuzz's. Matching is
 deterministic: the same text always names the same terms, in vocabulary order.
 """
 
@@ -13,6 +14,8 @@ import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+
+from rapidfuzz.distance import OSA, Indel
 
 JOB = "job"
 FAILURE = "failure"
@@ -44,15 +47,12 @@ def _stem(word: str) -> str:
 
 def text_words(text: str) -> tuple[str, ...]:
     """Lower-case stemmed words: "Admits past KV capacity" -> ("admit", "past", "kv", "capacity")."""
-    return tuple(_stem(word) for word in _NON_WORD.split(text.lower()) if word)
+    return tuple([_stem(word) for word in _NON_WORD.split(text.lower()) if word])
 
 
-def _deletes(key: str) -> set[str]:
-    return {key[:i] + key[i + 1 :] for i in range(len(key))}
-
-
-def _typo_allowed(key: str) -> int:
-    return 0 if len(key) < MIN_TYPO_CHARS else 1 if len(key) < LONG_KEY_CHARS else 2
+def _heads(key: str) -> tuple[str, ...]:
+    """The first three letters of `key` once at most one of its first four is deleted (`key` has four+)."""
+    return key[:3], key[1:4], key[0] + key[2:4], key[:2] + key[3]
 
 
 @dataclass(frozen=True)
@@ -76,15 +76,20 @@ class KindWords:
 
 @dataclass
 class _Matcher:
-    """Phrase keys of one kind's terms of one field, for exact and typo-tolerant look-up."""
+    """Phrase keys of one kind's terms of one field, for exact and typo-tolerant look-up.
+
+    A window of a text is typo-close to a key when it is within one optimal-string-alignment edit (keys of
+    six to nine letters) or one deleted letter each side (ten or more: an indel distance of 2), as rapidfuzz
+    measures them. Only keys that can start like the window are measured: two strings one deleted letter each
+    side apart share their first three letters once at most one of the first four is deleted (`_heads`), so
+    the first four letters of a window, the same for every longer window from the same word, pick the few keys
+    that any of those windows could be close to."""
 
     names: list[str] = field(default_factory=list)
     exact: dict[str, list[int]] = field(default_factory=dict)
-    near: dict[str, set[str]] = field(default_factory=dict)
-    longest_near: int = 0  # the longest key that tolerates typos
+    near: dict[str, list[str]] = field(default_factory=dict)  # typo-tolerant keys by each of their `_heads`
     words: set[str] = field(default_factory=set)  # every word of every phrase
     prefixes: set[str] = field(default_factory=set)  # every start of an exact key ("back" of "backpressure")
-    near_lengths: set[int] = field(default_factory=set)  # lengths a typo-tolerant key can be matched from
 
     def add(self, position: int, phrase: str) -> None:
         phrase_words = text_words(phrase)
@@ -96,40 +101,52 @@ class _Matcher:
         if position not in self.exact[key]:
             self.exact[key].append(position)
         self.prefixes.update(key[:end] for end in range(1, len(key) + 1))
-        if _typo_allowed(key):
-            self.longest_near = max(self.longest_near, len(key))
-            self.near_lengths.update((len(key) - 1, len(key), len(key) + 1))  # one delete each side
-            for variant in {key, *_deletes(key)}:
-                self.near.setdefault(variant, set()).add(key)
+        if len(key) >= MIN_TYPO_CHARS:
+            for head in set(_heads(key)):
+                if key not in self.near.setdefault(head, []):
+                    self.near[head].append(key)
 
     def find(self, text: str) -> tuple[str, ...]:
         words = text_words(text)
         found: set[int] = set()
-        longest = self.longest_near + 1
+        exact, prefixes, known = self.exact, self.prefixes, self.words
         for start in range(len(words)):
             key = ""
             unknown = 0  # words no phrase uses: each costs an edit, and a typo may cost two
+            near: tuple[str, ...] | None = None  # the typo-tolerant keys that can start like this window
+            longest = 0
             for word in words[start : start + MAX_PHRASE_WORDS]:
                 key += word
-                unknown += word not in self.words
-                hit = self.exact.get(key)
+                if word not in known:
+                    unknown += 1
+                if near is None and len(key) >= 4:
+                    near, longest = self._starting_like(key)
+                hit = exact.get(key)
                 if hit is not None:
                     found.update(hit)
-                elif unknown <= 2 and len(key) >= MIN_TYPO_CHARS and len(key) in self.near_lengths:
-                    self._near(key, found)
+                elif near and unknown <= 2 and len(key) >= MIN_TYPO_CHARS:
+                    for phrase in near:
+                        if -1 <= len(phrase) - len(key) <= 1 and _close(key, phrase):
+                            found.update(exact[phrase])
                 # A longer window only adds letters: stop once no exact key starts so and no typo can reach.
-                if key not in self.prefixes and (unknown > 2 or len(key) >= longest):
+                if key not in prefixes and (unknown > 2 or (near is not None and len(key) > longest)):
                     break
         return tuple(self.names[position] for position in sorted(found))
 
-    def _near(self, key: str, found: set[int]) -> None:
-        allowed = _typo_allowed(key)
-        if not allowed:
-            return
-        for variant in (key, *_deletes(key)):
-            for phrase in self.near.get(variant, ()):
-                if edit_distance(key, phrase, min(allowed, _typo_allowed(phrase))) <= allowed:
-                    found.update(self.exact[phrase])
+    def _starting_like(self, key: str) -> tuple[tuple[str, ...], int]:
+        """The typo-tolerant keys that share one of `_heads(key)`, and the length of the longest."""
+        groups = [group for group in map(self.near.get, _heads(key)) if group is not None]
+        if not groups:
+            return (), 0
+        near = tuple(dict.fromkeys(phrase for group in groups for phrase in group))
+        return near, max(map(len, near))
+
+
+def _close(key: str, phrase: str) -> bool:
+    """Whether a window's `key` is a typo of `phrase` (of at most one letter more or less)."""
+    if len(key) < LONG_KEY_CHARS:
+        return OSA.distance(key, phrase, score_cutoff=1) <= 1
+    return Indel.distance(key, phrase, score_cutoff=2) <= 2
 
 
 class Vocabulary:
@@ -223,28 +240,5 @@ def _terms(items: Sequence[object] | Mapping[str, Sequence[str]]) -> tuple[Term,
 
 def edit_distance(a: str, b: str, limit: int) -> int:
     """Optimal-string-alignment distance between `a` and `b` (swapping neighbours is one edit), or
-    `limit + 1` as soon as it must exceed `limit`."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    start = 0
-    while start < len(a) and start < len(b) and a[start] == b[start]:
-        start += 1
-    a, b = a[start:], b[start:]
-    while a and b and a[-1] == b[-1]:
-        a, b = a[:-1], b[:-1]
-    if not a or not b:
-        return len(a) + len(b) if len(a) + len(b) <= limit else limit + 1
-    before: list[int] | None = None
-    previous = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        current = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = a[i - 1] != b[j - 1]
-            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if before is not None and i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                value = min(value, before[j - 2] + 1)
-            current[j] = value
-        if min(current) > limit:
-            return limit + 1
-        before, previous = previous, current
-    return previous[-1] if previous[-1] <= limit else limit + 1
+    `limit + 1` when it exceeds `limit` (rapidfuzz's OSA)."""
+    return OSA.distance(a, b, score_cutoff=limit)
