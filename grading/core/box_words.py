@@ -197,7 +197,8 @@ class Vocabulary:
 
     def example(self, kind: str, field_name: str) -> str:
         """A term of the kind to quote when a text names nothing ("" when the kind has none)."""
-        terms = self.kinds.get(kind, KindWords()).terms(field_name) or self.common.terms(field_name)
+        words = self.kinds.get(kind)
+        terms = (words.terms(field_name) if words else ()) or self.common.terms(field_name)
         return terms[0].name if terms else ""
 
 

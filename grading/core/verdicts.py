@@ -87,6 +87,7 @@ def within(check: str, tolerance: float | None, given: float, expected: float) -
     return abs(given - expected) <= (band + _RELATIVE_EPSILON) * abs(expected)
 
 
+@functools.lru_cache(maxsize=256)  # the question's bands, formatted for every line of every grading
 def band_text(check: str, tolerance: float | None) -> str:
     """A line's band as people read it: "within 5%", "whole number, ±1", "within 3×"."""
     if check == "count":
