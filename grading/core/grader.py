@@ -73,6 +73,7 @@ _SUM = re.compile(r"[\w)]\s*(?<![0-9.][eE])[+-]")
 _FAMILY_RANK = {"metric": 0, "binary": 1, "bits": 2}
 _GRADING_FIELDS = ("slug", "model", "asked", "design", "plan")
 _PREPARED_CACHE_SIZE = 128
+MAX_SHARE = 2.0  # a plain line up to this (200%) may be written as a percentage: a share, a load, overcommit
 MIN_TERM_FACTOR = 8.0  # a factor hidden in one term: bits, a thousand, minutes (not KB versus KiB)
 MIN_TERM_EFFECT = 2.0  # ... that moves the line twice or more (a slip of a third is no hidden factor)
 PRECISE_BAND = 0.1  # ... on a line checked this closely
@@ -714,6 +715,8 @@ class _Run:
             match = v.match_unit_factor(value / implied, factors, band, accepted)
             if match is not None and not self._time_slip_plausible(name, *match):
                 match = None
+            if match is not None and match[0].family == "percent" and abs(implied) > MAX_SHARE:
+                match = None  # 1,661 for 16.6 heap compares is no percentage: 1,660% of nothing
             if match is not None:
                 factor, too_large = match
                 if term is not None and term[0] < abs(
@@ -820,7 +823,9 @@ class _Run:
                 continue
             unit = self.p.units[term]
             for factor in self.p.unit_factors[term]:
-                if factor.factor < MIN_TERM_FACTOR:
+                if factor.factor < MIN_TERM_FACTOR or (
+                    factor.family == "percent" and abs(written) > MAX_SHARE
+                ):
                     continue
                 if abs(abs(math.log(needed)) - math.log(factor.factor)) > math.log(_TERM_SCALE_SLACK):
                     continue

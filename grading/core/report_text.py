@@ -58,8 +58,11 @@ def format_unit(unit: str) -> str:
 
 
 def format_quantity(value: float, unit: str) -> str:
-    """A value in `unit` with its unit: "9.83 GB", "162 req", "0.7" (a plain number has no unit)."""
+    """A value in `unit` with its unit: "9.83 GB", "162 req", "0.7" (a plain number has no unit), "0.5/s" for
+    a unit "1/s" (not "0.5 1/s", read as a one)."""
     number = format_number(value)
+    if unit.startswith("1/"):
+        return f"{number}{format_unit(unit[1:])}"
     return f"{number} {format_unit(unit)}" if unit else number
 
 

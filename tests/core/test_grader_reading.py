@@ -684,3 +684,23 @@ def test_none_on_a_count_assumption_whose_range_excludes_zero_is_missing_not_out
     line = graded("feature-store-no-leakage", {"keys_per_req": "none"})["keys_per_req"]
     assert line["verdict"] == "missing"
     assert line["message"].startswith("Not answered")
+
+
+def test_a_hundred_times_a_plain_line_far_above_one_is_no_percentage():
+    # log2(100,000) = 16.6 comparisons; 1,661 is 100x, but 1,661% of a count of comparisons means nothing.
+    line = graded("job-scheduler-100k-jobs", {"heap_compares": "1661"})["heap_compares"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert line["message"] == "log2(100,000 job) = 16.6; you wrote 1661 — check the power of ten."
+
+
+def test_a_hundred_times_an_overcommit_near_one_is_still_a_percentage():
+    # (8 x 80 GB x 0.9 - 141.2 GB) / 327,680 B = 1.33M tokens; 256 x 6,600 / 1.33M = 1.27, written as 127.3.
+    line = graded("eight-gpu-design-review", {"kv_overcommit": "127.3"})["kv_overcommit"]
+    assert line["verdict"] == "unit_error"
+    assert line["message"].endswith("100× too large: a percentage written as a fraction, or the reverse.")
+
+
+def test_a_rate_in_one_per_second_prints_as_per_second():
+    # New instances 0.5 a second x a 20 s cold start = 10 warm on average; "0.5/s", not "0.5 1/s".
+    line = graded("serverless-gpu-warm-pool", {"warm_mean": "80"})["warm_mean"]
+    assert line["message"] == "0.5/s × 20 s = 10; you wrote 80 — 8× too high."

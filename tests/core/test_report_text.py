@@ -52,6 +52,11 @@ def test_a_quantity_carries_its_unit_and_a_plain_number_none():
     assert format_quantity(0.7, "") == "0.7"
 
 
+def test_a_quantity_per_unit_of_one_drops_the_one():
+    assert format_quantity(0.5, "1/s") == "0.5/s"
+    assert format_quantity(4.74e-4, "1/(GPU*day)") == "0.000474/(GPU·day)"
+
+
 def test_units_show_a_middle_dot_for_multiplication():
     assert format_unit("TB/(s*GPU)") == "TB/(s·GPU)"
 
