@@ -1069,8 +1069,11 @@ def _precise(line: _Line, implied: float) -> bool:
 
 
 def _in_sentence(label: str) -> str:
-    """A label inside a sentence: "Free HBM for KV" -> "free HBM for KV"; "KV cache" stays."""
-    return label[0].lower() + label[1:] if label[:2].istitle() else label
+    """A label inside a sentence: "Free HBM for KV" -> "free HBM for KV"; "KV cache" and "LoRA rank" stay
+    (a first word with capitals after its first letter is a name)."""
+    first = label.split(" ", 1)[0]
+    plain = first[:1].isupper() and (len(first) == 1 or (first[1].islower() and first[1:].islower()))
+    return label[0].lower() + label[1:] if plain else label
 
 
 def _distance(given: float, implied: float) -> float:

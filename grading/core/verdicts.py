@@ -349,12 +349,22 @@ def out_of_range_message(
     given: str, low: str, high: str, source: str, hint: str = "", *, fixed: bool = False, label: str = ""
 ) -> str:
     if fixed:
-        text = f"The question fixes {label or 'this'} at {high}" + (f" ({source})" if source else "")
+        text = f"The question fixes {_the(label) if label else 'this'} at {high}" + (
+            f" ({source})" if source else ""
+        )
         text += f"; you wrote {given}."
     else:
         text = f"{given} is outside the plausible range {low} to {high}"
         text += f" ({source})." if source else "."
     return text + (f" {hint}" if hint else "")
+
+
+_DETERMINERS = frozenset({"a", "an", "the", "one", "each", "every", "our", "your", "its", "their"})
+
+
+def _the(label: str) -> str:
+    """A label as the object of a sentence: "the link between the servers"; "a replica's batch" stays."""
+    return label if label.split(" ", 1)[0].lower() in _DETERMINERS else f"the {label}"
 
 
 def binary_prefix_note(message: str, given: str, given_shown: str, strict: str, factor: UnitFactor) -> str:

@@ -140,7 +140,7 @@ def test_a_value_the_question_fixes_says_so_instead_of_a_range_of_one_value():
     assert "100 to 100" not in line["message"]
     moved = graded(slug, {"inter_node_bw": "50 Gb/s"})["inter_node_bw"]
     assert moved["verdict"] == "out_of_range"
-    assert moved["message"].startswith("The question fixes ")
+    assert moved["message"].startswith("The question fixes the link between the servers at 100 Gb/s")
     assert moved["message"].endswith("; you wrote 50 Gb/s.")
 
 
@@ -704,3 +704,12 @@ def test_a_rate_in_one_per_second_prints_as_per_second():
     # New instances 0.5 a second x a 20 s cold start = 10 warm on average; "0.5/s", not "0.5 1/s".
     line = graded("serverless-gpu-warm-pool", {"warm_mean": "80"})["warm_mean"]
     assert line["message"] == "0.5/s × 20 s = 10; you wrote 80 — 8× too high."
+
+
+def test_a_label_that_starts_with_a_name_keeps_its_capitals_inside_a_sentence():
+    # Rank 16: 16 x (2 x 8,192 + 8,192 + 1,024) x 80 layers x 2 B = 65.5 MB an adapter, twice the reference.
+    lines = graded("multi-lora-serving", {"lora_rank": "16", "adapter_bytes": "65.5"})
+    assert lines["adapter_bytes"]["verdict"] == "correct"
+    assert lines["adapter_bytes"]["message"] == (
+        "Correct from your LoRA rank of 16, which is inside its plausible range."
+    )  # not "loRA rank"
