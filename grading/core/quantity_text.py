@@ -205,7 +205,7 @@ def parse_quantity(text: str) -> ParsedQuantity | ParseFailure:
     if ratio:
         return _ratio(text, magnitude, number.group(0).strip(), ratio, notes, approximate)
     scale, rest, scale_word = _scale(rest, money)
-    if scale_word:
+    if scale_word and scale_word != _SCALES[scale_word][0]:  # "1.33 million" needs no note
         notes.append(f"{scale_word!r} read as {_SCALES[scale_word][0]}")
     share = _SHARE_OF.fullmatch(rest)
     if share:
@@ -596,11 +596,10 @@ def _bare_on_line(parsed: ParsedQuantity, target: Unit) -> LineReading:
     repeats_prefix = prefix and _PREFIX_OF_SCALE.get(parsed.scale_word) == prefix.group("prefix").upper()
     if parsed.scale != 1 and repeats_prefix:
         number = parsed.base_value / parsed.scale
-        note = parsed.note.replace(
-            f"{parsed.scale_word!r} read as {_SCALES[parsed.scale_word][0]}",
-            f"{parsed.scale_word!r} read as the {prefix.group('prefix')} of {target.text}",
-        )
-        return LineReading(number * target.factor, note, False)
+        as_scale = f"{parsed.scale_word!r} read as {_SCALES[parsed.scale_word][0]}"
+        as_prefix = f"{parsed.scale_word!r} read as the {prefix.group('prefix')} of {target.text}"
+        kept = [note for note in parsed.note.split("; ") if note and note != as_scale]
+        return LineReading(number * target.factor, _joined(*kept, as_prefix), False)
     return LineReading(parsed.base_value * target.factor, parsed.note, False)
 
 

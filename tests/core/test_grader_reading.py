@@ -713,3 +713,34 @@ def test_a_label_that_starts_with_a_name_keeps_its_capitals_inside_a_sentence():
     assert lines["adapter_bytes"]["message"] == (
         "Correct from your LoRA rank of 16, which is inside its plausible range."
     )  # not "loRA rank"
+
+
+@pytest.mark.parametrize(
+    ("slug", "name", "text"),
+    [
+        ("rag-at-10k-qps", "qps_per_node", "50 QPS"),  # an input: 50 queries a second a node, in 20 to 100
+        ("llm-batching-system", "tokens_s_replica", "12k tps"),  # 162 x 1 tok / 13.5 ms = 11,969 tok/s
+        (
+            "multi-provider-gateway",
+            "fallback_demand_tpm",
+            "3.6M TPM",
+        ),  # 50 x 0.6 x 2,000 x 60 = 3.6M a minute
+        (
+            "gpu-credit-system",
+            "gpu_hours_day",
+            "98.3k GPUh/day",
+        ),  # 4,096 GPUs x 24 h = 98,304 GPU-hours a day
+        ("kv-cache-tiering", "breakeven_bw", "9.19GBps"),  # a capital B is bytes: 9.19 GB/s, not Gb/s
+    ],
+)
+def test_rate_abbreviations_people_write_are_read(slug, name, text):
+    line = graded(slug, {name: text})[name]
+    assert line["verdict"] == "correct", line["message"]
+    assert "bits" not in line["note"]
+
+
+def test_a_spelled_out_scale_word_needs_no_note():
+    # "1.33 million tokens" says what it is; "'million' read as million" says nothing.
+    line = graded("llm-batching-system", {"kv_cap_tokens": "1.33 million tokens"})["kv_cap_tokens"]
+    assert line["verdict"] == "correct"
+    assert line["note"] == ""
