@@ -90,6 +90,7 @@ _SCALES = {
 _RATIO_WORDS = frozenset({"x", "×", "times"})
 _FIRST_WORD = re.compile(r"[A-Za-z]+")
 _UNIT_START = re.compile(r"[A-Za-z%/(µμ$¢]")
+_PER_ONE = re.compile(r"\A1\s*/")
 _EXPONENTS = re.compile(r"(?:\*\*|\^)\s*[+-]?\d+(?:\.5)?")
 _DIGIT = re.compile(r"\d")
 _TOO_FAR = "that number is too far from zero to compute with (its size passes 1e308)"
@@ -117,7 +118,8 @@ _COMPOUND_DURATION = re.compile(
 _CURRENCY_PREFIX = re.compile(r"(\$|US\$|€|£|USD|EUR|GBP)\s*", re.IGNORECASE)
 _CURRENCY_SUFFIX = re.compile(r"(?<![A-Za-z])(€|£|EUR|GBP|euros?)(?![A-Za-z])", re.IGNORECASE)
 _RATIO_OR_FRACTION = re.compile(
-    r"(?P<sign>[:/]|in(?=\s))\s*(?P<denominator>\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w.])(?P<after>.*)\Z"
+    r"(?P<sign>[:/]|in(?=\s))\s*(?P<denominator>\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][+-]?\d{1,3})?)"
+    r"(?![\w.])(?P<after>.*)\Z"
 )
 _NOUN = re.compile(r"(?<![A-Za-z])[A-Za-z][A-Za-z0-9]*")
 _UNIT_PREFIX = re.compile(r"\s*(?P<prefix>[kKMGTPE])i?(?:B|b|bit|FLOPS|FLOP|Wh|W|bps)(?![A-Za-z])")
@@ -340,7 +342,8 @@ def _with_unit(
     if unit_text in _RATIO_WORDS:
         notes.append("a ratio")
         return ParsedQuantity(value, DIMENSIONLESS, unit_text, "; ".join(notes), approximate)
-    if not _UNIT_START.match(unit_text) or _DIGIT.search(_EXPONENTS.sub("", unit_text)):
+    body = _PER_ONE.sub("/", unit_text, count=1)  # "20,000 1/s": the unit 1/s as the question writes it
+    if not _UNIT_START.match(body) or _DIGIT.search(_EXPONENTS.sub("", body)):
         return ParseFailure(text, f"cannot read {unit_text!r} after the number; write one number and a unit")
     try:
         unit = parse_unit(unit_text)

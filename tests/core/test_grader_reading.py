@@ -731,9 +731,11 @@ def test_a_label_that_starts_with_a_name_keeps_its_capitals_inside_a_sentence():
             "98.3k GPUh/day",
         ),  # 4,096 GPUs x 24 h = 98,304 GPU-hours a day
         ("kv-cache-tiering", "breakeven_bw", "9.19GBps"),  # a capital B is bytes: 9.19 GB/s, not Gb/s
+        ("token-rate-limits", "counter_ops", "20,000 1/s"),  # the unit as the question writes it: 1/s
+        ("usage-billing-pipeline", "dup_prob", "1/1e3"),  # a fraction with its denominator in e-notation
     ],
 )
-def test_rate_abbreviations_people_write_are_read(slug, name, text):
+def test_rate_abbreviations_and_unit_spellings_people_write_are_read(slug, name, text):
     line = graded(slug, {name: text})[name]
     assert line["verdict"] == "correct", line["message"]
     assert "bits" not in line["note"]
