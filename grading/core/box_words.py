@@ -135,10 +135,10 @@ class _Matcher:
 
     def _starting_like(self, key: str) -> tuple[tuple[str, ...], int]:
         """The typo-tolerant keys that share one of `_heads(key)`, and the length of the longest."""
-        groups = [group for group in map(self.near.get, _heads(key)) if group is not None]
-        if not groups:
+        heads = [head for head in _heads(key) if head in self.near]  # mostly none: a list, not a set
+        if not heads:
             return (), 0
-        near = tuple(dict.fromkeys(phrase for group in groups for phrase in group))
+        near = tuple(dict.fromkeys(phrase for head in heads for phrase in self.near[head]))
         return near, max(map(len, near))
 
 
