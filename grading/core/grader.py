@@ -457,7 +457,7 @@ class _Run:
                 message = self._binary_note(name, bounds.in_range, value, self.ref[name])
                 self.outcomes[name] = _Outcome(v.CORRECT, message)
             return
-        slip = self._input_unit_slip(name, float(value), bounds, reading.text)
+        slip = self._input_unit_slip(name, float(value), bounds, reading.text, reading.as_typed)
         given = reading.text.strip()
         if slip is not None:
             corrected, factor, too_large, exact = slip
@@ -507,15 +507,20 @@ class _Run:
             self.outcomes[name] = _Outcome(v.UNIT_ERROR, message, factor=factor.factor)
 
     def _input_unit_slip(
-        self, name: str, value: float, bounds: _InputRange, text: str
+        self, name: str, value: float, bounds: _InputRange, text: str, as_typed: float | None
     ) -> tuple[float, v.UnitFactor, bool, bool] | None:
         """The unit factor that brings a stated value back inside its range, for a unit people write on this
         line (a duration 60x too small is in minutes; 60x too large is no unit) or a prefix they typed:
         a real factor first, then metric prefixes (binary ones first when they typed KiB, MiB...), then bits,
         then the rest, the closest to the reference among equals. The last item says whether the factor is
-        the real one (the value over the reference within EXACT_FACTOR_BAND of it): only then is it named."""
+        the real one (the value over the reference within EXACT_FACTOR_BAND of it): only then is it named.
+        The unit meant is the corrected value over the number they typed: "100 GB/s" for a link fixed at
+        100 Gb/s meant Gb/s, a unit people write, though its number read bare would be no slip."""
         reference = float(self.ref[name])
         unit = self.p.units[name]
+        typed_number = (value if as_typed is None else as_typed) / unit.factor
+        if not typed_number:
+            return None
         typed_binary = "iB" in text
         typed_prefix = v.typed_prefix(text)
         best = None
@@ -526,10 +531,10 @@ class _Run:
             for corrected, too_large in ((value / factor.factor, True), (value * factor.factor, False)):
                 if not bounds.low_accepted <= corrected <= bounds.high_accepted:
                     continue
-                size = unit.factor / factor.factor if too_large else unit.factor * factor.factor
+                size = corrected / typed_number
                 # A dropped scale word only on a number of one or more ("20" for 20k); a percentage only
                 # for a share.
-                scaled = value / unit.factor >= 1
+                scaled = abs(typed_number) >= 1
                 if factor.family == "percent" and bounds.high > 1:
                     continue
                 if not (

@@ -746,3 +746,40 @@ def test_a_spelled_out_scale_word_needs_no_note():
     line = graded("llm-batching-system", {"kv_cap_tokens": "1.33 million tokens"})["kv_cap_tokens"]
     assert line["verdict"] == "correct"
     assert line["note"] == ""
+
+
+# An assumption typed with the wrong unit on its number: the unit meant is one people write, charged once.
+
+
+@pytest.mark.parametrize(
+    ("slug", "name", "text", "message"),
+    [
+        # One 100 Gb/s link; "100 GB/s" is 8x that, and 100 in Gb/s is what they meant.
+        (
+            "eight-gpu-design-review",
+            "inter_node_bw",
+            "100 GB/s",
+            "You wrote 100 GB/s, the question fixes it at 100 Gb/s; it is 8× too large for 100 Gb/s: bits "
+            "versus bytes.",
+        ),
+        # Audit records kept 90 days; 90 h is 24x too short, and 90 in days is the retention.
+        (
+            "internal-llm-gateway",
+            "retention",
+            "90 h",
+            "You wrote 90 h, outside 7 to 2,555 day; it is 24× too small for 90 day: hours versus days.",
+        ),
+        # The NFS filer sustains 2 GB/s; 2 Gb/s is 0.25 GB/s, outside 1 to 100 GB/s.
+        (
+            "training-cluster-review",
+            "storage_bw",
+            "2 Gb/s",
+            "You wrote 2 Gb/s, outside 1 to 100 GB/s; it is 8× too small for 2 GB/s: bits versus bytes.",
+        ),
+    ],
+)
+def test_an_assumption_with_the_wrong_unit_on_the_right_number_is_one_unit_error(slug, name, text, message):
+    lines = graded(slug, {name: text})
+    assert lines[name]["verdict"] == "unit_error"
+    assert lines[name]["message"] == message
+    assert only_wrong(lines) == [name]  # the lines after it, from the value meant, are not charged again
