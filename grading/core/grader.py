@@ -53,7 +53,7 @@ from grading.core.report_text import (
     arithmetic_template,
     format_number,
     format_quantity,
-    power_base,
+    operand,
 )
 from grading.core.submission import Submission, read_submission
 from grading.core.units import BIT_UNIT_NAMES, Unit, is_written_size
@@ -78,6 +78,7 @@ MIN_TERM_FACTOR = 8.0  # a factor hidden in one term: bits, a thousand, minutes 
 MIN_TERM_EFFECT = 2.0  # ... that moves the line twice or more (a slip of a third is no hidden factor)
 PRECISE_BAND = 0.1  # ... on a line checked this closely
 PRECISE_COUNT = 20
+_TIE = 1e-6  # log distances this close fit alike (rounding)
 _TERM_SCALE_SLACK = 1.3  # how far the two-probe estimate of a term's scale may be from a factor
 
 
@@ -696,9 +697,9 @@ class _Run:
                 inner = self._render(part, world, depth - 1)
                 alone = parts[index - 1].endswith("(") and parts[index + 1].startswith(")")
                 bare = alone or " " not in inner.strip() or _one_call(inner)
-                pieces.append(power_base(inner, parts[index + 1]) if bare else f"({inner})")
+                pieces.append(operand(inner, parts[index - 1], parts[index + 1]) if bare else f"({inner})")
             else:
-                pieces.append(power_base(self.p.shown(part, world[part]), parts[index + 1]))
+                pieces.append(operand(self.p.shown(part, world[part]), parts[index - 1], parts[index + 1]))
         return "".join(pieces)
 
     def _wrong(self, name: str, value: float, implied_stated: Any, implied_corrected: Any) -> _Outcome:
@@ -724,10 +725,11 @@ class _Run:
                 match = None  # 1,661 for 16.6 heap compares is no percentage: 1,660% of nothing
             if match is not None:
                 factor, too_large = match
-                if term is not None and term[0] < abs(
-                    abs(math.log(value / implied)) - math.log(factor.factor)
-                ):
-                    return term[1]  # one term off by a factor fits closer than the whole line
+                whole = abs(abs(math.log(value / implied)) - math.log(factor.factor))
+                if term is not None and term[0] < whole - _TIE:
+                    # One term off by a factor fits closer than the whole line; a term that fits as well
+                    # (a factor of a product inside a sum's line: 1 TB / (30 min - 60 s)) is the whole line.
+                    return term[1]
                 arithmetic = self._arithmetic(name, world, float(implied))
                 counted = self._count_in_chain(name, world, factor.factor, value / float(implied), band)
                 if counted is not None and "bits" not in self.readings[name].note:

@@ -87,14 +87,20 @@ class ArithmeticTemplate:
         """The formula with each name replaced by `shown(name)`."""
         pieces = []
         for index, part in enumerate(self.parts):
-            pieces.append(power_base(shown(part), self.parts[index + 1]) if index % 2 else part)
+            if index % 2:
+                pieces.append(operand(shown(part), self.parts[index - 1], self.parts[index + 1]))
+            else:
+                pieces.append(part)
         return "".join(pieces)
 
 
-def power_base(shown: str, after: str) -> str:
-    """A value as the base of the power that follows it: "(32,760 tok)^2", not "32,760 tok^2" (which
-    squares the unit alone); a plain number, or a value not raised to a power, is left as it is."""
+def operand(shown: str, before: str, after: str) -> str:
+    """A value as it sits between the formula's text before and after it: bracketed as the base of a power,
+    "(32,760 tok)^2", not "32,760 tok^2" (which squares the unit alone), and as a divisor in a unit 1/X,
+    "/ (20/day)", not "/ 20/day"; a plain number, or a value elsewhere, is left as it is."""
     if after.startswith("^") and (" " in shown or shown.startswith("-")):
+        return f"({shown})"
+    if before.rstrip().endswith("/") and "/" in shown and " " not in shown:
         return f"({shown})"
     return shown
 

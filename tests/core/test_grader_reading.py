@@ -783,3 +783,22 @@ def test_an_assumption_with_the_wrong_unit_on_the_right_number_is_one_unit_error
     assert lines[name]["verdict"] == "unit_error"
     assert lines[name]["message"] == message
     assert only_wrong(lines) == [name]  # the lines after it, from the value meant, are not charged again
+
+
+def test_a_line_in_bits_whose_sum_holds_a_product_is_named_whole_not_by_one_factor():
+    # 1 TB / (30 min - 60 s) = 1e12 B / 1,740 s = 575 MB/s; 574.7 Mb/s is that in bits: the whole line 8x,
+    # not "your checkpoint size 8x too small" (the size is a factor of the whole, not a term of the sum).
+    line = graded("checkpoint-storage", {"drain_bw": "574.7 Mb/s"})["drain_bw"]
+    assert line["verdict"] == "unit_error"
+    assert line["message"] == (
+        "1 TB / (30 min - 60 s) = 575 MB/s; you wrote 574.7 Mb/s, 8× too small: bits versus bytes."
+    )
+
+
+def test_a_divisor_per_day_is_bracketed_in_the_arithmetic():
+    # (1 - 0.99) / (20 a day) = 0.01 x 86,400 s / 20 = 43.2 s; 43.2 ms is 1,000x too small.
+    line = graded("training-and-inference-one-fleet", {"max_reclaim_for_bursts": "43.2 ms"})
+    assert line["max_reclaim_for_bursts"]["message"] == (
+        "(1 - 0.99) / (20/day) = 43.2 s; you wrote 43.2 ms, 1,000× too small: one metric prefix or a "
+        "thousand (KB and MB, ms and s, k and M)."
+    )

@@ -83,3 +83,10 @@ def test_a_value_with_a_unit_raised_to_a_power_is_bracketed_whole():
 def test_a_name_inside_a_longer_name_is_left_alone():
     template = arithmetic_template("tokens * tokens_per_step", {"tokens", "tokens_per_step"})
     assert template.render(str.upper) == "TOKENS × TOKENS_PER_STEP"
+
+
+def test_a_divisor_in_a_unit_of_one_over_something_is_bracketed():
+    # "/ 20/day" reads as (.../20)/day; the divisor is 20 a day.
+    template = arithmetic_template("(1 - p) / bursts", {"p", "bursts"})
+    assert template.render(lambda name: {"p": "0.99", "bursts": "20/day"}[name]) == "(1 - 0.99) / (20/day)"
+    assert arithmetic_template("x / y", {"x", "y"}).render(lambda name: "25 GB/s") == "25 GB/s / 25 GB/s"
