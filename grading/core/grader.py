@@ -44,7 +44,7 @@ from grading.core.design_check import (
 )
 from grading.core.formula import Evaluator
 from grading.core.model import ModelError, ReferenceModel
-from grading.core.quantity_text import NOT_CONVERTED, ParseFailure, label_period, read_on_line
+from grading.core.quantity_text import NOT_CONVERTED, ParseFailure, read_on_line
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
 from grading.core.question_types import CLIENT_KIND, QuestionSpec
@@ -126,9 +126,6 @@ class _Prepared:
         self.units: dict[str, Unit] = dict(model.units)
         self.factor = {name: unit.factor for name, unit in self.units.items()}
         self.labels = {name: quantity.label for name, quantity in model.quantities.items()}
-        self.periods = {  # "Revenue per month" in USD: "$19.4M/month" is the line's own figure
-            name: label_period(quantity.label, quantity.unit) for name, quantity in model.quantities.items()
-        }
         self.input_names = model.input_names
         self.derived_names = model.derived_names
         self.evaluators: dict[str, Evaluator] = {
@@ -354,9 +351,9 @@ class _Reading:
 _FAILURE_VERDICTS = {"unparsed": v.UNPARSED, "dimension": v.UNIT_ERROR}
 
 
-def _read(text: str, unit: Unit, period: str, zero: bool | None) -> _Reading | None:
+def _read(text: str, unit: Unit, label: str, zero: bool | None) -> _Reading | None:
     """The reading of one line's text, or None for an explicit non-answer ("idk", "N/A")."""
-    reading = read_on_line(text, unit, period, zero)
+    reading = read_on_line(text, unit, label, zero)
     if isinstance(reading, ParseFailure):
         if reading.kind == "missing":
             return None
@@ -1145,7 +1142,7 @@ def grade(
         if unit is None:
             unknown.append(name)
         elif text.strip():
-            reading = _read(text, unit, prepared.periods[name], prepared.zero_meant.get(name))
+            reading = _read(text, unit, prepared.labels[name], prepared.zero_meant.get(name))
             if reading is not None:
                 readings[name] = reading
     run = _with_values_used(prepared, reference, readings)

@@ -3,7 +3,8 @@
 `parse_quantity(text)` gives the magnitude in base units and the dimensions of the unit it read (None when
 the text is a bare number, so the caller applies the asked quantity's unit), or a ParseFailure with a message
 a person can act on; it never raises. Results are cached per text, and pint is consulted once per unit string.
-`read_on_line(text, unit)` reads a text for one line (its unit, its counts, its period); the grader uses it.
+`read_on_line(text, unit, label)` reads a text for one line (its unit, its counts, its label's period and
+nouns); the grader uses it.
 
 Rules, in order:
 - Digits of other scripts ("٣٢٠", "３２０") are read as ASCII digits, with a note.
@@ -39,6 +40,7 @@ from grading.core.report_text import format_number, format_quantity
 from grading.core.units import (
     BIT_UNIT_NAMES,
     COUNT_EQUIVALENTS,
+    COUNT_UNITS,
     DIMENSIONLESS,
     Dims,
     Unit,
@@ -110,6 +112,7 @@ _DURATION_SECONDS = {
     "ms": 1e-3,
 }
 _DURATION_UNIT = r"(days?|d|hours?|hrs?|h|minutes?|mins?|ms|m|seconds?|secs?|s)"
+_HARDWARE = re.compile(r"(\d+\s*[x×]\s*[A-Z]{1,2}\d{2,4}[A-Za-z]*)\s+(?=[A-Za-z])")
 _MODEL_NAME = re.compile(r"[A-Z]\d")  # "217 H100s" counts GPUs: it is not 217 h and 100 s
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*" + _DURATION_UNIT + r"(?![A-Za-z])", re.IGNORECASE)
 _COMPOUND_DURATION = re.compile(
@@ -203,6 +206,10 @@ def parse_quantity(text: str) -> ParsedQuantity | ParseFailure:
     magnitude = _magnitude(number)
     if isinstance(magnitude, str):
         return ParseFailure(text, magnitude)
+    hardware = _HARDWARE.match(rest)
+    if hardware:  # "1,280 8xH100 nodes": the node's description, not a second number
+        notes.append(f"{hardware.group(1)!r} read as a description")
+        rest = rest[hardware.end() :]
     ratio = _RATIO_OR_FRACTION.match(rest)
     if ratio:
         return _ratio(text, magnitude, number.group(0).strip(), ratio, notes, approximate)
@@ -400,7 +407,7 @@ def label_period(label: str, unit: str) -> str:
 
 
 def read_on_line(
-    text: str, unit: str | Unit, period: str = "", zero: bool | None = None
+    text: str, unit: str | Unit, label: str = "", zero: bool | None = None
 ) -> LineReading | ParseFailure:
     """`text` read for a line shown in `unit`; never raises for bad text.
 
@@ -410,14 +417,16 @@ def read_on_line(
     conversations" on a session line, "20k ops/s" on a req/s line; units.COUNT_NOUNS), and requests and
     sequences are one count; "none" is 0 where `zero` says zero is meant (an assumption whose range holds
     0), else on a line of counts (None: not known). A number with only a "per" count ("102 per
-    GPU") is in the line's unit, per that count. On a line whose label names a `period` its
+    GPU") is in the line's unit, per that count. On a line whose `label` names a period its
     unit leaves out (`label_period`: "Revenue per month" in USD), a figure per that period is the line's own
-    ("$19.4M/month"), and one per another period converts ("$648k/day" is × 30). A unit of another dimension
-    is a failure of kind "dimension"."""
+    ("$19.4M/month"), and one per another period converts ("$648k/day" is × 30); a noun of the label names
+    what the line counts ("92 spares" on "Fleet spare pool" in nodes, "8 workers" on a plain count of
+    prefill workers). A unit of another dimension is a failure of kind "dimension"."""
     target = unit if isinstance(unit, Unit) else parse_unit(unit)
+    period = label_period(label, target.text) if label else ""
     parsed = parse_quantity(text)
     if isinstance(parsed, ParseFailure):
-        return _read_failure(text, parsed, target, period, zero)
+        return _read_failure(text, parsed, target, label, zero)
     if parsed.dims is None:
         return _bare_on_line(parsed, target)
     line_symbols = {symbol for symbol, _ in target.dims.exponents}
@@ -430,6 +439,10 @@ def read_on_line(
     if per_only is not None:
         note, per = per_only
         return LineReading(parsed.base_value * target.factor, _joined(parsed.note, note), False, None, per)
+    if target.dims.is_dimensionless and _counts_of_label(parsed.dims, label):
+        # "3.36 tokens per step" on a plain line labelled "Expected tokens per target step".
+        note = f"{parsed.unit!r} read as what the line counts (a plain number)"
+        return LineReading(parsed.base_value, _joined(parsed.note, note), True)
     fits, how = _fit(parsed.dims, target.dims, target.text)
     if fits:
         as_typed = parsed.base_value / _unit_factor(parsed.unit) * target.factor
@@ -518,7 +531,7 @@ def _qualifier_note(given: Dims, line: Dims, line_text: str) -> str:
 
 
 def _read_failure(
-    text: str, failure: ParseFailure, target: Unit, period: str, zero: bool | None
+    text: str, failure: ParseFailure, target: Unit, label: str, zero: bool | None
 ) -> LineReading | ParseFailure:
     if failure.kind == "missing":
         word = text.strip().rstrip(".!").lower()
@@ -526,25 +539,36 @@ def _read_failure(
         if word in _ZERO_WORDS and (counts_only if zero is None else zero):
             return LineReading(0.0, f"read {word!r} as 0", False)
         return failure
-    renamed_text, renamed = _with_line_nouns(text, target)
+    renamed_text, renamed = _with_line_nouns(text, target, label)
     if not renamed:
         return failure
-    reading = read_on_line(renamed_text, target, period, zero)
+    reading = read_on_line(renamed_text, target, label, zero)
     if isinstance(reading, ParseFailure):
         return failure
     return dataclasses.replace(reading, note=_joined(reading.note, renamed))
 
 
-def _with_line_nouns(text: str, target: Unit) -> tuple[str, str]:
+def _with_line_nouns(text: str, target: Unit, label: str = "") -> tuple[str, str]:
     """`text` with the nouns outside the registry that name one of the line's counts (or name one count
-    only) replaced by that count's symbol, and a note saying so ("" if nothing was replaced)."""
+    only) replaced by that count's symbol, and a note saying so ("" if nothing was replaced). A noun of the
+    line's own label ("spares" on "Fleet spare pool") is the one count the line has above its "/", or on a
+    plain line nothing but what it counts."""
     line_counts = {symbol for symbol, _ in target.dims.counts.exponents}
+    above = [symbol for symbol, exponent in target.dims.counts.exponents if exponent > 0]
+    own_words = _label_nouns(label)
     notes = []
 
     def replace(match: re.Match[str]) -> str:
         word = match.group(0)
         named = counts_named_by(word)
         chosen = sorted(named & line_counts or named)
+        if not chosen and _singular(word) in own_words and not _is_unit_word(word):
+            if len(above) == 1:
+                notes.append(f"{word!r} read as {above[0]}, what the line counts")
+                return above[0]
+            if target.dims.is_dimensionless:
+                notes.append(f"{word!r} read as what the line counts")
+                return ""
         if not chosen or (len(chosen) > 1 and line_counts):
             return word
         # A noun of several counts on a line that counts none of them: any count fits it the same way.
@@ -553,6 +577,53 @@ def _with_line_nouns(text: str, target: Unit) -> tuple[str, str]:
 
     replaced = _NOUN.sub(replace, text)
     return replaced, "; ".join(notes)
+
+
+_LABEL_STOP_WORDS = frozenset(
+    {"the", "and", "for", "with", "per", "from", "into", "that", "this", "all", "one"}
+)
+
+
+@functools.lru_cache(maxsize=1024)
+def _label_nouns(label: str) -> frozenset[str]:
+    return frozenset(
+        _singular(word)
+        for word in re.findall(r"[A-Za-z]{3,}", label)
+        if word.lower() not in _LABEL_STOP_WORDS
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _counts_of_label(given: Dims, label: str) -> bool:
+    """Whether `given` is counts only, each one named in `label` ("tok/step" and "Expected tokens per target
+    step"): on a plain line, the unit the label spells out."""
+    if not given.exponents or not given.physical.is_dimensionless or not label:
+        return False
+    own_words = _label_nouns(label)
+    names = {symbol: {symbol, *aliases} for symbol, aliases in COUNT_UNITS}
+    return all(
+        any(_singular(name) in own_words for name in names.get(symbol, {symbol}))
+        for symbol, _ in given.exponents
+    )
+
+
+def _singular(word: str) -> str:
+    """ "spares" -> "spare", "queries" -> "query", "switches" -> "switch"; lower case."""
+    word = word.lower()
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_unit_word(word: str) -> bool:
+    try:
+        parse_unit(word)
+    except UnitError:
+        return False
+    return True
 
 
 def _equivalent_counts(given: Dims, line: Dims) -> str:

@@ -802,3 +802,31 @@ def test_a_divisor_per_day_is_bracketed_in_the_arithmetic():
         "(1 - 0.99) / (20/day) = 43.2 s; you wrote 43.2 ms, 1,000× too small: one metric prefix or a "
         "thousand (KB and MB, ms and s, k and M)."
     )
+
+
+# The line's own label names what it counts.
+
+
+@pytest.mark.parametrize(
+    ("slug", "name", "text", "note"),
+    [
+        # 4,000 nodes / a 30 s resync = 133 reconciles a second, counted in nodes.
+        ("gpu-cloud-provisioning", "reconcile_rate", "133 reconciles/s", "'reconciles' read as node"),
+        ("gpu-cloud-provisioning", "spare_nodes", "92 spares", "'spares' read as node"),  # "Fleet spare pool"
+        # 2,000 jobs a minute = 33.3 debits a second, counted in jobs ("Debit events per second").
+        ("gpu-credit-system", "debit_rate", "33.3 debits/s", "'debits' read as job"),
+        # (1 - 0.8^5) / (1 - 0.8) = 3.36 "Expected tokens per target step", a plain number in the bank.
+        ("speculative-decoding", "e_tokens", "3.36 tokens per step", "read as what the line counts"),
+        # 1,280 nodes of 8 GPUs: the "8xH100" describes them.
+        ("ten-thousand-gpu-cluster", "nodes", "1,280 8xH100 nodes", "'8xH100' read as a description"),
+    ],
+)
+def test_a_noun_of_the_line_s_own_label_names_what_it_counts(slug, name, text, note):
+    line = graded(slug, {name: text})[name]
+    assert line["verdict"] == "correct", line["message"]
+    assert note in line["note"]
+
+
+def test_a_noun_the_label_does_not_name_is_still_unreadable():
+    line = graded("kv-cache-tiering", {"convs_in_hbm": "44 widgets"})["convs_in_hbm"]
+    assert line["verdict"] == "unparsed"
