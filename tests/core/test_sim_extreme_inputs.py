@@ -70,22 +70,41 @@ def typed_numbers(slug: str, mix: str) -> dict[str, str]:
     return numbers
 
 
-@pytest.mark.parametrize("mix", ["extremes", "same size everywhere"])
-@pytest.mark.parametrize("slug", SLUGS)
-def test_every_bank_question_grades_and_replays_whatever_is_typed(slug, mix):
-    spec = question(slug)
-    numbers = typed_numbers(slug, mix)
+def grade_typed(spec, numbers: dict[str, str]) -> dict:
+    """The report of a sheet with `numbers` typed (a review question's with its replays), checked finite."""
     if spec.review is not None:
         report = grade_review(spec, {"numbers": numbers}, seed_key=1)
     else:
         report = grade(spec, {"numbers": numbers})
     finite_json(report)
+    return report
+
+
+def short_length(entry: dict) -> float:
+    """The inputs are what is extreme here, not the run's length: the first minutes of the scenario are
+    enough to meet every division and cap they reach (a whole hour of the per-step engine is ~10-40 s)."""
+    return min(entry["duration_s"], SHORT[entry["family"]])
+
+
+def replay_typed(spec, numbers: dict[str, str], length=short_length) -> list[tuple[dict, str]]:
+    """Every replay of the question on the candidate side with `numbers` typed, for `length(entry)` seconds:
+    each entry with its result's JSON (checked finite) or its refusal (checked to name its family)."""
+    outcomes = []
     for entry in replay_inputs(spec_to_dict(spec), side="candidate", numbers=numbers):
-        # The inputs are what is extreme here, not the run's length: the first minutes of the scenario are
-        # enough to meet every division and cap they reach (a whole hour of the per-step engine is ~10-40 s).
-        duration_s = min(entry["duration_s"], SHORT[entry["family"]])
+        duration_s = length(entry)
         events = [event for event in entry["events"] if event.get("at", 0) < duration_s]
-        run_or_refusal(entry["family"], entry["params"], events, entry["slo"], duration_s)
+        outcome = run_or_refusal(entry["family"], entry["params"], events, entry["slo"], duration_s)
+        outcomes.append((entry, outcome))
+    return outcomes
+
+
+@pytest.mark.parametrize("mix", ["extremes", "same size everywhere"])
+@pytest.mark.parametrize("slug", SLUGS)
+def test_every_bank_question_grades_and_replays_whatever_is_typed(slug, mix):
+    spec = question(slug)
+    numbers = typed_numbers(slug, mix)
+    grade_typed(spec, numbers)
+    replay_typed(spec, numbers)
 
 
 @pytest.mark.parametrize(
