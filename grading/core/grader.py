@@ -1082,7 +1082,7 @@ def _in_sentence(label: str) -> str:
 
 def _distance(given: float, implied: float) -> float:
     if given > 0 and implied > 0:
-        return abs(math.log(given / implied))
+        return abs(math.log(given) - math.log(implied))  # given / implied can underflow to 0 (1e-300 / 1e30)
     return math.inf if given != implied else 0.0
 
 
@@ -1226,7 +1226,7 @@ def _implausible(verdict: str, given: float | None, reference: float) -> str:
     """A plausibility warning for a wrong value nine or more orders of magnitude from the reference."""
     if verdict == v.CORRECT or not given or not reference:
         return ""
-    orders = abs(math.log10(abs(float(given) / float(reference))))
+    orders = abs(math.log10(abs(float(given))) - math.log10(abs(float(reference))))  # the ratio can underflow
     return v.implausible_note(orders) if orders >= v.IMPLAUSIBLE_ORDERS else ""
 
 

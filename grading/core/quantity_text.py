@@ -33,6 +33,7 @@ import dataclasses
 import functools
 import math
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass
 
@@ -317,8 +318,8 @@ def _magnitude(number: re.Match[str]) -> float | str:
         value = math.inf
     if not math.isfinite(value):
         return _TOO_FAR
-    if value == 0 and float(digits) != 0:
-        return _TOO_CLOSE
+    if (value == 0 and float(digits) != 0) or 0 < abs(value) < sys.float_info.min:
+        return _TOO_CLOSE  # 0 < 1e-320 < 2.2e-308: a subnormal float, whose ratios underflow to 0
     if value == 0:
         return 0.0  # "-0" is 0
     return -value if number.group("sign") == "-" else value
@@ -362,7 +363,7 @@ def _with_unit(
         notes.append("a percentage")
     if not math.isfinite(value * unit.factor):
         return ParseFailure(text, _TOO_FAR)
-    if value != 0 and value * unit.factor == 0:
+    if value != 0 and abs(value * unit.factor) < sys.float_info.min:
         return ParseFailure(text, _TOO_CLOSE)
     return ParsedQuantity(value * unit.factor, unit.dims, unit_text, "; ".join(notes), approximate)
 
@@ -421,7 +422,26 @@ def read_on_line(
     unit leaves out (`label_period`: "Revenue per month" in USD), a figure per that period is the line's own
     ("$19.4M/month"), and one per another period converts ("$648k/day" is × 30); a noun of the label names
     what the line counts ("92 spares" on "Fleet spare pool" in nodes, "8 workers" on a plain count of
-    prefill workers). A unit of another dimension is a failure of kind "dimension"."""
+    prefill workers). A unit of another dimension is a failure of kind "dimension".
+
+    A number that fits a float as typed but not once in the line's base units ("1e308" on a KiB/tok line,
+    "1e-322 ms") is refused as too far from (or too close to) zero, like one typed beyond ±1e308."""
+    reading = _read_on_line(text, unit, label, zero)
+    if isinstance(reading, ParseFailure):
+        if reading.as_line_unit is not None and not math.isfinite(reading.as_line_unit):
+            return dataclasses.replace(reading, as_line_unit=None)
+        return reading
+    if not math.isfinite(reading.value) or not math.isfinite(reading.as_typed or 0.0):
+        return ParseFailure(text, _TOO_FAR)
+    typed = parse_quantity(text)
+    if reading.value == 0 and isinstance(typed, ParsedQuantity) and typed.base_value != 0:
+        return ParseFailure(text, _TOO_CLOSE)
+    if 0 < abs(reading.value) < sys.float_info.min:
+        return ParseFailure(text, _TOO_CLOSE)
+    return reading
+
+
+def _read_on_line(text: str, unit: str | Unit, label: str, zero: bool | None) -> LineReading | ParseFailure:
     target = unit if isinstance(unit, Unit) else parse_unit(unit)
     period = label_period(label, target.text) if label else ""
     parsed = parse_quantity(text)

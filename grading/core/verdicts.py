@@ -273,7 +273,9 @@ def slip_hint(value: float, implied: float) -> str:
     """What kind of slip: the sign, a power of ten, a factor, or a percentage off."""
     if implied == 0 or (value > 0) != (implied > 0):
         return "check the sign" if value and implied else f"{'too high' if value > implied else 'too low'}"
-    ratio = value / implied
+    ratio = float(value / implied)
+    if ratio == 0 or not math.isfinite(ratio) or not math.isfinite(1 / ratio):
+        return "far too high" if abs(value) > abs(implied) else "far too low"  # a ratio beyond ±1e308
     if power_of_ten(ratio):
         return "check the power of ten"
     if ratio >= 2:

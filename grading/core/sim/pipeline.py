@@ -84,13 +84,15 @@ def parse_stages(p: dict) -> list[dict]:
         raise ValueError("pipeline: there must be at least one stage")
     for stage in stages:
         name, throughput, buffer = stage["name"], stage["throughput"], stage["buffer"]
+        given = f" ({name}_throughput)" if flat else ""  # the parameter a scenario maps a quantity to
         if not (math.isfinite(throughput) and throughput > 0):
             raise ValueError(
-                f"pipeline: stage {name!r} needs a positive throughput; it is {throughput:.6g} item/s"
+                f"pipeline: stage {name!r} needs a positive throughput{given}; it is {throughput:.6g} item/s"
             )
         if not (math.isfinite(buffer) and buffer >= 0):
+            given = f" ({name}_buffer)" if flat else ""
             raise ValueError(
-                f"pipeline: stage {name!r} needs a buffer of 0 or more; it is {buffer:.6g} items"
+                f"pipeline: stage {name!r} needs a buffer of 0 or more{given}; it is {buffer:.6g} items"
             )
     return stages
 

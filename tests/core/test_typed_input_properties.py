@@ -1,0 +1,138 @@
+"""No typed text breaks the grader or a replay, at random (hypothesis): what a candidate can type on a
+sheet line (zero, negatives, huge and tiny numbers, also beyond what a float holds, ordinary values, with the
+line's unit, another unit or none, scale words, junk) on a random subset of a random bank question's lines.
+The report and every replay's result hold only finite numbers (or None), a value that cannot be used is
+refused with a message naming it, and nothing raises. The systematic half is test_sim_extreme_inputs."""
+
+import math
+import re
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from grading.core.sim import FAMILIES
+from grading.core.sim.arrivals import expected_arrivals
+from grading.core.sim.family_specs import resolve_events
+from grading.core.sim.serving import MAX_REQUESTS
+from tests.core.test_sim_extreme_inputs import SLUGS, grade_typed, question, replay_typed, short_length
+
+LINE_UNITS = sorted(
+    {
+        question(slug).model.reference.units[asked.name].text
+        for slug in SLUGS
+        for asked in question(slug).asked
+    }
+)
+# fmt: off
+EXTREME_NUMBERS = (
+    "0", "-0", "0.0", "-1", "-5", "-1e30", "1e30", "1e300", "1e308", "1.7976931348623157e308", "1e309",
+    "1e999", "-1e999", "0.5", "3", "1e-30", "1e-300", "1e-308", "2.3e-308", "1e-320", "5e-324", "1e-400",
+    "2,000", "1_000_000", "1.5 × 10^6", "1/0", "0/0", "3:0", "1/1e-400",
+)
+SCALE_WORDS = ("k", "K", "M", "mn", "bn", "B", "G", "T", "thousand", "million", "billion")
+PREFIXES = ("~", "$", "<", "about ", "at least ", "€")
+JUNK = (
+    "nan", "NaN", "inf", "-inf", "Infinity", "∞", "idk", "N/A", "?", "-", "1e", "e5", "2,5", "--5", "+-3",
+    "½", "٣٢٠", "1..2", "five", "$", "~", "1 2 3", "1h30m", "0 s 0 ms", "furlongs 3", "3 furlongs",
+)
+# fmt: on
+
+
+def numbers_typed() -> st.SearchStrategy[str]:
+    """A number as a person types it: an extreme, an ordinary value, any float, a long integer."""
+    return st.one_of(
+        st.sampled_from(EXTREME_NUMBERS),
+        st.floats(1e-3, 1e6).map(lambda x: f"{x:.4g}"),
+        st.floats(allow_nan=False, allow_infinity=False).map(repr),
+        st.integers(-(10**40), 10**40).map(str),
+    )
+
+
+@st.composite
+def line_text(draw, line_unit: str) -> str:
+    """What a candidate can type on a line shown in `line_unit`."""
+    if draw(st.integers(0, 9)) == 0:
+        return draw(st.one_of(st.sampled_from(JUNK), st.text(max_size=12)))
+    prefix = draw(st.sampled_from(("",) * 4 + PREFIXES))
+    scale = draw(st.sampled_from(("",) * 3 + SCALE_WORDS))
+    unit = draw(st.sampled_from(("", line_unit, line_unit, *LINE_UNITS)))
+    space = draw(st.sampled_from(("", " ")))
+    return f"{prefix}{draw(numbers_typed())}{space}{scale} {unit}".strip()
+
+
+@st.composite
+def typed_sheets(draw) -> tuple[str, dict[str, str]]:
+    """A bank question and what was typed on a random subset of its asked lines."""
+    slug = draw(st.sampled_from(SLUGS))
+    spec = question(slug)
+    units = spec.model.reference.units
+    names = draw(st.lists(st.sampled_from([asked.name for asked in spec.asked]), unique=True, min_size=1))
+    return slug, {name: draw(line_text(units[name].text)) for name in names}
+
+
+# Derandomized and without the example database, so every run (and CI) tries the same sheets.
+PROPERTY = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+ARRIVALS_PER_RUN = 20_000
+
+
+def bounded_length(entry: dict) -> float:
+    """The family's short length, shortened for a serving run expected to draw more than ARRIVALS_PER_RUN
+    requests (a typed rate can ask for millions; the per-step engine takes ~12 µs a request), unless it is
+    over the replay's cap, which must be refused before anything is drawn."""
+    duration = short_length(entry)
+    if entry["family"] != "serving":
+        return duration
+    spec = FAMILIES["serving"]
+    p = {param.name: param.default for param in spec.params} | entry["params"]
+    if p["users"] > 0:
+        rate = p["users"] / p["think_time_s"] if p["think_time_s"] > 0 else math.inf
+    else:
+        rate = p["arrival_rate"]
+    try:
+        events = resolve_events(spec, [event for event in entry["events"] if event.get("at", 0) < duration])
+        expected = expected_arrivals(rate, duration, events, p["diurnal_amplitude"], p["diurnal_period_s"])
+    except (ValueError, KeyError):
+        return duration  # refused by the run itself
+    if not ARRIVALS_PER_RUN < expected <= MAX_REQUESTS:
+        return duration
+    return max(1.0, duration * ARRIVALS_PER_RUN / expected)
+
+
+NOT_A_NUMBER = re.compile(r"\b(nan|inf|infinity)\b|∞", re.IGNORECASE)
+
+
+@PROPERTY
+@given(sheet=typed_sheets())
+# Found by this test: 1e308 KiB/tok overflowed to inf in base units ("∞× too high. That is inf orders of
+# magnitude"); 1e-322, a subnormal float, was read and its ratio to the reference underflowed to 0
+# (ValueError: math domain error); 2.3e-308 was "∞× too low"; 1e-300 FLOP against 3.6e25 FLOP underflowed
+# given / implied to 0 (ValueError: math domain error).
+@example(sheet=("kv-cache-tiering", {"kv_bytes_per_token": "1e308"}))
+@example(sheet=("kv-cache-tiering", {"kv_bytes_per_token": "1e-322"}))
+@example(sheet=("kv-cache-tiering", {"kv_bytes_per_token": "2.3e-308"}))
+@example(sheet=("ten-thousand-gpu-cluster", {"train_flops": "1e-300"}))
+# Found by this test: the pipeline refused a negative stage throughput naming the stage, not the parameter.
+@example(sheet=("job-scheduler-100k-jobs", {"index_time": "-5"}))
+def test_whatever_is_typed_grades_and_replays_to_finite_numbers_or_a_refusal_naming_it(sheet):
+    slug, numbers = sheet
+    spec = question(slug)
+    report = grade_typed(spec, numbers)  # its JSON holds no NaN or infinity (json.dumps(allow_nan=False))
+    lines = {line["name"]: line for line in report["lines"]}
+    for name, text in numbers.items():
+        line = lines[name]
+        words = (line["message"] + " " + line["note"]).replace(text.strip(), "")  # "nan" may be quoted
+        assert not NOT_A_NUMBER.search(words), (text, line["message"], line["note"])
+        if line["verdict"] == "unparsed":
+            assert line["given"] is None and line["message"], (text, line)
+    for entry, outcome in replay_typed(spec, numbers, bounded_length):  # each result checked finite likewise
+        for name, why in entry["fallbacks"].items():  # a typed value the replay could not use, and why
+            assert repr(numbers[name].strip()) in why or "your value makes" in why, (name, why)
+        if not outcome.startswith("{"):
+            named = [key for key in entry["params"] if key in outcome]
+            assert named or "event" in outcome, (slug, entry["scenario"], outcome)
