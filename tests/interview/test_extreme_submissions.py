@@ -3,12 +3,15 @@ bank, a seeded mix of zeros, negatives, 1e30 and tiny numbers (and one size type
 the round is submitted, its replay jobs run, and nothing stored holds NaN or infinity. A round whose deadline
 passed is graded when it is looked at, and that never fails the page."""
 
+import html
 import json
+import re
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.utils import timezone
+from hypothesis import HealthCheck, example, given, settings
 
 from designs.services import work_save
 from grading import replays
@@ -17,6 +20,7 @@ from grading.replays import replay_execute
 from interview.models import Round, RoundStatus
 from interview.services.rounds import round_start, round_submit
 from tests.core.test_sim_extreme_inputs import SLUGS, typed_numbers
+from tests.core.test_typed_input_properties import NOT_A_NUMBER, typed_sheets
 from tests.interview.bank_fixtures import load_questions
 
 pytestmark = pytest.mark.django_db
@@ -93,3 +97,36 @@ def test_an_expired_round_with_extreme_numbers_is_graded_when_its_pages_are_view
     round_.refresh_from_db()
     assert round_.status == RoundStatus.SUBMITTED
     finite(round_.report)
+
+
+@pytest.fixture
+def bank(tmp_path: Path):
+    return load_questions(tmp_path, *SLUGS)
+
+
+# Derandomized and without the example database, so every run (and CI) submits the same sheets; the rounds of
+# one run pile up in the test's transaction, as a candidate's practice rounds do.
+@settings(
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(sheet=typed_sheets())
+@example(sheet=("kv-cache-tiering", {"kv_bytes_per_token": "1e308"}))  # was "∞× too high" on the page
+@example(sheet=("ten-thousand-gpu-cluster", {"train_flops": "1e-300"}))  # was a 500 (math domain error)
+def test_a_round_with_random_typed_text_submits_and_its_report_page_shows_no_nan_or_infinity(
+    client, alice, bank, sent, django_capture_on_commit_callbacks, sheet
+):
+    slug, numbers = sheet
+    round_ = submit_with(alice, bank[slug], numbers, django_capture_on_commit_callbacks)
+    assert round_.status == RoundStatus.SUBMITTED
+    finite(round_.report)
+    client.force_login(alice)
+    page = client.get(f"/rounds/{round_.pk}/report/")
+    assert page.status_code == 200
+    shown = page.content.decode()
+    for text in sorted(numbers.values(), key=len, reverse=True):  # what they typed is echoed: "nan" may be
+        shown = shown.replace(html.escape(text.strip()), "").replace(text.strip(), "")
+    assert not NOT_A_NUMBER.search(re.sub(r"<[^>]*>", " ", shown)), slug
