@@ -431,8 +431,10 @@ def read_on_line(
         if reading.as_line_unit is not None and not math.isfinite(reading.as_line_unit):
             return dataclasses.replace(reading, as_line_unit=None)
         return reading
-    if not math.isfinite(reading.value) or not math.isfinite(reading.as_typed or 0.0):
+    if not math.isfinite(reading.value):
         return ParseFailure(text, _TOO_FAR)
+    if reading.as_typed is not None and not math.isfinite(reading.as_typed):
+        reading = dataclasses.replace(reading, as_typed=None)  # "1e306 s" on a line in days: read as s only
     typed = parse_quantity(text)
     if reading.value == 0 and isinstance(typed, ParsedQuantity) and typed.base_value != 0:
         return ParseFailure(text, _TOO_CLOSE)

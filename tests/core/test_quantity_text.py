@@ -269,6 +269,8 @@ def test_an_explicit_non_answer_is_missing_not_unreadable(text):
     ("text", "message"),
     [
         ("1e-400", "too close to zero to compute with (below 1e-308); write 0 if you mean zero"),
+        ("1e-322", "too close to zero to compute with"),  # a subnormal float: not 0, but below 2.2e-308
+        ("-2e-310 GB", "too close to zero to compute with"),  # 2e-310 is subnormal before the unit
         ("-1e999", "too far from zero to compute with"),
         ("1e999", "too far from zero to compute with"),
         ("1/0", "cannot have 0 below the line"),
@@ -280,6 +282,28 @@ def test_edge_numbers_get_a_message_that_says_what_is_wrong(text, message):
     assert isinstance(parsed, ParseFailure) and parsed.kind == "unparsed"
     assert message in parsed.message
     assert "too large" not in parsed.message
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "message"),
+    [
+        # 1e308 fits a float, but 1e308 KiB/tok is 1.024e311 B/tok, beyond the largest, 1.8e308
+        ("1e308", "KiB/tok", "too far from zero to compute with"),
+        ("1e307 B params", "GB", "too far from zero to compute with"),  # 'B' a billion: 1e316
+        # 1e-306 ms is 1e-309 s, a subnormal; 3e-322 ms is 3e-325 s, which rounds to 0
+        ("1e-306", "ms", "too close to zero to compute with"),
+        ("3e-322", "ms", "too close to zero to compute with"),
+    ],
+)
+def test_a_number_beyond_a_float_in_the_lines_base_units_is_refused_as_such(text, unit, message):
+    reading = read_on_line(text, unit)
+    assert isinstance(reading, ParseFailure) and message in reading.message
+
+
+def test_a_number_in_another_unit_that_fits_is_read_though_as_typed_in_the_lines_unit_it_would_not():
+    reading = read_on_line("1e306 s", "day")  # 1e306 s is a float; 1e306 days (8.64e310 s) is not
+    assert isinstance(reading, LineReading)
+    assert reading.value == 1e306 and reading.as_typed is None
 
 
 @pytest.mark.parametrize(

@@ -136,3 +136,17 @@ def test_whatever_is_typed_grades_and_replays_to_finite_numbers_or_a_refusal_nam
         if not outcome.startswith("{"):
             named = [key for key in entry["params"] if key in outcome]
             assert named or "event" in outcome, (slug, entry["scenario"], outcome)
+
+
+def test_a_value_hundreds_of_orders_from_the_reference_is_far_too_low_and_counted_in_orders():
+    # 6 FLOP/(param·tok) × 405e9 param × 1.5e13 tok = 3.645e25 FLOP; log10(3.645e25 / 1e-300) = 325.56, and
+    # 1e-300 / 3.645e25 underflows to 0 as a float (it raised "math domain error")
+    flops = grade_typed(question("ten-thousand-gpu-cluster"), {"train_flops": "1e-300"})["lines"]
+    line = next(line for line in flops if line["name"] == "train_flops")
+    assert line["verdict"] == "arithmetic_slip"
+    assert "you wrote 1e-300 — far too low. That is 326 orders of magnitude" in line["message"]
+    # 320 KiB/tok = 327,680 B/tok against 2.3e-308 KiB/tok = 2.355e-305 B/tok: 310.15 orders, a ratio whose
+    # inverse is beyond a float (it was "∞× too low")
+    kv = grade_typed(question("kv-cache-tiering"), {"kv_bytes_per_token": "2.3e-308"})["lines"]
+    line = next(line for line in kv if line["name"] == "kv_bytes_per_token")
+    assert "you wrote 2.3e-308 — far too low. That is 310 orders of magnitude" in line["message"]
