@@ -44,7 +44,7 @@ from grading.core.design_check import (
 )
 from grading.core.formula import Evaluator
 from grading.core.model import ModelError, ReferenceModel
-from grading.core.quantity_text import NOT_CONVERTED, ParseFailure, read_on_line
+from grading.core.quantity_text import ParseFailure, not_converted, read_on_line
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
 from grading.core.question_types import CLIENT_KIND, QuestionSpec
@@ -627,7 +627,7 @@ class _Run:
         count = counts[0]
         many = self.p.shown(count, self.stated[count])
         note = reading.note.replace(
-            NOT_CONVERTED.format(unit=self.p.units[name].text or "a plain number"),
+            not_converted(self.p.units[name].text),
             f"; this line is for all of them: × {many} (your {_in_sentence(self.p.labels[count])})",
         )
         return reading.value * self.stated[count], note

@@ -37,7 +37,7 @@ import sys
 import unicodedata
 from dataclasses import dataclass
 
-from grading.core.report_text import format_number, format_quantity
+from grading.core.report_text import format_number, format_quantity, format_unit
 from grading.core.units import (
     BIT_UNIT_NAMES,
     COUNT_EQUIVALENTS,
@@ -132,7 +132,14 @@ _PREFIX_OF_SCALE = {
     **{"thousand": "K", "million": "M", "billion": "G", "trillion": "T"},
 }
 _SECONDS = parse_unit("s")
-NOT_CONVERTED = "; it is read as this line's figure ({unit}), not converted"
+_NOT_CONVERTED = "; it is read as this line's figure ({unit}), not converted"
+
+
+def not_converted(line_unit: str) -> str:
+    """The end of a per-count note: the line's unit as the report prints it ("GPU·h", "a plain number")."""
+    return _NOT_CONVERTED.format(unit=format_unit(line_unit) if line_unit else "a plain number")
+
+
 _SHARE_OF = re.compile(r"(?P<keep>%|percent)?\s*(?P<of>of\s.*)", re.IGNORECASE)
 
 
@@ -475,7 +482,7 @@ def _read_on_line(text: str, unit: str | Unit, label: str, zero: bool | None) ->
     left_out = _line_period(target.text, parsed.dims)
     if left_out is not None:
         amount = format_number(parsed.base_value / _unit_factor(parsed.unit))
-        note = f"read as {amount} {parsed.unit} in the line's unit, {target.text}"
+        note = f"read as {amount} {parsed.unit} in the line's unit, {format_unit(target.text)}"
         return LineReading(parsed.base_value / left_out[0], _joined(parsed.note, note), True)
     # "$19.4M/month" on a line of revenue per month in USD: the period is the line's own.
     written = _line_period(parsed.unit or "", target.dims) if period else None
@@ -490,7 +497,7 @@ def _read_on_line(text: str, unit: str | Unit, label: str, zero: bool | None) ->
             times = f"× {format_number(ratio)}" if ratio >= 1 else f"÷ {format_number(1 / ratio)}"
             note = f"a figure per {written[1]}; this line is per {period}: {times}"
         return LineReading(value, _joined(parsed.note, note), True)
-    asked = target.text or "a plain number"
+    asked = format_unit(target.text) or "a plain number"
     message = f"{text.strip()!r} is in {parsed.unit}; this line asks for {asked}"
     as_line_unit = parsed.base_value / _unit_factor(parsed.unit) * target.factor
     return ParseFailure(text, message, "dimension", as_line_unit)
@@ -531,8 +538,7 @@ def _per_only_on_line(given: Dims, line: Dims, line_text: str) -> tuple[str, str
     extra = tuple(symbol for symbol, _ in given.exponents if symbol not in below)
     if not extra:
         return "", ""  # the line's own "per GPU"
-    shown = line_text or "a plain number"
-    note = f"you wrote a per-{' and '.join(extra)} figure" + NOT_CONVERTED.format(unit=shown)
+    note = f"you wrote a per-{' and '.join(extra)} figure" + not_converted(line_text)
     return note, extra[0] if len(extra) == 1 else ""
 
 
@@ -544,12 +550,11 @@ def _written_per(given: Dims, line: Dims) -> str:
 def _qualifier_note(given: Dims, line: Dims, line_text: str) -> str:
     """A note when the text says "per GPU" (or per node, per replica) and the line does not: the value is
     read as the line's own figure, and the note says so rather than dropping the qualifier silently (the
-    grader converts it where the line's chain counts them: NOT_CONVERTED is replaced)."""
+    grader converts it where the line's chain counts them: `not_converted` is replaced)."""
     per = " and ".join(_per_counts(given, line))
     if not per:
         return ""
-    shown = line_text or "a plain number"
-    return f"you wrote a per-{per} figure" + NOT_CONVERTED.format(unit=shown)
+    return f"you wrote a per-{per} figure" + not_converted(line_text)
 
 
 def _read_failure(
@@ -693,7 +698,9 @@ def _bare_on_line(parsed: ParsedQuantity, target: Unit) -> LineReading:
     if parsed.scale != 1 and repeats_prefix:
         number = parsed.base_value / parsed.scale
         as_scale = f"{parsed.scale_word!r} read as {_SCALES[parsed.scale_word][0]}"
-        as_prefix = f"{parsed.scale_word!r} read as the {prefix.group('prefix')} of {target.text}"
+        as_prefix = (
+            f"{parsed.scale_word!r} read as the {prefix.group('prefix')} of {format_unit(target.text)}"
+        )
         kept = [note for note in parsed.note.split("; ") if note and note != as_scale]
         return LineReading(number * target.factor, _joined(*kept, as_prefix), False)
     return LineReading(parsed.base_value * target.factor, parsed.note, False)

@@ -27,14 +27,14 @@ def only_wrong(lines: dict[str, dict]) -> list[str]:
         ("multi-lora-serving", "dedicated_util", "2/9 of the fleet", "the fraction 2/9 read as 0.222"),
         ("checkpoint-storage", "young_daly", "1h18m", "read as 4,680 s"),  # 78 min for 77.95 min
         ("autoscaling-cold-start", "warm_pool_cost", "€192/h", "read € as the question's currency (USD)"),
-        ("internal-llm-gateway", "team_budget", "$38,880", "in the line's unit, USD/(team*month)"),
-        ("gpu-credit-system", "gpu_hours_day", "98,304 GPU-hours", "in the line's unit, GPU*h/day"),
+        ("internal-llm-gateway", "team_budget", "$38,880", "in the line's unit, USD/(team·month)"),
+        ("gpu-credit-system", "gpu_hours_day", "98,304 GPU-hours", "in the line's unit, GPU·h/day"),
         ("kv-cache-tiering", "convs_in_hbm", "٤٤", "read the Arabic-Indic digits as 44"),
         ("rag-at-10k-qps", "rerank_gpus", "217 H100s", "'H100s' read as GPU"),  # not 217 h + 100 s
         ("moe-serving-on-a-rack", "weights_bytes", "1.04 trillion", "'trillion' read as the T of TB"),
         ("usage-billing-pipeline", "dup_prob", "1 in 1,000", "the fraction 1 in 1,000 read as 0.001"),
         ("public-playground", "in_flight_streams", "2.2k streams", "'streams' read as req"),  # 2,170
-        ("internal-llm-gateway", "team_budget", "$38,880 per team", "in the line's unit, USD/(team*month)"),
+        ("internal-llm-gateway", "team_budget", "$38,880 per team", "in the line's unit, USD/(team·month)"),
         ("training-cluster-review", "spare_nodes", "none", "read 'none' as 0"),
     ],
 )
@@ -830,3 +830,13 @@ def test_a_noun_of_the_line_s_own_label_names_what_it_counts(slug, name, text, n
 def test_a_noun_the_label_does_not_name_is_still_unreadable():
     line = graded("kv-cache-tiering", {"convs_in_hbm": "44 widgets"})["convs_in_hbm"]
     assert line["verdict"] == "unparsed"
+
+
+def test_notes_and_messages_print_the_line_s_unit_as_the_report_does():
+    # GPU·h/day and req/(s·team), with the middle dot, not the bank's "GPU*h/day".
+    line = graded("gpu-credit-system", {"gpu_hours_day": "98,304 per GPU"})["gpu_hours_day"]
+    assert line["note"] == (
+        "you wrote a per-GPU figure; it is read as this line's figure (GPU·h/day), not converted"
+    )
+    wrong = graded("internal-llm-gateway", {"req_per_team": "3 GB"})["req_per_team"]
+    assert wrong["message"] == "'3 GB' is in GB; this line asks for req/(s·team)."

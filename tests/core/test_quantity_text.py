@@ -325,7 +325,7 @@ def test_a_number_in_another_unit_that_fits_is_read_though_as_typed_in_the_lines
         ("175B", "param", 175e9, "'B' read as billion (this line is not in bytes)"),
         ("none", "replica", 0, "read 'none' as 0"),
         ("$38,880", "USD/(team*month)", 38_880 / (30 * 86400), "read as 38,880 USD in the line's unit"),
-        ("98,300 GPU-hours", "GPU*h/day", 98_300 * 3600 / 86400, "in the line's unit, GPU*h/day"),
+        ("98,300 GPU-hours", "GPU*h/day", 98_300 * 3600 / 86400, "in the line's unit, GPU·h/day"),
         ("$1,000/day", "USD/month", 1000 / 86400, ""),  # an explicit other period converts
     ],
 )
