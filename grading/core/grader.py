@@ -754,7 +754,8 @@ class _Run:
             return _Outcome(v.ARITHMETIC_SLIP, v.no_value_message(self._reference_shown(name)))
         _, implied, world = min(worlds, key=lambda item: item[0])  # the reading closest to what they wrote
         arithmetic = self._arithmetic(name, world, implied)
-        return _Outcome(v.ARITHMETIC_SLIP, v.slip_message(arithmetic, given, value, implied), implied)
+        message = v.slip_message(arithmetic, given, value, implied, line.check)
+        return _Outcome(v.ARITHMETIC_SLIP, message, implied)
 
     def _time_slip_plausible(self, name: str, factor: v.UnitFactor, too_large: bool) -> bool:
         """A slip by 60, 3,600, 24... needs minutes, hours or days somewhere: in a unit people write for the

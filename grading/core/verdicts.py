@@ -265,12 +265,13 @@ def in_range_message(low: str, high: str, source: str, *, fixed: bool = False) -
     return text + (f" ({source})." if source else ".")
 
 
-def slip_message(arithmetic: str, given: str, value: float, implied: float) -> str:
-    return f"{arithmetic}; you wrote {given} — {slip_hint(value, implied)}."
+def slip_message(arithmetic: str, given: str, value: float, implied: float, check: str = "relative") -> str:
+    return f"{arithmetic}; you wrote {given} — {slip_hint(value, implied, check)}."
 
 
-def slip_hint(value: float, implied: float) -> str:
-    """What kind of slip: the sign, a power of ten, a factor, or a percentage off."""
+def slip_hint(value: float, implied: float, check: str = "relative") -> str:
+    """What kind of slip: the sign, a power of ten, a factor, or a percentage off; on a count a few off is
+    said as a count ("2 too low (whole number, ±1)"), not as "too low by 0.4%"."""
     if implied == 0 or (value > 0) != (implied > 0):
         return "check the sign" if value and implied else f"{'too high' if value > implied else 'too low'}"
     ratio = float(value / implied)
@@ -278,6 +279,9 @@ def slip_hint(value: float, implied: float) -> str:
         return "far too high" if abs(value) > abs(implied) else "far too low"  # a ratio beyond ±1e308
     if power_of_ten(ratio):
         return "check the power of ten"
+    if check == "count" and 0.5 < ratio < 2:
+        direction = "too high" if value > implied else "too low"
+        return f"{format_number(abs(value - implied))} {direction} ({band_text('count', None)})"
     if ratio >= 2:
         return f"{format_number(ratio)}× too high"
     if ratio <= 0.5:

@@ -840,3 +840,12 @@ def test_notes_and_messages_print_the_line_s_unit_as_the_report_does():
     )
     wrong = graded("internal-llm-gateway", {"req_per_team": "3 GB"})["req_per_team"]
     assert wrong["message"] == "'3 GB' is in GB; this line asks for req/(s·team)."
+
+
+def test_a_count_a_few_off_says_how_many_and_its_band():
+    # 4,096 GPUs / 8 per node = 512 nodes; 510 is 2 short, beyond the count's ±1 (not "too low by 0.4%").
+    line = graded("gpu-credit-system", {"nodes": "510"})["nodes"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert (
+        line["message"] == "4,096 GPU / 8 GPU/node = 512 node; you wrote 510 — 2 too low (whole number, ±1)."
+    )
