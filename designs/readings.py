@@ -13,7 +13,11 @@ def describe_reading(spec: dict, name: str, text: str) -> dict:
     if not text.strip():
         return {"state": "empty", "message": ""}
     unit = parse_unit(quantity.get("unit", ""))
-    reading = read_on_line(text, unit)
+    # Read as the grader reads it: the label names the line's period and nouns; "none" is 0 where the
+    # assumption's range holds 0 (the grader's rule), which says nothing about the reference value.
+    low, high = quantity.get("range") or (None, None)
+    zero = low <= 0 <= high if low is not None and high is not None else None
+    reading = read_on_line(text, unit, quantity.get("label", ""), zero)
     if isinstance(reading, ParseFailure):
         if reading.kind == "missing":
             return {"state": "empty", "message": "Read as no answer."}

@@ -8,6 +8,7 @@ import pytest
 from django.utils import timezone
 
 from designs.models import WorkEvent
+from designs.readings import describe_reading
 from designs.services import StaleRevision, work_save
 from interview.models import Round
 from interview.services.rounds import round_start
@@ -123,3 +124,22 @@ def test_the_sheet_says_how_an_entry_was_read_without_judging_it(client, alice, 
         {"name": "kv_bytes_per_token", "numbers.kv_bytes_per_token": "lots"},
     )
     assert "Could not read" in unread.content.decode()
+
+
+def test_the_sheet_reads_an_entry_for_its_line_as_the_grader_does():
+    # The label names the period a USD line leaves out, and "none" is 0 only where the range holds 0.
+    spec = {
+        "model": {
+            "quantities": [
+                {"name": "revenue", "label": "Revenue per month", "unit": "USD"},
+                {"name": "wait", "label": "Queue wait limit", "unit": "s", "value": 1, "range": [0, 5]},
+                {"name": "keys", "label": "Keys per request", "unit": "", "value": 5, "range": [2, 1000]},
+            ]
+        }
+    }
+    per_month = describe_reading(spec, "revenue", "$19.4M/month")
+    assert per_month["state"] == "read" and "19.4M USD" in per_month["message"], per_month
+    per_day = describe_reading(spec, "revenue", "$648k/day")  # 648k a day × 30 days = 19.44M a month
+    assert "19.4M USD" in per_day["message"] and "× 30" in per_day["message"], per_day
+    assert describe_reading(spec, "wait", "none")["message"].startswith("Read as 0 s")
+    assert describe_reading(spec, "keys", "none") == {"state": "empty", "message": "Read as no answer."}
