@@ -886,7 +886,10 @@ class _Run:
         scaled = 1 + (value - implied) / share  # k^p
         if not scaled > 0:
             return None
-        return math.exp(math.log(scaled) * math.log(2) / math.log(power_of_two))
+        log_scale = math.log(scaled) * math.log(2) / math.log(power_of_two)
+        if not abs(log_scale) < 700:  # e^±700: beyond every unit factor, and exp would overflow or give 0
+            return None
+        return math.exp(log_scale)
 
     def _with_term(self, name: str, term: str, moved: float, world: dict[str, Any]) -> float:
         """`name` recomputed from `world` with `term` (one of `_terms(name)`) at `moved`; `world` is

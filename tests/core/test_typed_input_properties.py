@@ -117,6 +117,9 @@ NOT_A_NUMBER = re.compile(r"\b(nan|inf|infinity)\b|∞", re.IGNORECASE)
 @example(sheet=("kv-cache-tiering", {"kv_bytes_per_token": "1e-322"}))
 @example(sheet=("kv-cache-tiering", {"kv_bytes_per_token": "2.3e-308"}))
 @example(sheet=("ten-thousand-gpu-cluster", {"train_flops": "1e-300"}))
+# Found by this test: a goodput of 1e10 (0.506 expected) made the probe of a unit factor hidden in one term of
+# its sum take exp of about -1,500, 0, and then log(0) (ValueError: math domain error; a 500 on submit).
+@example(sheet=("training-cluster-review", {"goodput_est": "1e10"}))
 # Found by this test: the pipeline refused a negative stage throughput naming the stage, not the parameter.
 @example(sheet=("job-scheduler-100k-jobs", {"index_time": "-5"}))
 def test_whatever_is_typed_grades_and_replays_to_finite_numbers_or_a_refusal_naming_it(sheet):
@@ -150,3 +153,12 @@ def test_a_value_hundreds_of_orders_from_the_reference_is_far_too_low_and_counte
     kv = grade_typed(question("kv-cache-tiering"), {"kv_bytes_per_token": "2.3e-308"})["lines"]
     line = next(line for line in kv if line["name"] == "kv_bytes_per_token")
     assert "you wrote 2.3e-308 — far too low. That is 310 orders of magnitude" in line["message"]
+
+
+def test_a_goodput_ten_billion_times_too_high_is_a_slip_counted_in_orders():
+    # 1e10 against 0.506: 1.98e10 (19.8 billion) times too high, log10 = 10.3 orders (it raised "math domain
+    # error")
+    lines = grade_typed(question("training-cluster-review"), {"goodput_est": "1e10"})["lines"]
+    line = next(line for line in lines if line["name"] == "goodput_est")
+    assert line["verdict"] == "arithmetic_slip"
+    assert "= 0.506; you wrote 1e10 — 19.8bn× too high. That is 10 orders of magnitude" in line["message"]
