@@ -111,7 +111,7 @@ def bank(tmp_path: Path):
 # Derandomized and without the example database, so every run (and CI) submits the same sheets; the rounds of
 # one run pile up in the test's transaction, as a candidate's practice rounds do.
 @settings(
-    max_examples=30,
+    max_examples=60,
     deadline=None,
     derandomize=True,
     database=None,
