@@ -696,7 +696,9 @@ class _Run:
                 bare = alone or " " not in inner.strip() or _one_call(inner)
                 pieces.append(operand(inner, parts[index - 1], parts[index + 1]) if bare else f"({inner})")
             else:
-                pieces.append(operand(self.p.shown(part, world[part]), parts[index - 1], parts[index + 1]))
+                value = world[part]
+                shown = self.p.shown(part, value) if math.isfinite(value) else _beyond_a_float(value)
+                pieces.append(operand(shown, parts[index - 1], parts[index + 1]))
         return "".join(pieces)
 
     def _wrong(self, name: str, value: float, implied_stated: Any, implied_corrected: Any) -> _Outcome:
@@ -1082,6 +1084,13 @@ def _in_sentence(label: str) -> str:
     first = label.split(" ", 1)[0]
     plain = first[:1].isupper() and (len(first) == 1 or (first[1].islower() and first[1:].islower()))
     return label[0].lower() + label[1:] if plain else label
+
+
+def _beyond_a_float(value: float) -> str:
+    """A step of their numbers that overflowed (a negative KV size over a huge chunk time), not as ∞."""
+    if math.isnan(value):
+        return "(an undefined value)"
+    return "(more than 1e308)" if value > 0 else "(less than -1e308)"
 
 
 def _distance(given: float, implied: float) -> float:

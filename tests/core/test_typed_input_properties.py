@@ -120,6 +120,14 @@ NOT_A_NUMBER = re.compile(r"\b(nan|inf|infinity)\b|∞", re.IGNORECASE)
 # Found by this test: a goodput of 1e10 (0.506 expected) made the probe of a unit factor hidden in one term of
 # its sum take exp of about -1,500, 0, and then log(0) (ValueError: math domain error; a 500 on submit).
 @example(sheet=("training-cluster-review", {"goodput_est": "1e10"}))
+# Found by this test (values near the reference): a negative KV size and a chunk time of 2.55e305 ms overflow
+# the unwritten step b_max_slo to +inf, shown as "min(∞ req, -163 req)" in the arithmetic.
+@example(
+    sheet=(
+        "llm-batching-system",
+        {"kv_bytes_per_token": "-320", "chunk_time": "2.551004216272652e+302k", "tokens_s_replica": "5246"},
+    )
+)
 # Found by this test: the pipeline refused a negative stage throughput naming the stage, not the parameter.
 @example(sheet=("job-scheduler-100k-jobs", {"index_time": "-5"}))
 def test_whatever_is_typed_grades_and_replays_to_finite_numbers_or_a_refusal_naming_it(sheet):
@@ -162,3 +170,13 @@ def test_a_goodput_ten_billion_times_too_high_is_a_slip_counted_in_orders():
     line = next(line for line in lines if line["name"] == "goodput_est")
     assert line["verdict"] == "arithmetic_slip"
     assert "= 0.506; you wrote 1e10 — 19.8bn× too high. That is 10 orders of magnitude" in line["message"]
+
+
+def test_a_step_of_their_numbers_that_overflows_is_said_in_words_in_the_arithmetic():
+    # b_max_slo = floor(((tpot_target × tokens_per_step - chunk_time) × replica_bw - weights) / kv_per_seq):
+    # 2.55e305 ms is 2.55e302 s, times 18.8e12 B/s is below -1.8e308 (-inf); over a negative KV per sequence
+    # (2,125 tok × -320 KiB/tok) that is +inf
+    typed = {"kv_bytes_per_token": "-320", "chunk_time": "2.55e305", "tokens_s_replica": "5246"}
+    lines = grade_typed(question("llm-batching-system"), typed)["lines"]
+    line = next(line for line in lines if line["name"] == "tokens_s_replica")
+    assert line["message"].startswith("min((more than 1e308), ") and "∞" not in line["message"]
