@@ -6,10 +6,12 @@ refused with a message naming it, and nothing raises. The systematic half is tes
 
 import math
 import re
+from functools import cache
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from grading.core.grader import grade
 from grading.core.sim import FAMILIES
 from grading.core.sim.arrivals import expected_arrivals
 from grading.core.sim.family_specs import resolve_events
@@ -48,11 +50,25 @@ def numbers_typed() -> st.SearchStrategy[str]:
     )
 
 
+# What a slip makes of the right value: a unit factor, a power of ten, a sign, a term left out (0).
+SLIPS = (1, 1.03, 0.5, 2, 8, 1 / 8, 60, 1 / 60, 24, 1000, 1e-3, 1024, 3600, -1, 10, 0.1, 1e9, 1e-9, 1e200, 0)
+
+
+@cache
+def references(slug: str) -> dict[str, float | None]:
+    """Each asked line's reference value in its unit (what a candidate near the answer types around)."""
+    return {line["name"]: line["reference"] for line in grade(question(slug), {"numbers": {}})["lines"]}
+
+
 @st.composite
-def line_text(draw, line_unit: str) -> str:
-    """What a candidate can type on a line shown in `line_unit`."""
+def line_text(draw, line_unit: str, reference: float | None = None) -> str:
+    """What a candidate can type on a line shown in `line_unit`: junk one time in ten, a third of the rest
+    the line's reference after a slip (when it has one), else a number with a prefix, scale word and unit."""
     if draw(st.integers(0, 9)) == 0:
         return draw(st.one_of(st.sampled_from(JUNK), st.text(max_size=12)))
+    if reference is not None and draw(st.integers(0, 2)) == 0:
+        slipped = f"{reference * draw(st.sampled_from(SLIPS)):.4g}"
+        return f"{slipped} {draw(st.sampled_from(('', line_unit)))}".strip()
     prefix = draw(st.sampled_from(("",) * 12 + PREFIXES))  # one in three
     scale = draw(st.sampled_from(("",) * 3 + SCALE_WORDS))
     unit = draw(st.one_of(st.just(""), st.just(line_unit), st.sampled_from(LINE_UNITS)))  # a third each
@@ -67,7 +83,7 @@ def typed_sheets(draw) -> tuple[str, dict[str, str]]:
     spec = question(slug)
     units = spec.model.reference.units
     names = draw(st.lists(st.sampled_from([asked.name for asked in spec.asked]), unique=True, min_size=1))
-    return slug, {name: draw(line_text(units[name].text)) for name in names}
+    return slug, {name: draw(line_text(units[name].text, references(slug)[name])) for name in names}
 
 
 # Derandomized and without the example database, so every run (and CI) tries the same sheets.
