@@ -8,7 +8,10 @@ The engine it models, in words:
   budget, oldest first (serial prefill: a step with a prefill to do prefills whole prompts only and every
   decode waits).
 - A step lasts max(memory time, compute time): memory = (weights + KV held) bytes / bandwidth, compute =
-  2 · params · tokens / FLOP/s (with n_params 0: tpot_s, and tokens / prefill_tok_s).
+  2 · params · tokens / FLOP/s (with n_params 0: tpot_s, and tokens / prefill_tok_s). When the replica's GPUs
+  talk over a slow link (a tensor-parallel group split across servers), the step then waits for it: every
+  token in the step, decode or prompt, sends its activations' bytes over the link, and the step's collectives
+  cost a fixed latency on top. That time does not overlap the memory or compute time.
 - A sequence holds KV for each token it has processed: its prompt is reserved when its prefill starts, and
   every decode step adds one. The first token comes at the end of the step that completes the prefill; the
   other output − 1 tokens come one per decode step.
@@ -39,6 +42,9 @@ class Engine:
     weights_time_s: float  # reading the weights once: the memory time of an empty step
     kv_read_s_per_token: float  # reading one token of KV
     compute_s_per_token: float
+    link_bytes_per_token: float = 0.0  # what one token's all-reduces send over the slow link
+    link_bytes_per_s: float = math.inf
+    link_latency_s: float = 0.0  # the collectives' fixed cost, once a step
 
 
 @dataclass
@@ -165,7 +171,10 @@ def run(
             return
         memory = engine.weights_time_s + engine.kv_read_s_per_token * kv_read
         compute = engine.compute_s_per_token * tokens
-        rep.step_end, rep.step = now + max(memory, compute), step
+        link = engine.link_latency_s
+        if engine.link_bytes_per_token:
+            link += sum(n for _, _, n in step) * engine.link_bytes_per_token / engine.link_bytes_per_s
+        rep.step_end, rep.step = now + max(memory, compute) + link, step
 
     def end_step(rep: Replica, now: float) -> None:
         for s, kind, tokens in rep.step:

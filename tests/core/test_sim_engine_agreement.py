@@ -1,6 +1,7 @@
 """The serving replay agrees with an independent per-step engine model (tests/core/per_step_engine.py) on the
 same requests: TTFT and TPOT p50/p95, requests completed and the queue, within 5%, across light load, near
-capacity, serial prefill, a replica loss and a KV-bound fleet that preempts."""
+capacity, serial prefill, a replica loss, a KV-bound fleet that preempts and a replica whose tensor-parallel
+all-reduces cross a slow link between two servers."""
 
 from __future__ import annotations
 
@@ -53,6 +54,21 @@ GRID = {
         [],
         600,
     ),
+    # TP8 split over two servers on one 400 Gb/s link: 160 all-reduces a step, 16 KiB of each token's
+    # activations through the link per all-reduce, 20 us each
+    "tensor parallel over a slow link": (
+        {
+            **LLAMA_70B,
+            "arrival_rate": 3.0,
+            "replicas": 2,
+            "max_batch": 64,
+            "interconnect_bytes_per_token": 160 * 16_384,
+            "interconnect_bw": 50e9,
+            "interconnect_latency_s": 160 * 20e-6,
+        },
+        [],
+        600,
+    ),
 }
 
 
@@ -62,19 +78,27 @@ def hand_engine(params: dict) -> per_step_engine.Engine:
     p = {"gpus_per_replica": 8, "mbu": 0.7, "mfu": 0.5, "kv_bytes_per_token": 327_680, **H100, **params}
     budget = params.get("max_batched_tokens", 2048)
     chunked = bool(params.get("chunked_prefill", 1))
+    link = {
+        "link_bytes_per_token": params.get("interconnect_bytes_per_token", 0.0),
+        "link_bytes_per_s": params.get("interconnect_bw", 12.5e9),
+        "link_latency_s": params.get("interconnect_latency_s", 0.0),
+    }
     if not params.get("n_params"):
         kv = params.get("kv_capacity_tokens") or math.inf
-        return per_step_engine.Engine(params["max_batch"], budget, chunked, kv, 0.04, 0.0, 1 / 28_035)
+        return per_step_engine.Engine(params["max_batch"], budget, chunked, kv, 0.04, 0.0, 1 / 28_035, **link)
     bandwidth = p["gpus_per_replica"] * p["hbm_bw"] * p["mbu"]
     weights = p["n_params"] * 2
+    # with the KV derived from HBM: 8 x 80 GB less 10%, less the weights, over the KV a token
+    derived = (p["gpus_per_replica"] * p["hbm_bytes"] * 0.9 - weights) / p["kv_bytes_per_token"]
     return per_step_engine.Engine(
         max_batch=params["max_batch"],
         token_budget=budget,
         chunked=chunked,
-        kv_capacity=params["kv_capacity_tokens"],
+        kv_capacity=params.get("kv_capacity_tokens") or derived,
         weights_time_s=weights / bandwidth,
         kv_read_s_per_token=p["kv_bytes_per_token"] / bandwidth,
         compute_s_per_token=2 * p["n_params"] / (p["gpus_per_replica"] * p["flops"] * p["mfu"]),
+        **link,
     )
 
 

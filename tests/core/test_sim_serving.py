@@ -36,6 +36,31 @@ def test_decode_and_prefill_times_follow_domain_formulas_for_70b_on_8_h100():
     assert model.kv_capacity_tokens == pytest.approx(1.327e6, rel=0.002)
 
 
+def test_a_step_waits_for_the_interconnect_a_latency_and_the_bytes_of_every_token_it_carries():
+    # Lone requests (about one every 500 s, each done in ~4 s) on one replica: a 1,000-token prompt, 101
+    # tokens out. Each token of a step sends 1 MB over a 1 GB/s link (1 ms); the step's collectives take 5 ms.
+    params = {
+        "arrival_rate": 0.002,
+        "replicas": 1,
+        "prompt_tokens": 1000,
+        "prompt_cv": 0,
+        "output_tokens": 101,
+        "output_cv": 0,
+        "tpot_s": 0.02,
+        "prefill_tok_s": 10_000,
+        "interconnect_bytes_per_token": 1e6,
+        "interconnect_bw": 1e9,
+        "interconnect_latency_s": 0.005,
+    }
+    s = run_scenario("serving", params, [], {}, 3000, seed=1).summary
+    assert s["completed"] >= 3 and s["queue_max"] == 0
+    # the prompt's one step: max(20 ms, 1,000 / 10,000 = 100 ms) + 5 ms + 1,000 x 1 ms = 1.105 s to the first
+    # token; each decode step: max(20 ms, 0.1 ms) + 5 ms + 1 ms = 26 ms (not the 20 ms tpot_s alone)
+    assert s["ttft_p50_s"] == pytest.approx(1.105, rel=1e-9)
+    assert s["tpot_p50_s"] == pytest.approx(0.026, rel=1e-9)
+    assert s["e2e_p50_s"] == pytest.approx(1.105 + 100 * 0.026, rel=1e-9)
+
+
 def test_closed_loop_users_become_a_rate_through_the_response_time_law_with_prefill_taking_replica_time():
     # One replica, serial prefill, fixed lengths: a 2,000-token prompt at 20,000 tok/s is a 0.1 s step that
     # stalls every decode. At X = 2 req/s prefill takes 20% of the replica, so the 40 ms decode steps come at

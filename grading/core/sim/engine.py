@@ -1,13 +1,15 @@
 """A vLLM-style engine per replica, stepped one engine step at a time, behind the fleet's regions and queues.
 
 Each replica runs steps. A step carries one decode token for every decoding sequence and, with chunked
-prefill, prefill chunks of the waiting prompts in the token budget left (FCFS); without it a step with
-prefill work prefills whole prompts alone and decoding stalls. A step lasts the larger of its memory time
-(weights + the KV it reads, over the replica's bandwidth) and its compute time (its tokens over the prefill
-throughput). A sequence's first token comes at the end of its last prefill chunk; then one token per decode
-step. KV is held per token: a prompt's at admission, one more per decode step. A replica admits a sequence
-when its KV fits; when a growing batch would overflow, the newest sequence is preempted (recompute: its KV is
-freed and it prefills prompt and generated tokens again; swap: its KV goes to host memory and comes back).
+prefill, prefill chunks of the waiting prompts in the token budget left (FCFS); without it a step with prefill
+work prefills whole prompts alone and decoding stalls. A step lasts the larger of its memory time (weights +
+the KV it reads, over the replica's bandwidth) and its compute time (its tokens over the prefill throughput),
+plus its time on the interconnect between the replica's GPUs (a fixed latency and a share per token it
+carries: the all-reduces of a tensor-parallel group split over a slow link). A sequence's first token comes at
+the end of its last prefill chunk; then one token per decode step. KV is held per token: a prompt's at
+admission, one more per decode step. A replica admits a sequence when its KV fits; when a growing batch would
+overflow, the newest sequence is preempted (recompute: its KV is freed and it prefills prompt and generated
+tokens again; swap: its KV goes to host memory and comes back).
 
 Routing: an arrival goes to the replica of its region holding the fewest requests that has a free slot and
 KV for its prompt (lowest index on ties); when none has, it waits in the region's FCFS queue and goes to the
@@ -117,6 +119,7 @@ class EngineFleet(Fleet):
         self.chunked = cfg.chunked_prefill
         self.tkv_step = cfg.tpot_per_kv_token_s
         self.speed = cfg.prefill_tok_s
+        self.comm_step, self.comm_token = cfg.comm_s_per_step, cfg.comm_s_per_token
         self.steps_heap: list[tuple[float, int, Replica, int]] = []
         self.step_seq = 0
 
@@ -280,7 +283,9 @@ class EngineFleet(Fleet):
             return
         memory = self.tbase + self.tkv_step * memory_kv
         compute = tokens / self.speed
-        dt = (compute if compute > memory else memory) + swap_time  # max(memory, compute), same bits
+        # max(memory, compute), same bits; then the interconnect (adding zeros leaves the bits as they were)
+        link = self.comm_step + self.comm_token * tokens
+        dt = (compute if compute > memory else memory) + swap_time + link
         rep.stepping = True
         rep.step_decodes = decodes
         self.engine_steps += 1

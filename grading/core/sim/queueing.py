@@ -63,6 +63,10 @@ class FleetConfig:
     prefill_tok_s: float = INF
     preempt_swap: bool = False
     swap_s_per_token: float = 0.0
+    # the time a step spends on the interconnect between a replica's GPUs (tensor-parallel all-reduces over
+    # a link slower than NVLink), after its memory and compute: a fixed latency, and a share per token carried
+    comm_s_per_step: float = 0.0
+    comm_s_per_token: float = 0.0
 
 
 @dataclass

@@ -44,27 +44,40 @@ CLOSED_LOOP_SAMPLE = 512
 
 @dataclass(frozen=True)
 class ReplicaModel:
-    """Replica timing: prefill throughput and TPOT(B) = tpot_base_s + tpot_per_kv_token_s · KV tokens held."""
+    """Replica timing: prefill throughput, a step's memory time tpot_base_s + tpot_per_kv_token_s · KV tokens
+    held, and its interconnect time comm_s_per_step + comm_s_per_token · tokens it carries."""
 
     prefill_tok_s: float
     tpot_base_s: float
     tpot_per_kv_token_s: float
     kv_capacity_tokens: float
+    comm_s_per_step: float = 0.0
+    comm_s_per_token: float = 0.0
+
+    def memory(self, batch: float, context_tokens: float) -> float:
+        """Memory time of a step of a replica holding `batch` sequences of `context_tokens` each."""
+        return self.tpot_base_s + self.tpot_per_kv_token_s * batch * context_tokens
+
+    def comm(self, tokens: float) -> float:
+        """Interconnect time of a step carrying `tokens` (decodes and prefill chunks)."""
+        return self.comm_s_per_step + self.comm_s_per_token * tokens
 
     def tpot(self, batch: float, context_tokens: float) -> float:
-        """TPOT of a replica decoding `batch` sequences of `context_tokens` each."""
-        return self.tpot_base_s + self.tpot_per_kv_token_s * batch * context_tokens
+        """TPOT of a replica decoding `batch` sequences of `context_tokens` each, memory-bound."""
+        return self.memory(batch, context_tokens) + self.comm(batch)
 
 
 def replica_model(p: dict) -> ReplicaModel:
     """Prefill and decode timing of one replica, derived from the model and GPU when `n_params` > 0.
 
     decode step = (weights + B·L̄·kv_bytes_per_token) / (n_gpu·hbm_bw·mbu);
-    prefill = 2·n_params·prompt_tokens / (n_gpu·flops·mfu).
+    prefill = 2·n_params·prompt_tokens / (n_gpu·flops·mfu); either way a step adds interconnect_latency_s and
+    interconnect_bytes_per_token / interconnect_bw for each token it carries.
     """
+    comm = (p["interconnect_latency_s"], p["interconnect_bytes_per_token"] / p["interconnect_bw"])
     if p["n_params"] <= 0:
         kv = p["kv_capacity_tokens"] if p["kv_capacity_tokens"] > 0 else math.inf
-        return ReplicaModel(p["prefill_tok_s"], p["tpot_s"], 0.0, kv)
+        return ReplicaModel(p["prefill_tok_s"], p["tpot_s"], 0.0, kv, *comm)
     gpus = p["gpus_per_replica"]
     weights = p["n_params"] * p["bytes_per_param"]
     bandwidth = gpus * p["hbm_bw"] * p["mbu"]
@@ -78,7 +91,7 @@ def replica_model(p: dict) -> ReplicaModel:
                 f"{p['bytes_per_param']:.6g} B) do not fit in the replica's HBM (gpus_per_replica = "
                 f"{gpus:.6g} × hbm_bytes = {p['hbm_bytes']:.6g} B, less hbm_overhead_frac)"
             )
-    return ReplicaModel(prefill, weights / bandwidth, p["kv_bytes_per_token"] / bandwidth, kv)
+    return ReplicaModel(prefill, weights / bandwidth, p["kv_bytes_per_token"] / bandwidth, kv, *comm)
 
 
 def base_arrival_rate(p: dict, model: ReplicaModel) -> float:
@@ -128,8 +141,9 @@ def engine_response(
     stand for the length distributions (equal-probability bins).
 
     Per replica λ = rate / replicas. With b requests decoding (Little's law: b = λ·(output − 1)·τ) a
-    decode-only step lasts d = max(TPOT(b), b / prefill_tok_s). A prompt's prefill steps last
-    max(TPOT(b), (b + chunk) / prefill_tok_s) each (chunked prefill; with serial prefill one step of the whole
+    decode-only step lasts d = max(M(b), b / prefill_tok_s) + C(b), M the memory time and C(n) the
+    interconnect time of a step of n tokens. A prompt's prefill steps last max(M(b), (b + chunk) /
+    prefill_tok_s) + C(b + chunk) each (chunked prefill; with serial prefill one step of the whole
     prompt that carries no decode), λ·E[their time] of every second; the decodes ride in the prefill steps
     and in (1 − that) / d decode-only steps a second, so the mean step a decode sees, τ, is one over their
     sum. R = the wait for the prefills ahead + E[prefill steps] + τ / 2 (the step in progress on arrival) +
@@ -148,17 +162,17 @@ def engine_response(
         batch = lam * decodes * tau
         if batch > most:
             return math.inf
-        memory = model.tpot(batch, context)
-        step = max(memory, batch / speed)
+        memory = model.memory(batch, context)
+        step = max(memory, batch / speed) + model.comm(batch)
         if p["chunked_prefill"]:
             room = max(budget - batch, 1.0)
             full = np.floor(prompts / room)
             rest = prompts - full * room
-            prefill = full * max(memory, (batch + room) / speed) + np.where(
-                rest > 0.0, np.maximum(memory, (batch + rest) / speed), 0.0
+            prefill = full * (max(memory, (batch + room) / speed) + model.comm(batch + room)) + np.where(
+                rest > 0.0, np.maximum(memory, (batch + rest) / speed) + model.comm(batch + rest), 0.0
             )
         else:
-            prefill = np.maximum(model.tpot_base_s + model.tpot_per_kv_token_s * prompts, prompts / speed)
+            prefill = np.maximum(model.memory(1.0, prompts), prompts / speed) + model.comm(prompts)
         prefilling = lam * float(prefill.mean())  # share of the replica's time in steps with prefill work
         if prefilling >= 1.0:
             return math.inf
@@ -263,6 +277,8 @@ def fleet_config(p: dict, model: ReplicaModel) -> FleetConfig:
         prefill_tok_s=model.prefill_tok_s,
         preempt_swap=bool(p["preemption"]),
         swap_s_per_token=p["kv_bytes_per_token"] / (p["gpus_per_replica"] * p["swap_bw"]),
+        comm_s_per_step=0.0 if p["mu"] > 0 else model.comm_s_per_step,
+        comm_s_per_token=0.0 if p["mu"] > 0 else model.comm_s_per_token,
     )
 
 
@@ -287,7 +303,7 @@ def check_engine_size(
         )
     prompt = max([p["prompt_tokens"]] + [e["prompt_tokens"] for e in events if e["type"] == "kv_pressure"])
     by_work = arrivals * (p["output_tokens"] + prompt / token_budget(p) + 2.0)
-    shortest_step = max(model.tpot_base_s, 1.0 / model.prefill_tok_s)
+    shortest_step = max(model.tpot_base_s, 1.0 / model.prefill_tok_s) + model.comm(1.0)
     by_time = replicas * duration_s / shortest_step if shortest_step > 0 else math.inf
     steps = min(by_work, by_time)
     if not steps <= MAX_ENGINE_STEPS:

@@ -53,6 +53,14 @@ SERVING = FamilySpec(
                 "when a growing batch runs out of KV: 0 = recompute the newest request, 1 = swap it out",
             ),
             P("swap_bw", "B/s", 25e9, "host link bandwidth per GPU for swapping preempted KV"),
+            P(
+                "interconnect_bytes_per_token",
+                "B/tok",
+                0.0,
+                "bytes each token a step carries sends over the link between a replica's GPUs (all-reduces)",
+            ),
+            P("interconnect_bw", "B/s", 12.5e9, "bandwidth of that link (12.5e9 B/s = 100 Gb/s Ethernet)"),
+            P("interconnect_latency_s", "s", 0.0, "fixed time every step spends on that link (collectives)"),
             P("replicas", "replica", 16.0, "replicas at t=0, split evenly across regions"),
             P("max_batch", "seq", 64.0, "batch slots per replica"),
             P(
@@ -120,6 +128,7 @@ SERVING = FamilySpec(
                 "scale_interval_s",
                 "max_batched_tokens",
                 "swap_bw",
+                "interconnect_bw",
             ],
             "efficiency": ["mfu", "mbu"],
             "fraction": ["hbm_overhead_frac"],
