@@ -79,18 +79,40 @@ def test_eight_gpu_review_fixed_placement_still_cannot_carry_five_requests_a_sec
     assert shown(slug, "queue_limit_fixed") == pytest.approx((30 - 17.35) * 6 / 0.6949, rel=5e-3)
 
 
-def test_eight_gpu_review_replays_step_at_the_running_batch_of_the_offered_load():
-    model = question("eight-gpu-design-review").model.reference
-    # As given: one replica prefills 2,193 tok/s, 5 x 6,000 / 2,193 = 13.7 times its time, so it runs its
-    # whole KV-bound batch of 201 and steps at 29.64 + 89.1 = 118.7 ms.
-    assert shown("eight-gpu-design-review", "b_at_load") == 201
-    assert shown("eight-gpu-design-review", "step_at_load") == pytest.approx(118.74, rel=2e-3)
-    # Six TP4 replicas: an empty step reads 141.1 GB / 9.38 TB/s = 15.04 ms, each request adds 2.0644 GB /
-    # 9.38 TB/s = 0.2201 ms; at 0.833 req/s, b = 0.833 x (0.428 + 600 x 15.04 ms / (0.6433 - 600 x 0.833 x
-    # 0.2201 ms)) = 0.833 x 17.35 = 14.5, and the step is 15.04 + 14.5 x 0.2201 = 18.23 ms.
-    fixed = model.evaluate({"gpus": 24, "tp_gpus": 4, "max_batch_cfg": 67})
-    assert float(fixed["b_at_load"]) == pytest.approx(0.8333 * 17.35, rel=3e-3)
-    assert float(fixed["step_at_load"]) == pytest.approx(0.01504 + 14.46 * 0.0002201, rel=3e-3)
+@pytest.mark.parametrize("scenario", ["steady-load", "long-documents", "losing-a-server"])
+def test_eight_gpu_review_replays_time_each_step_from_what_it_carries_with_the_link_for_tp8(scenario):
+    from grading.core.question_export import spec_to_dict
+    from grading.core.replay_inputs import replay_inputs
+    from grading.core.sim.family_specs import resolve_params
+    from grading.core.sim.serving import replica_model
+    from grading.core.sim.serving_spec import SERVING
+
+    spec = spec_to_dict(question("eight-gpu-design-review"))
+    fixed = {"gpus": "24", "tp_gpus": "4", "max_batch_cfg": "67 req"}
+    engines = {}
+    for side, numbers in (("reference", None), ("candidate", fixed)):
+        (inputs,) = [e for e in replay_inputs(spec, side=side, numbers=numbers) if e["scenario"] == scenario]
+        assert "tpot_s" not in inputs["params"]  # no step time fixed for the whole run
+        engines[side] = replica_model(resolve_params(SERVING, inputs["params"]))
+    given, tp4 = engines["reference"], engines["candidate"]
+    # TP8 over the two servers: 141.1 GB of weights over 8 x 2.345 TB/s = 7.521 ms, 320 KiB of KV a token
+    # over the same = 17.47 ns; prefill 8 x 3,504 = 28,032 tok/s; every token sends 160 x 32,768 B =
+    # 5.243 MB through the 12.5 GB/s link (0.4194 ms) and a step pays 160 x 30 us = 4.8 ms
+    assert given.tpot_base_s == pytest.approx(141.1e9 / 18.76e12, rel=1e-9)
+    assert given.tpot_per_kv_token_s == pytest.approx(327_680 / 18.76e12, rel=1e-9)
+    assert given.prefill_tok_s == pytest.approx(28_032, rel=1e-9)
+    assert given.comm_s_per_token == pytest.approx(160 * 32_768 / 12.5e9, rel=1e-9)
+    assert given.comm_s_per_step == pytest.approx(160 * 30e-6, rel=1e-9)
+    # so a step of the KV-bound 201 sequences of 6,300 tokens on average: (141.1 + 201 x 2.0644) GB /
+    # 18.76 TB/s = 29.64 ms + 4.8 ms + 201 x 0.4194 ms = 118.7 ms, the arithmetic's step
+    assert given.tpot(201, 6300) == pytest.approx(0.02964 + 0.0048 + 201 * 0.00041943, rel=2e-3)
+    assert given.tpot(201, 6300) == pytest.approx(0.11874, rel=2e-3)
+    # TP4 inside a server: nothing crosses the link; 141.1 GB / 9.38 TB/s = 15.04 ms an empty step, 14,016
+    # tok/s of prefill, and 67 sequences step at (141.1 + 67 x 2.0644) / 9.38 = 29.79 ms
+    assert tp4.comm_s_per_token == 0 and tp4.comm_s_per_step == 0
+    assert tp4.tpot_base_s == pytest.approx(141.1e9 / 9.38e12, rel=1e-9)
+    assert tp4.prefill_tok_s == pytest.approx(14_016, rel=1e-9)
+    assert tp4.tpot(67, 6300) == pytest.approx(0.02979, rel=2e-3)
 
 
 def test_gateway_review_pool_cannot_carry_forty_requests_a_second_on_four_replicas():
