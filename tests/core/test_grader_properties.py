@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from grading.core import verdicts as v
@@ -17,6 +17,7 @@ from grading.core.question_types import QuestionSpec
 
 BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
 SPECS, _ = load_pack(BANK)
+SPEC_BY_SLUG = {spec.slug: spec for spec in SPECS}
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -81,7 +82,8 @@ def moved(spec: QuestionSpec, name: str, value: float, up: bool, size: float) ->
     up=st.booleans(),
     size=st.floats(0, 1),
 )
-def test_one_derived_value_beyond_its_tolerance_is_one_slip_and_changes_nothing_else(
+@example(spec=SPEC_BY_SLUG["autoscaling-cold-start"], seed=475712, pick=1, up=True, size=1.0)
+def test_one_derived_value_beyond_its_tolerance_is_one_wrong_line_and_changes_nothing_else(
     spec, seed, pick, up, size
 ):
     numbers = model_numbers(spec, seed)
@@ -95,7 +97,13 @@ def test_one_derived_value_beyond_its_tolerance_is_one_slip_and_changes_nothing_
     assume(new != 0 and v.match_unit_factor(new / value, factors, 0.2, 1.0) is None)
     baseline = by_name(grade(spec, {"numbers": numbers}))
     report = by_name(grade(spec, {"numbers": {**numbers, name: repr(new)}}))
-    assert report[name]["verdict"] == "arithmetic_slip", report[name]["message"]
+    line = report[name]
+    if line["verdict"] == "unit_error":
+        # The move can land, within the line's band, on the sum with one term a unit factor off (a cold
+        # start of 185 s against 99 s: its 1.72 s term taken 60x); the grader names that term.
+        assert "which is that with your" in line["message"], line["message"]
+    else:
+        assert line["verdict"] == "arithmetic_slip", line["message"]
     assert {other: line for other, line in report.items() if other != name} == {
         other: line for other, line in baseline.items() if other != name
     }
