@@ -27,7 +27,25 @@ from interview.services.discussion import (
 from interview.views.catalogue import published_questions
 from interview.views.discussion import COMMENTS_PER_PAGE, is_moderator
 
-ErrorSerializer = inline_serializer("DiscussionError", fields={"detail": serializers.CharField()})
+ErrorSerializer = inline_serializer(
+    "DiscussionError",
+    fields={
+        "detail": serializers.CharField(),
+        "errors": serializers.DictField(
+            child=serializers.ListField(child=serializers.CharField()),
+            required=False,
+            help_text="On a 400 for the request's fields: each field's messages",
+        ),
+    },
+)
+
+
+def _invalid_input(data: serializers.Serializer) -> Response:
+    """A 400 in the documented error shape (DRF's own is a bare field map): what was wrong, then by field."""
+    errors = {field: [str(message) for message in messages] for field, messages in data.errors.items()}
+    said = "; ".join(f"{field}: {' '.join(messages)}" for field, messages in errors.items())
+    body = {"detail": f"Invalid input: {said}", "errors": errors}
+    return Response(body, status=status.HTTP_400_BAD_REQUEST)
 
 
 def _get_published_question(slug: str) -> Question:
@@ -128,7 +146,8 @@ class CommentListApi(APIView):
         on a locked thread and when posting too fast."""
         question = _get_published_question(slug)
         data = self.CommentPostInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        if not data.is_valid():
+            return _invalid_input(data)
         parent_id = data.validated_data.get("parent")
         parent = get_object_or_404(Comment, pk=parent_id, question=question) if parent_id else None
         try:
@@ -169,7 +188,8 @@ class CommentVoteApi(APIView):
             question__current_version__isnull=False,
         )
         data = self.VoteInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        if not data.is_valid():
+            return _invalid_input(data)
         if not discussion_is_unlocked_for(user=request.user, question=comment.question):
             detail = "This discussion is folded for you until you submit a round on the question."
             return Response({"detail": detail}, status=status.HTTP_403_FORBIDDEN)

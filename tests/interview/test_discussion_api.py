@@ -41,6 +41,16 @@ def test_the_api_posts_a_comment_with_an_anchor_and_renders_it_safely(api, alice
     assert (response.data["anchor_kind"], response.data["anchor_value"]) == ("quantity", "kv_bytes_per_token")
 
 
+def test_a_post_with_bad_fields_answers_the_documented_error_shape_and_stores_nothing(api, alice, question):
+    api.force_authenticate(alice)
+    response = api.post(comments_url(question), {"body": "", "parent": "first"}, format="json")
+    assert response.status_code == 400
+    assert set(response.data["errors"]) == {"body", "parent"}
+    assert response.data["detail"].startswith("Invalid input: body: ")
+    assert "parent: A valid integer is required." in response.data["detail"]
+    assert not Comment.objects.exists()
+
+
 def test_the_api_folds_the_thread_until_a_submitted_round(api, alice, bob, question):
     comment_create(question=question, author=bob, body="Spoiler")
     api.force_authenticate(alice)
