@@ -119,7 +119,13 @@ class DrillAnswerApi(APIView):
         request=DrillAnswerInput,
         responses={
             200: DrillAnswerResult,
-            400: inline_serializer("DrillBadAnswer", {"answer": serializers.ListField()}),
+            400: inline_serializer(  # DRF's field map: the fields that were wrong, each with its messages
+                "DrillBadAnswer",
+                {
+                    "token": serializers.ListField(child=serializers.CharField(), required=False),
+                    "answer": serializers.ListField(child=serializers.CharField(), required=False),
+                },
+            ),
             409: REFUSAL,
         },
     )

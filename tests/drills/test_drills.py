@@ -320,3 +320,14 @@ def test_the_api_refuses_a_held_back_question_naming_the_round(client, alice, ba
 def test_drills_need_a_login(client):
     assert client.get(reverse("drill-session")).status_code == 302
     assert client.get(reverse("api-drill-next")).status_code in (401, 403)
+
+
+def test_an_answer_refused_for_its_fields_answers_400_in_the_shape_the_schema_documents(client, alice):
+    client.login(username="alice", password=TEST_PASSWORD)
+    response = client.post(
+        reverse("api-drill-answer"), {"token": "a\u0000b", "answer": "1"}, content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert list(response.json()) == ["token"]  # a NUL character: only the token was wrong
+    schema = client.get("/api/schema/?format=json").json()["components"]["schemas"]["DrillBadAnswer"]
+    assert set(schema.get("required", [])) <= {"token"} and set(schema["properties"]) == {"token", "answer"}
