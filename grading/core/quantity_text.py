@@ -51,6 +51,7 @@ from grading.core.units import (
     is_count_word,
     normalize_unit_text,
     parse_unit,
+    singular,
 )
 
 MAX_TEXT_CHARS = 200
@@ -589,7 +590,7 @@ def _with_line_nouns(text: str, target: Unit, label: str = "") -> tuple[str, str
         word = match.group(0)
         named = counts_named_by(word)
         chosen = sorted(named & line_counts or named)
-        if not chosen and _singular(word) in own_words and not _is_unit_word(word):
+        if not chosen and singular(word) in own_words and not _is_unit_word(word):
             if len(above) == 1:
                 notes.append(f"{word!r} read as {above[0]}, what the line counts")
                 return above[0]
@@ -614,9 +615,7 @@ _LABEL_STOP_WORDS = frozenset(
 @functools.lru_cache(maxsize=1024)
 def _label_nouns(label: str) -> frozenset[str]:
     return frozenset(
-        _singular(word)
-        for word in re.findall(r"[A-Za-z]{3,}", label)
-        if word.lower() not in _LABEL_STOP_WORDS
+        singular(word) for word in re.findall(r"[A-Za-z]{3,}", label) if word.lower() not in _LABEL_STOP_WORDS
     )
 
 
@@ -629,19 +628,9 @@ def _counts_of_label(given: Dims, label: str) -> bool:
     own_words = _label_nouns(label)
     names = {symbol: {symbol, *aliases} for symbol, aliases in COUNT_UNITS}
     return all(
-        any(_singular(name) in own_words for name in names.get(symbol, {symbol}))
+        any(singular(name) in own_words for name in names.get(symbol, {symbol}))
         for symbol, _ in given.exponents
     )
-
-
-def _singular(word: str) -> str:
-    """ "spares" -> "spare", "queries" -> "query", "switches" -> "switch"; lower case."""
-    word = word.lower()
-    if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith(("sses", "xes", "ches", "shes")):
-        return word[:-2]
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
 @functools.lru_cache(maxsize=1024)

@@ -113,6 +113,17 @@ def _plurals(noun: str) -> tuple[str, ...]:
     return (noun, noun + "s")
 
 
+def singular(word: str) -> str:
+    """`_plurals` the other way: "spares" -> "spare", "queries" -> "query", "switches" -> "switch"; lower
+    case."""
+    word = word.lower()
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
 _NOUN_COUNTS: dict[str, frozenset[str]] = {}
 for _symbol, _nouns in COUNT_NOUNS.items():
     for _noun in _nouns:
