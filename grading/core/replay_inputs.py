@@ -42,6 +42,12 @@ def replay_seed(key: int | str, scenario: str) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
+def replay_seeds(key: int | str, scenario: str, count: int) -> list[int]:
+    """`count` seeds for one scenario of a round: the first is `replay_seed(key, scenario)`, the others drawn
+    the same way from `key#k`; both sides of a scenario share them."""
+    return [replay_seed(key if k == 0 else f"{key}#{k}", scenario) for k in range(count)]
+
+
 def candidate_overrides(model: ReferenceModel, numbers: Mapping[str, str]) -> tuple[dict[str, float], dict]:
     """The candidate's typed numbers in base units, and {name: why it was not used} for the others."""
     values: dict[str, float] = {}

@@ -13,6 +13,7 @@ from grading.core.sim.events import EVENTS, run_events
 from grading.core.sim.family_specs import EventSpec, FamilySpec, ParamSpec, SloSpec
 from grading.core.sim.pipeline import PIPELINE, run_pipeline
 from grading.core.sim.result import ScenarioResult
+from grading.core.sim.seeds import DEFAULT_SEEDS, SeedRuns, run_scenario_seeds
 from grading.core.sim.serving import run_serving
 from grading.core.sim.serving_spec import SERVING
 from grading.core.sim.training import TRAINING, run_training
@@ -44,4 +45,15 @@ def run_scenario(
     return _RUNNERS[family](dict(params), list(events), dict(slo), float(duration_s), int(seed), progress)
 
 
-__all__ = ["FAMILIES", "EventSpec", "FamilySpec", "ParamSpec", "ScenarioResult", "SloSpec", "run_scenario"]
+__all__ = [
+    "DEFAULT_SEEDS",
+    "FAMILIES",
+    "SeedRuns",
+    "run_scenario_seeds",
+    "EventSpec",
+    "FamilySpec",
+    "ParamSpec",
+    "ScenarioResult",
+    "SloSpec",
+    "run_scenario",
+]
