@@ -1,5 +1,6 @@
 """Small helpers that read settings from the environment and fail loudly, naming the variable."""
 
+import ipaddress
 import os
 from urllib.parse import urlparse
 
@@ -53,6 +54,17 @@ def env_origins(name: str, default: list[str]) -> list[str]:
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise SettingError(f"{name}: {origin!r} is not an origin like https://sevenbox.example")
     return origins
+
+
+def env_networks(name: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """Addresses or networks (CIDR), comma-separated; a single address is its own /32 or /128."""
+    networks = []
+    for item in env_list(name, []):
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise SettingError(f"{name}: {item!r} is not an address or a network like 10.0.0.0/24") from None
+    return networks
 
 
 # The embedded database serves a web server and a worker at once: WAL lets readers run beside a writer, and

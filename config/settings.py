@@ -27,6 +27,10 @@ try:
     SMTP_HOST = os.environ.get("SMTP_HOST", "localhost")
     SMTP_PORT = env.env_int("SMTP_PORT", 25, minimum=1)
     LOGIN_FAILURE_LIMIT = env.env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+    LOGIN_ACCOUNT_FAILURE_LIMIT = env.env_int("LOGIN_ACCOUNT_FAILURE_LIMIT", 20, minimum=1)
+    LOGIN_ADDRESS_FAILURE_LIMIT = env.env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 30, minimum=1)
+    # The reverse proxies in front of gunicorn (nginx, a TLS proxy): only their X-Forwarded-For is believed.
+    TRUSTED_PROXIES = env.env_networks("TRUSTED_PROXIES")
 except env.SettingError as error:
     raise ImproperlyConfigured(f"Bad setting {error}") from None
 
@@ -176,7 +180,7 @@ CACHES = {
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        "interview.api.authentication.PasswordBoundTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

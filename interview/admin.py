@@ -1,7 +1,9 @@
 from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
+from rest_framework.authtoken.models import TokenProxy
 
+from interview.forms_login import AdminLockoutAuthenticationForm
 from interview.models import Question, QuestionVersion
 
 
@@ -47,3 +49,10 @@ class QuestionVersionAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: QuestionVersion | None = None) -> bool:
         return False
+
+
+# The admin's log-in counts failures and locks out like the site's (interview/services/login_lockout.py).
+admin.site.login_form = AdminLockoutAuthenticationForm
+# Tokens come from /api/token/ only: their keys are bound to the password (interview/services/api_tokens.py),
+# so one made in the admin with a random key would never authenticate.
+admin.site.unregister(TokenProxy)

@@ -1,25 +1,32 @@
-"""The log-in form with a lockout after repeated failures (interview/services/login_lockout.py)."""
+"""The log-in forms (site, admin, API token) with the lockout of interview/services/login_lockout.py."""
 
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 
+from config.client_address import client_address
 from interview.services.login_lockout import (
-    LOCKOUT_MESSAGE,
-    client_address,
+    LOCK_MESSAGES,
+    login_device_is_known,
     login_failure_record,
     login_failures_clear,
-    login_is_locked,
+    login_lock,
 )
 
 
-class LockoutAuthenticationForm(AuthenticationForm):
-    error_messages = {**AuthenticationForm.error_messages, "locked_out": LOCKOUT_MESSAGE}
+class LockoutMixin:
+    request: object
+    cleaned_data: dict
+    error_messages: dict
 
     def clean(self) -> dict:
         username = self.cleaned_data.get("username") or ""
         address = client_address(self.request)
-        if username and login_is_locked(username=username, address=address):
-            raise ValidationError(self.error_messages["locked_out"], code="locked_out")
+        if username:
+            known = login_device_is_known(request=self.request, username=username)
+            lock = login_lock(username=username, address=address, known_device=known)
+            if lock is not None:
+                raise ValidationError(LOCK_MESSAGES[lock], code=lock.value)
         try:
             cleaned = super().clean()
         except ValidationError as error:
@@ -29,3 +36,11 @@ class LockoutAuthenticationForm(AuthenticationForm):
         if username:
             login_failures_clear(username=username, address=address)
         return cleaned
+
+
+class LockoutAuthenticationForm(LockoutMixin, AuthenticationForm):
+    pass
+
+
+class AdminLockoutAuthenticationForm(LockoutMixin, AdminAuthenticationForm):
+    pass

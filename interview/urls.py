@@ -1,7 +1,6 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from interview.forms_login import LockoutAuthenticationForm
 from interview.views import accounts, catalogue, practice
 
 urlpatterns = [
@@ -9,12 +8,9 @@ urlpatterns = [
     path("questions/<slug:slug>/", catalogue.question_detail, name="question-detail"),
     path("questions/<slug:slug>/check/", practice.practice_check, name="practice-check"),
     path("accounts/sign-up/", accounts.sign_up, name="sign-up"),
-    path(
-        "accounts/login/",
-        auth_views.LoginView.as_view(authentication_form=LockoutAuthenticationForm),
-        name="login",
-    ),
+    path("accounts/login/", accounts.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/logout/everywhere/", accounts.log_out_everywhere, name="logout-everywhere"),
     path("accounts/password/change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path(
         "accounts/password/change/done/",
@@ -29,7 +25,7 @@ urlpatterns = [
     ),
     path(
         "accounts/reset/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(),
+        accounts.PasswordResetConfirmView.as_view(),
         name="password_reset_confirm",
     ),
     path(

@@ -11,6 +11,7 @@ from config.celery import ensure_embedded_broker_folders
 USES_REDIS = bool(os.environ.get("REDIS_URL"))
 USES_POSTGRES = os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
 TEST_PASSWORD = "correct-horse-battery-staple"
+NAMED_USERS = ("alice", "bob", "charlie", "ada", "root")
 
 # CI (.ci/run exports CI=true) runs every property test on a fixed draw of examples, so the run that
 # decides a landing is repeatable; elsewhere the draws are random and go on finding new cases (a case
@@ -32,6 +33,19 @@ def fast_password_hashing(request: pytest.FixtureRequest) -> None:
     if not request.config.pluginmanager.has_plugin("django"):
         return  # the pure grading core's tests also run with -p no:django
     request.getfixturevalue("settings").PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def login_lockout_forgotten(request: pytest.FixtureRequest):
+    """Failed log-ins from the test client's address (127.0.0.1) are counted in the cache, which outlives a
+    test (Redis in CI): lift them after each test so that tests elsewhere are not locked out by this one."""
+    yield
+    if not request.config.pluginmanager.has_plugin("django"):
+        return
+    from interview.services.login_lockout import login_lockout_lift
+
+    for username in NAMED_USERS:
+        login_lockout_lift(username=username, address="127.0.0.1")
 
 
 @pytest.fixture

@@ -197,6 +197,7 @@ EXPECTED: dict[str, tuple[str, str, str, str]] = {
         "GET 200, POST 200, PUT 200",
     ),
     "logout": ("GET 405", "GET 405, POST 302", "GET 405, POST 302", "GET 405, POST 302"),
+    "logout-everywhere": ("GET 405", "GET 405, POST login", "GET 405, POST login", "GET login, POST login"),
     "password_change": (
         "GET 200",
         "GET 200, POST 200, PUT 200",

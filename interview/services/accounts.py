@@ -1,10 +1,13 @@
-"""Account workflows: sign-up and role changes."""
+"""Account workflows: sign-up, role changes, logging out everywhere."""
 
-from django.contrib.auth import get_user_model
+from django.contrib.auth import SESSION_KEY, get_user_model
 from django.contrib.auth.models import AbstractUser
+from django.contrib.sessions.models import Session
 from django.db import transaction
+from django.utils import timezone
 
 from interview.roles import Role, group_for
+from interview.services.api_tokens import api_tokens_revoke
 
 User = get_user_model()
 
@@ -34,3 +37,15 @@ def user_revoke_role(*, user: AbstractUser, role: Role) -> None:
         user.is_staff = False
         user.is_superuser = False
         user.save(update_fields=["is_staff", "is_superuser"])
+
+
+def user_log_out_everywhere(*, user: AbstractUser) -> int:
+    """Ends every session of the user (each browser, this one too) and deletes the API token; returns the
+    number of sessions ended."""
+    ended = 0
+    for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator():
+        if session.get_decoded().get(SESSION_KEY) == str(user.pk):
+            session.delete()
+            ended += 1
+    api_tokens_revoke(user=user)
+    return ended

@@ -1,11 +1,15 @@
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from interview.forms import SignUpForm
-from interview.services.accounts import user_sign_up
+from interview.forms_login import LockoutAuthenticationForm
+from interview.services.accounts import user_log_out_everywhere, user_sign_up
+from interview.services.login_lockout import login_account_failures_clear, login_device_remember
 
 
 @require_http_methods(["GET", "POST"])
@@ -21,5 +25,39 @@ def sign_up(request: HttpRequest) -> HttpResponse:
         )
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}. Pick a question to practise.")
-        return redirect("home")
+        response = redirect("home")
+        login_device_remember(response=response, username=user.get_username())
+        return response
     return render(request, "registration/sign_up.html", {"form": form})
+
+
+class LoginView(auth_views.LoginView):
+    """The log-in page; a success marks this browser as known to the account (it passes the account lock)."""
+
+    authentication_form = LockoutAuthenticationForm
+
+    def form_valid(self, form: LockoutAuthenticationForm) -> HttpResponse:
+        response = super().form_valid(form)
+        login_device_remember(response=response, username=form.get_user().get_username())
+        return response
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """A reset link proves the owner: it logs in, lifts the account-wide lock and marks this browser known."""
+
+    post_reset_login = True
+    post_reset_login_backend = "django.contrib.auth.backends.ModelBackend"
+
+    def form_valid(self, form) -> HttpResponse:
+        response = super().form_valid(form)
+        username = form.user.get_username()
+        login_account_failures_clear(username=username)
+        login_device_remember(response=response, username=username)
+        return response
+
+
+@login_required
+@require_POST
+def log_out_everywhere(request: HttpRequest) -> HttpResponse:
+    user_log_out_everywhere(user=request.user)
+    return redirect("login")

@@ -12,13 +12,13 @@ from django.core import signals
 from django.db import close_old_connections
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.failures import FailureGroup
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 
 from config.wsgi import application
+from interview.services.api_tokens import api_token_issue
 from interview.services.discussion import comment_create
 from interview.services.interviewing.invitations import invitation_create_for_username
 from interview.services.rounds import round_start
@@ -67,7 +67,7 @@ def api(tmp_path, alice, bob, settings, keep_test_connection):
         "invitation_id": invitation.pk,
     }
     schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", application)
-    return schema, known, {"Authorization": f"Token {Token.objects.create(user=alice).key}"}
+    return schema, known, {"Authorization": f"Token {api_token_issue(user=alice)}"}
 
 
 def short(error: BaseException) -> str:
