@@ -1,9 +1,11 @@
-"""Debian's nginx with the project's own config (docker/nginx/sevenbox.conf.template) in front of gunicorn
-instances on loopback, under a scratch prefix: what the nginx test, bench/idle_connections.py and
-bench/load.py's scale-out run share. Also the gunicorn instance they put behind it."""
+"""Debian's nginx with the project's own configs (docker/nginx/nginx.conf around
+docker/nginx/sevenbox.conf.template) in front of gunicorn instances on loopback, under a scratch prefix: what
+the nginx tests, bench/idle_connections.py and bench/load.py's scale-out run share. Also the gunicorn
+instance they put behind it."""
 
 import http.client
 import os
+import re
 import shutil
 import socket
 import string
@@ -17,6 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 NGINX = Path(os.environ.get("NGINX", "/usr/sbin/nginx"))
 SITE_TEMPLATE = REPO / "docker" / "nginx" / "sevenbox.conf.template"
+MAIN_CONFIG = REPO / "docker" / "nginx" / "nginx.conf"
 TEMP_DIRS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
 
 
@@ -38,27 +41,41 @@ def request_seconds(port: int, path: str = "/ping") -> float:
     return time.perf_counter() - started
 
 
-def site_config(*, port: int, upstream_ports: list[int]) -> str:
-    """The template rendered as the nginx image's envsubst would: only its two variables are replaced."""
+def site_config(*, port: int, upstream_ports: list[int], trusted_proxy: str = "127.0.0.1/32") -> str:
+    """The template rendered as the nginx image's envsubst would: only its own variables are replaced."""
     servers = " ".join(f"server 127.0.0.1:{upstream};" for upstream in upstream_ports)
-    values = {"SEVENBOX_WEB_SERVERS": servers, "NGINX_PORT": f"127.0.0.1:{port}"}
+    values = {
+        "SEVENBOX_WEB_SERVERS": servers,
+        "NGINX_PORT": f"127.0.0.1:{port}",
+        "SEVENBOX_TRUSTED_PROXY": trusted_proxy,
+    }
     return string.Template(SITE_TEMPLATE.read_text()).safe_substitute(values)
 
 
 def main_config(prefix: Path) -> str:
-    """The nginx.conf around the site: its own pid, log and temp files under `prefix`, no system paths."""
+    """docker/nginx/nginx.conf with its system paths moved under `prefix` (pid, logs, temp files, the site):
+    its worker and connection settings are the ones tested."""
+    user = "user nobody nogroup;" if os.geteuid() == 0 else ""
     temp = "\n".join(f"    {name}_temp_path {prefix / name};" for name in TEMP_DIRS)
-    user = "user nobody nogroup;\n" if os.geteuid() == 0 else ""
-    return (
-        f"{user}worker_processes 1;\npid {prefix / 'nginx.pid'};\nerror_log {prefix / 'error.log'} warn;\n"
-        "events { worker_connections 1024; }\n"
-        f"http {{\n    access_log off;\n{temp}\n    include {prefix / 'sevenbox.conf'};\n}}\n"
-    )
+    swaps = {
+        r"^user\s.*;$": user,
+        r"^error_log\s.*;$": f"error_log {prefix / 'error.log'} warn;",
+        r"^pid\s.*;$": f"pid {prefix / 'nginx.pid'};",
+        r"^\s*access_log\s.*;$": "    access_log off;",
+        r"^\s*include\s+/etc/nginx/conf\.d/\*\.conf;$": f"{temp}\n    include {prefix / 'sevenbox.conf'};",
+    }
+    text = MAIN_CONFIG.read_text()
+    for pattern, replacement in swaps.items():
+        text, count = re.subn(pattern, lambda _match, new=replacement: new, text, flags=re.M)
+        if count != 1:
+            raise ValueError(f"{MAIN_CONFIG}: expected one line matching {pattern!r}, found {count}")
+    return text
 
 
 @contextmanager
-def nginx_in_front(*, port: int, upstream_ports: list[int]):
-    """Run nginx on `port` balancing `upstream_ports` until the block ends; yields its prefix folder."""
+def nginx_in_front(*, port: int, upstream_ports: list[int], trusted_proxy: str = "127.0.0.1/32"):
+    """Run nginx on `port` balancing `upstream_ports` until the block ends; yields its prefix folder.
+    `trusted_proxy` is the TLS proxy whose X-Forwarded-Proto nginx passes on."""
     if not NGINX.exists():
         raise FileNotFoundError(f"{NGINX} is missing: apt-get install nginx (.ci/run does)")
     prefix = Path(tempfile.mkdtemp(prefix="sevenbox-nginx-"))
@@ -66,7 +83,8 @@ def nginx_in_front(*, port: int, upstream_ports: list[int]):
     for name in TEMP_DIRS:
         (prefix / name).mkdir(mode=0o777)
         (prefix / name).chmod(0o777)
-    (prefix / "sevenbox.conf").write_text(site_config(port=port, upstream_ports=upstream_ports))
+    site = site_config(port=port, upstream_ports=upstream_ports, trusted_proxy=trusted_proxy)
+    (prefix / "sevenbox.conf").write_text(site)
     (prefix / "nginx.conf").write_text(main_config(prefix))
     command = [
         str(NGINX),

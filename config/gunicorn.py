@@ -8,6 +8,8 @@ save rate this layout sustains (bench/README.md). WEB_WORKERS and WEB_THREADS ov
 import multiprocessing
 import os
 
+# The container listens on $PORT (8000); the benchmarks and tests pass their own --bind.
+bind = [f"0.0.0.0:{os.environ.get('PORT', '8000')}"]
 worker_class = "gthread"
 workers = int(os.environ.get("WEB_WORKERS", multiprocessing.cpu_count()))
 threads = int(os.environ.get("WEB_THREADS", "8"))

@@ -214,6 +214,8 @@ SECURE_CSP = {
     "object-src": [CSP.NONE],
 }
 
+# The container's health check asks gunicorn directly over plain HTTP (config/healthcheck.py).
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^ping$"]
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"

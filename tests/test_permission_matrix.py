@@ -29,7 +29,7 @@ from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 pytestmark = pytest.mark.django_db
 
 SKIPPED_PREFIXES = ("admin/", "static/")
-# /healthz pings a worker with a two-second timeout; it is public and says nothing about anyone's data.
+# /healthz pings a worker for staff (two-second timeout); anyone else learns only up or down (tests/config).
 NOT_REQUESTED = {"healthz"}
 ROLES = ("owner", "interviewer", "candidate", "anonymous")
 API_METHODS = ("get", "post", "put", "patch", "delete")
