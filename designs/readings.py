@@ -1,6 +1,6 @@
 """How the numbers sheet reads an entry ("read as 327,680 B/tok"), without saying whether it is right."""
 
-from grading.core.quantity_text import ParseFailure, read_on_line
+from grading.core.quantity_text import ParseFailure, alike_counts, read_on_line
 from grading.core.report_text import format_quantity
 from grading.core.units import from_base, parse_unit
 
@@ -17,7 +17,9 @@ def describe_reading(spec: dict, name: str, text: str) -> dict:
     # assumption's range holds 0 (the grader's rule), which says nothing about the reference value.
     low, high = quantity.get("range") or (None, None)
     zero = low <= 0 <= high if low is not None and high is not None else None
-    reading = read_on_line(text, unit, quantity.get("label", ""), zero)
+    per_replica = next((q for q in spec["model"]["quantities"] if q["name"] == "gpus_per_replica"), {})
+    alike = alike_counts(per_replica.get("value"))
+    reading = read_on_line(text, unit, quantity.get("label", ""), zero, alike)
     if isinstance(reading, ParseFailure):
         if reading.kind == "missing":
             return {"state": "empty", "message": "Read as no answer."}

@@ -44,7 +44,7 @@ from grading.core.design_check import (
 )
 from grading.core.formula import Evaluator
 from grading.core.model import ModelError, ReferenceModel
-from grading.core.quantity_text import ParseFailure, not_converted, read_on_line
+from grading.core.quantity_text import ParseFailure, alike_counts, not_converted, read_on_line
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
 from grading.core.question_types import CLIENT_KIND, QuestionSpec
@@ -193,6 +193,10 @@ class _Prepared:
         }
         self.line_phases = {line.name: line.phase for line in self.lines}
         self.ranges = {name: self._range(name) for name in model.input_names}
+        per_replica = model.quantities.get("gpus_per_replica")
+        self.alike = alike_counts(  # what one count is called by another name in this question
+            None if per_replica is None or per_replica.value is None else float(per_replica.value)
+        )
         self.zero_meant = {  # "none" is 0 for an assumption whose range holds 0, and missing for another
             name: bounds.low <= 0 <= bounds.high for name, bounds in self.ranges.items()
         }
@@ -346,14 +350,17 @@ class _Reading:
     as_typed: float | None = None  # a text in another unit of the line's dimension: its number in the line's
     per: str = ""  # a "per GPU" the text names and the line does not (quantity_text.LineReading.per)
     unit_written: bool = True  # False for a bare number, read in the line's unit
+    spread: tuple[float, float] | None = None  # a range's ends over its midpoint: both must pass
 
 
 _FAILURE_VERDICTS = {"unparsed": v.UNPARSED, "dimension": v.UNIT_ERROR}
 
 
-def _read(text: str, unit: Unit, label: str, zero: bool | None) -> _Reading | None:
+def _read(
+    text: str, unit: Unit, label: str, zero: bool | None, alike: frozenset[tuple[str, str]]
+) -> _Reading | None:
     """The reading of one line's text, or None for an explicit non-answer ("idk", "N/A")."""
-    reading = read_on_line(text, unit, label, zero)
+    reading = read_on_line(text, unit, label, zero, alike)
     if isinstance(reading, ParseFailure):
         if reading.kind == "missing":
             return None
@@ -371,6 +378,7 @@ def _read(text: str, unit: Unit, label: str, zero: bool | None) -> _Reading | No
         as_typed=reading.as_typed,
         per=reading.per,
         unit_written=reading.unit_written,
+        spread=reading.spread,
     )
 
 
@@ -449,7 +457,8 @@ class _Run:
             return
         self.stated[name] = self.corrected[name] = value
         self.changed.add(name)
-        if bounds.low_accepted <= value <= bounds.high_accepted:
+        ends = [value * end for end in reading.spread] if reading.spread else [value]
+        if all(bounds.low_accepted <= end <= bounds.high_accepted for end in ends):
             self.status[name] = v.CORRECT
             if asked:
                 message = self._binary_note(name, bounds.in_range, value, self.ref[name])
@@ -572,11 +581,13 @@ class _Run:
                 for implied in (implied_stated, implied_corrected)
             ):
                 value, self.notes[name] = converted
-        stated_ok = math.isfinite(implied_stated) and v.within(check, tolerance, value, implied_stated)
+        stated_ok = math.isfinite(implied_stated) and _within(
+            check, tolerance, value, implied_stated, reading
+        )
         corrected_ok = (
             implied_corrected is not implied_stated
             and math.isfinite(implied_corrected)
-            and v.within(check, tolerance, value, implied_corrected)
+            and _within(check, tolerance, value, implied_corrected, reading)
         )
         strict = None
         if not (stated_ok or corrected_ok) and line is not None and not line.exact_prefix:
@@ -1093,6 +1104,13 @@ def _beyond_a_float(value: float) -> str:
     return "(more than 1e308)" if value > 0 else "(less than -1e308)"
 
 
+def _within(check: str, tolerance: float | None, value: float, implied: float, reading: _Reading) -> bool:
+    """`v.within` for a reading; a range ("2-2.5 s") passes only when both its ends do."""
+    if reading.spread is None:
+        return v.within(check, tolerance, value, implied)
+    return all(v.within(check, tolerance, value * end, implied) for end in reading.spread)
+
+
 def _distance(given: float, implied: float) -> float:
     if given > 0 and implied > 0:
         return abs(math.log(given) - math.log(implied))  # given / implied can underflow to 0 (1e-300 / 1e30)
@@ -1155,7 +1173,7 @@ def grade(
         if unit is None:
             unknown.append(name)
         elif text.strip():
-            reading = _read(text, unit, prepared.labels[name], prepared.zero_meant.get(name))
+            reading = _read(text, unit, prepared.labels[name], prepared.zero_meant.get(name), prepared.alike)
             if reading is not None:
                 readings[name] = reading
     run = _with_values_used(prepared, reference, readings)

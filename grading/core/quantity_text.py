@@ -47,6 +47,7 @@ from grading.core.units import (
     Unit,
     UnitError,
     compatible,
+    count_symbol,
     counts_named_by,
     is_count_word,
     normalize_unit_text,
@@ -133,6 +134,9 @@ _PREFIX_OF_SCALE = {
     **{"thousand": "K", "million": "M", "billion": "G", "trillion": "T"},
 }
 _SECONDS = parse_unit("s")
+_BUDGET_PERIOD_S = 3600.0
+GPUS_PER_NODE = 8.0  # an HGX node
+ALIKE_REASON = "in this question one replica is one node"
 _NOT_CONVERTED = "; it is read as this line's figure ({unit}), not converted"
 
 
@@ -141,6 +145,18 @@ def not_converted(line_unit: str) -> str:
     return _NOT_CONVERTED.format(unit=format_unit(line_unit) if line_unit else "a plain number")
 
 
+_RESULT_MARK = re.compile(r"=>|->|→|⇒|=|≈")
+_PARALLEL_WIDTH = re.compile(r"(?P<kind>(?i:tp|pp|dp|ep))\s*[=:]?\s*(?P<width>\d{1,6})")
+_BARE_NUMBER = re.compile(r"\s*\$?\s*(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d*)?|\.\d+)\s*")
+_RANGE = re.compile(r"(?P<low>[^-]*?\d[^-]*?)\s*(?:-|(?<=\s)to(?=\s))\s*(?P<high>\$?\s*[\d.].*)")
+MAX_RANGE_RATIO = 2.0  # a narrow range, "2-2.5 s"; "1-100 GB" is no answer
+_NOTE_PARENTHESIS = re.compile(r"\s+\(.*\)\s*\Z")
+_NOTE_CLAUSE = re.compile(
+    r"(?:\s*[,;](?=\s)|\s+(?:-|—|at|in|on|for|with|across|over|from|during|incl\.?|including|i\.e\.|e\.g\.|"
+    r"assuming|because|since|total|peak|worst)(?=\s|\Z)).*\Z",
+    re.IGNORECASE,
+)
+_NOTE_PER_THING = re.compile(r"\s*(?:/|\s+per\s+)\s*(?:an?\s+|one\s+)?(?P<thing>[A-Za-z][A-Za-z_]*)\s*\Z")
 _SHARE_OF = re.compile(r"(?P<keep>%|percent)?\s*(?P<of>of\s.*)", re.IGNORECASE)
 
 
@@ -156,6 +172,7 @@ class ParsedQuantity:
     approximate: bool = False
     scale: float = 1.0  # the scale word's factor ("1.04T": 1e12), already inside base_value
     scale_word: str = ""
+    spread: tuple[float, float] | None = None  # a range's ends over its midpoint ("2-2.5 s": 0.89, 1.11)
 
 
 @dataclass(frozen=True)
@@ -172,7 +189,104 @@ class ParseFailure:
 
 @functools.lru_cache(maxsize=16384)
 def parse_quantity(text: str) -> ParsedQuantity | ParseFailure:
-    """Read `text` as a number with an optional unit; never raises."""
+    """Read `text` as a number with an optional unit; never raises.
+
+    Text that does not read as one number and a unit is read the way people write around an answer, each
+    way noted: the stated result of shown working (after the last "=" or arrow), a parallel width ("TP8"),
+    a narrow range (its midpoint), and the leading quantity before a note ("6 nodes (48 GPUs)", "40 ms at
+    p95", "9.6 TB/dataset")."""
+    parsed = _parse_one(text)
+    if not isinstance(parsed, ParseFailure) or parsed.kind != "unparsed" or not isinstance(text, str):
+        return parsed
+    if len(text) > MAX_TEXT_CHARS:
+        return parsed
+    cleaned = text
+    for old, new in _SPACES.items():
+        cleaned = cleaned.replace(old, new)
+    cleaned = cleaned.strip()
+    for around in (_stated_result, _parallel_width, _narrow_range, _leading_quantity):
+        found = around(cleaned)
+        if found is not None:
+            return found
+    return parsed
+
+
+def _stated_result(text: str) -> ParsedQuantity | None:
+    """ "80 × 8 × 128 × 4 B = 320 KiB", "3 + 1.5 = 4.5 s", "2.1 → 0.7 ms": the result after the last "=" or
+    arrow, when working with a digit comes before it."""
+    marks = list(_RESULT_MARK.finditer(text))
+    if not marks or not _DIGIT.search(text[: marks[-1].start()]):
+        return None
+    result = parse_quantity(text[marks[-1].end() :])
+    if not isinstance(result, ParsedQuantity):
+        return None
+    return _noted(result, f"read the result after {marks[-1].group(0)!r}")
+
+
+def _parallel_width(text: str) -> ParsedQuantity | None:
+    """ "TP8", "TP=8", "EP 64": a parallel group's width, a plain count."""
+    match = _PARALLEL_WIDTH.fullmatch(text)
+    if not match:
+        return None
+    width = float(match.group("width"))
+    return ParsedQuantity(
+        width, None, None, f"{text!r} read as {format_number(width)} ({match.group('kind')} width)"
+    )
+
+
+def _narrow_range(text: str) -> ParsedQuantity | ParseFailure | None:
+    """ "2-2.5 s", "2 to 2.5 s", "10-12k GPUs": the midpoint, with both ends kept (`spread`) so a check can
+    ask that both are inside its band. A range wider than MAX_RANGE_RATIO is refused: give one number."""
+    match = _RANGE.fullmatch(text)
+    if not match:
+        return None
+    low_text, high_text = match.group("low").strip(), match.group("high").strip()
+    if low_text.startswith("$") and not high_text.startswith("$"):  # "$2-3/h"
+        high_text = "$" + high_text
+    if _BARE_NUMBER.fullmatch(low_text):  # "2-2.5 s", "$2-3/h": the low end takes the high end's unit
+        number_part = high_text.lstrip("$").lstrip()
+        number = _NUMBER.match(number_part)
+        currency = "$" if high_text.startswith("$") and not low_text.startswith("$") else ""
+        low_text = currency + low_text + (number_part[number.end() :] if number else "")
+    low, high = parse_quantity(low_text), parse_quantity(high_text)
+    if not (isinstance(low, ParsedQuantity) and isinstance(high, ParsedQuantity)):
+        return None
+    if low.spread is not None or high.spread is not None or low.dims != high.dims:
+        return None
+    if not 0 < low.base_value < high.base_value:
+        return None
+    if high.base_value / low.base_value > MAX_RANGE_RATIO:
+        return ParseFailure(text, "that range is too wide to read as one answer; write one number")
+    middle = (low.base_value + high.base_value) / 2
+    note = f"the range {match.group('low').strip()} to {match.group('high').strip()} read as its midpoint"
+    return dataclasses.replace(
+        _noted(high, note), base_value=middle, spread=(low.base_value / middle, high.base_value / middle)
+    )
+
+
+def _leading_quantity(text: str) -> ParsedQuantity | None:
+    """The quantity before a note: a parenthesis ("51 (408 H100s)"), a clause ("40 ms at p95", "10 GB, the
+    peak") or a "per" of something no vocabulary counts ("9.6 TB/dataset": one of what the line is about).
+    A qualifier that changes the quantity ("per GPU", "each", "a day") is no note: it is read."""
+    for pattern in (_NOTE_PARENTHESIS, _NOTE_CLAUSE, _NOTE_PER_THING):
+        match = pattern.search(text)
+        if not match or match.start() == 0:
+            continue
+        if pattern is _NOTE_PER_THING and (
+            _is_unit_word(match.group("thing")) or counts_named_by(match.group("thing"))
+        ):
+            continue
+        head = parse_quantity(text[: match.start()])
+        if isinstance(head, ParsedQuantity) and head.spread is None:
+            return _noted(head, f"{text[match.start() :].strip()!r} read as a note")
+    return None
+
+
+def _noted(parsed: ParsedQuantity, note: str) -> ParsedQuantity:
+    return dataclasses.replace(parsed, note="; ".join(part for part in (note, parsed.note) if part))
+
+
+def _parse_one(text: str) -> ParsedQuantity | ParseFailure:
     if not isinstance(text, str):
         return ParseFailure(str(text), "expected text")
     if len(text) > MAX_TEXT_CHARS:
@@ -391,6 +505,7 @@ class LineReading:
     unit_written: bool
     as_typed: float | None = None  # a unit other than the line's: the number typed, read in the line's unit
     per: str = ""  # the count of a "per GPU" (per node...) the text names and the line does not
+    spread: tuple[float, float] | None = None  # a range's ends over its midpoint (ParsedQuantity.spread)
 
 
 _LABEL_PERIOD = re.compile(
@@ -416,7 +531,11 @@ def label_period(label: str, unit: str) -> str:
 
 
 def read_on_line(
-    text: str, unit: str | Unit, label: str = "", zero: bool | None = None
+    text: str,
+    unit: str | Unit,
+    label: str = "",
+    zero: bool | None = None,
+    alike: frozenset[tuple[str, str]] = frozenset(),
 ) -> LineReading | ParseFailure:
     """`text` read for a line shown in `unit`; never raises for bad text.
 
@@ -434,7 +553,7 @@ def read_on_line(
 
     A number that fits a float as typed but not once in the line's base units ("1e308" on a KiB/tok line,
     "1e-322 ms") is refused as too far from (or too close to) zero, like one typed beyond ±1e308."""
-    reading = _read_on_line(text, unit, label, zero)
+    reading = _read_on_line(text, unit, label, zero, alike)
     if isinstance(reading, ParseFailure):
         if reading.as_line_unit is not None and not math.isfinite(reading.as_line_unit):
             return dataclasses.replace(reading, as_line_unit=None)
@@ -448,15 +567,27 @@ def read_on_line(
         return ParseFailure(text, _TOO_CLOSE)
     if 0 < abs(reading.value) < sys.float_info.min:
         return ParseFailure(text, _TOO_CLOSE)
+    if isinstance(typed, ParsedQuantity) and typed.spread is not None:
+        reading = dataclasses.replace(reading, spread=typed.spread)
     return reading
 
 
-def _read_on_line(text: str, unit: str | Unit, label: str, zero: bool | None) -> LineReading | ParseFailure:
+def alike_counts(gpus_per_replica: float | None) -> frozenset[tuple[str, str]]:
+    """The counts a question uses for one thing, for `read_on_line`: where a replica is one 8-GPU node
+    (the question's GPUs per replica), "47 nodes" is 47 replicas."""
+    if gpus_per_replica is not None and math.isclose(gpus_per_replica, GPUS_PER_NODE):
+        return frozenset({("node", "replica")})
+    return frozenset()
+
+
+def _read_on_line(
+    text: str, unit: str | Unit, label: str, zero: bool | None, alike: frozenset[tuple[str, str]]
+) -> LineReading | ParseFailure:
     target = unit if isinstance(unit, Unit) else parse_unit(unit)
     period = label_period(label, target.text) if label else ""
     parsed = parse_quantity(text)
     if isinstance(parsed, ParseFailure):
-        return _read_failure(text, parsed, target, label, zero)
+        return _read_failure(text, parsed, target, label, zero, alike)
     if parsed.dims is None:
         return _bare_on_line(parsed, target)
     line_symbols = {symbol for symbol, _ in target.dims.exponents}
@@ -473,15 +604,16 @@ def _read_on_line(text: str, unit: str | Unit, label: str, zero: bool | None) ->
         # "3.36 tokens per step" on a plain line labelled "Expected tokens per target step".
         note = f"{parsed.unit!r} read as what the line counts (a plain number)"
         return LineReading(parsed.base_value, _joined(parsed.note, note), True)
-    fits, how = _fit(parsed.dims, target.dims, target.text)
+    fits, how = _fit(parsed.dims, target.dims, target.text, alike)
     if fits:
         as_typed = parsed.base_value / _unit_factor(parsed.unit) * target.factor
         as_typed_or_none = None if math.isclose(as_typed, parsed.base_value, rel_tol=1e-9) else as_typed
         per = _written_per(parsed.dims, target.dims)
         return LineReading(parsed.base_value, _joined(parsed.note, how), True, as_typed_or_none, per)
     # "$38,880" or "$38,880 per team" on a per-team-per-month line: per month, the period the text leaves out.
+    # Only a budget's period (an hour or longer) goes without saying: "28k tokens" is no rate per second.
     left_out = _line_period(target.text, parsed.dims)
-    if left_out is not None:
+    if left_out is not None and left_out[0] >= _BUDGET_PERIOD_S:
         amount = format_number(parsed.base_value / _unit_factor(parsed.unit))
         note = f"read as {amount} {parsed.unit} in the line's unit, {format_unit(target.text)}"
         return LineReading(parsed.base_value / left_out[0], _joined(parsed.note, note), True)
@@ -505,12 +637,17 @@ def _read_on_line(text: str, unit: str | Unit, label: str, zero: bool | None) ->
 
 
 @functools.lru_cache(maxsize=4096)
-def _fit(given: Dims, line: Dims, line_text: str) -> tuple[bool, str]:
-    """Whether a reading in `given` fits a line in `line` (the count rule, or a count read as its
-    equivalent), and the note that says how; cached, as the dimension algebra is the costly part."""
+def _fit(
+    given: Dims, line: Dims, line_text: str, alike: frozenset[tuple[str, str]] = frozenset()
+) -> tuple[bool, str]:
+    """Whether a reading in `given` fits a line in `line` (the count rule, a count read as its equivalent,
+    or a figure that names no count at all on a line of counts: "3/s" on requests per second per team),
+    and the note that says how; cached, as the dimension algebra is the costly part."""
     if compatible(given, line):
         return True, _qualifier_note(given, line, line_text)
-    renamed = _equivalent_counts(given, line)
+    if not given.counts.exponents and given.physical == line.physical:
+        return True, f"read in the line's counts, {format_unit(line_text)}"
+    renamed = _equivalent_counts(given, line, alike)
     return bool(renamed), renamed
 
 
@@ -559,7 +696,12 @@ def _qualifier_note(given: Dims, line: Dims, line_text: str) -> str:
 
 
 def _read_failure(
-    text: str, failure: ParseFailure, target: Unit, label: str, zero: bool | None
+    text: str,
+    failure: ParseFailure,
+    target: Unit,
+    label: str,
+    zero: bool | None,
+    alike: frozenset[tuple[str, str]],
 ) -> LineReading | ParseFailure:
     if failure.kind == "missing":
         word = text.strip().rstrip(".!").lower()
@@ -570,7 +712,7 @@ def _read_failure(
     renamed_text, renamed = _with_line_nouns(text, target, label)
     if not renamed:
         return failure
-    reading = read_on_line(renamed_text, target, label, zero)
+    reading = read_on_line(renamed_text, target, label, zero, alike)
     if isinstance(reading, ParseFailure):
         return failure
     return dataclasses.replace(reading, note=_joined(reading.note, renamed))
@@ -604,7 +746,17 @@ def _with_line_nouns(text: str, target: Unit, label: str = "") -> tuple[str, str
         return chosen[0]
 
     replaced = _NOUN.sub(replace, text)
+    # "key lookups", "GPU cards": a noun after the count it names is that count once.
+    replaced = _TWO_WORDS.sub(lambda match: _one_count(match), replaced)
     return replaced, "; ".join(notes)
+
+
+_TWO_WORDS = re.compile(r"(?<![A-Za-z])(?P<first>[A-Za-z]\w*)\s+(?P<second>[A-Za-z]\w*)(?![A-Za-z])")
+
+
+def _one_count(match: re.Match[str]) -> str:
+    first = count_symbol(match.group("first"))
+    return match.group("first") if first and first == count_symbol(match.group("second")) else match.group(0)
 
 
 _LABEL_STOP_WORDS = frozenset(
@@ -642,20 +794,28 @@ def _is_unit_word(word: str) -> bool:
     return True
 
 
-def _equivalent_counts(given: Dims, line: Dims) -> str:
-    """A note when `given` fits the line once a count is read as its equivalent (req as seq), else ""."""
+def _equivalent_counts(given: Dims, line: Dims, alike: frozenset[tuple[str, str]] = frozenset()) -> str:
+    """A note when `given` fits the line once a count is read as its equivalent (req as seq, or a pair the
+    question counts alike, `alike`: node as replica), else ""."""
     line_counts = {symbol for symbol, _ in line.counts.exponents}
-    renames = {
-        symbol: COUNT_EQUIVALENTS[symbol]
-        for symbol, _ in given.counts.exponents
-        if symbol not in line_counts and COUNT_EQUIVALENTS.get(symbol) in line_counts
-    }
+    renames: dict[str, tuple[str, str]] = {}
+    for symbol, _ in given.counts.exponents:
+        if symbol in line_counts:
+            continue
+        options = {
+            **COUNT_EQUIVALENTS.get(symbol, {}),
+            **{other: ALIKE_REASON for one, other in alike if one == symbol},
+        }
+        for other in sorted(options):
+            if other in line_counts:
+                renames[symbol] = (other, options[other])
+                break
     if not renames:
         return ""
-    renamed = Dims.of((renames.get(symbol, symbol), exponent) for symbol, exponent in given.exponents)
+    renamed = Dims.of((renames.get(symbol, (symbol,))[0], exponent) for symbol, exponent in given.exponents)
     if not compatible(renamed, line):
         return ""
-    return "; ".join(f"{old} read as {new} (one request is one sequence)" for old, new in renames.items())
+    return "; ".join(f"{old} read as {new} ({why})" for old, (new, why) in renames.items())
 
 
 @functools.lru_cache(maxsize=1024)

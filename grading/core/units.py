@@ -79,6 +79,8 @@ COUNT_NOUNS: dict[str, tuple[str, ...]] = {
     "node": ("machine", "server", "host", "box"),
     "GPU": ("card", "accelerator", "device", "h100", "a100", "h200", "b200"),
     "chunk": ("passage", "snippet", "segment", "piece"),
+    "pair": ("passage", "candidate", "snippet"),  # a reranker scores (query, passage) pairs
+    "key": ("lookup", "fetch", "feature"),
     "doc": ("passage", "page", "file", "article"),
     "req": ("op", "operation", "call", "hit", "rpc", "lookup", "write", "read", "stream"),
     "query": ("search", "lookup", "question", "op"),
@@ -101,8 +103,13 @@ COUNT_NOUNS: dict[str, tuple[str, ...]] = {
     "shard": ("partition",),
     "series": ("metric", "timeseries"),
 }
-# One thing, two names in the bank: decode batches count requests in some questions, sequences in others.
-COUNT_EQUIVALENTS: dict[str, str] = {"req": "seq", "seq": "req"}
+# One thing, two names in the bank, with why: decode batches count requests in some questions, sequences in
+# others; a usage event is one per request.
+COUNT_EQUIVALENTS: dict[str, dict[str, str]] = {
+    "req": {"seq": "one request is one sequence", "event": "one event per request"},
+    "seq": {"req": "one request is one sequence"},
+    "event": {"req": "one event per request"},
+}
 
 
 def _plurals(noun: str) -> tuple[str, ...]:
@@ -189,6 +196,7 @@ _DERIVED_UNITS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("month", "30 * day", ("months", "mo", "mos")),
     ("year", "365 * day", ("yr", "yrs", "years")),
     ("FLOPS", "FLOP / s", ()),
+    ("Hz", "1 / s", ("hertz",)),
     # kFLOP to YFLOP, with the prefix spelled out ("petaFLOP", "yottaflop"; "petaFLOPs" is their plural), and
     # the rates kFLOPS to YFLOPS ("petaFLOPS"; "exaFLOP/s" is exaFLOP per second).
     *(
@@ -481,7 +489,13 @@ def _unknown_unit_message(error: Exception, text: str) -> str:
 
 def is_count_word(word: str) -> bool:
     """True when `word` names a count unit in any letter case or spelling we know ("params", "GPUs")."""
-    return word.lower() in _CASE_INSENSITIVE_WORDS and _CASE_INSENSITIVE_WORDS[word.lower()] in COUNT_SYMBOLS
+    return count_symbol(word) is not None
+
+
+def count_symbol(word: str) -> str | None:
+    """The count unit `word` names in any letter case or spelling we know ("GPUs" -> "GPU"), else None."""
+    symbol = _CASE_INSENSITIVE_WORDS.get(word.lower())
+    return symbol if symbol in COUNT_SYMBOLS else None
 
 
 def _as_dims(unit: str | Unit | Dims) -> Dims:

@@ -124,12 +124,6 @@ def test_inference_a_conversation_ten_times_too_big_is_a_power_of_ten_slip():
     assert [name for name, verdict in verdicts(lines).items() if verdict != "correct"] == ["kv_conv"]
 
 
-def test_inference_320_kb_for_320_kib_is_a_unit_error_where_the_question_is_strict():
-    line = graded("kv-cache-tiering", {"kv_bytes_per_token": "320 KB"})["kv_bytes_per_token"]
-    assert line["verdict"] == "unit_error"  # this line's tolerance is 2%
-    assert "1.024× too small: KB (1,000 B) versus KiB (1,024 B)" in line["message"]
-
-
 def test_inference_320_kb_for_320_kib_is_accepted_with_a_note_within_a_looser_tolerance():
     line = graded("llm-batching-system", {"kv_bytes_per_token": "320 KB"})["kv_bytes_per_token"]
     assert line["verdict"] == "correct"

@@ -2,8 +2,11 @@
 line it is typed on, so a candidate who is right is not marked wrong for how they wrote it. Reference values
 come from each question's own model; the texts, verdicts and message parts are worked out by hand."""
 
+import dataclasses
+
 import pytest
 
+from grading.core.grader import grade
 from tests.core.test_grader_bank import base, graded, question, shown, verdicts
 
 
@@ -193,9 +196,19 @@ def test_kb_for_kib_is_correct_with_the_strict_figure_unless_the_line_is_about_i
         "strictly it is 320 KiB/tok, and 320 KB is 312 KiB/tok: KB (1,000 B) versus KiB (1,024 B)"
         in line["message"]
     )
-    # kv-cache-tiering marks the line exact_prefix: there it is the point of the question.
-    strict = graded("kv-cache-tiering", {"kv_bytes_per_token": "320 KB"})["kv_bytes_per_token"]
-    assert strict["verdict"] == "unit_error"
+    # kv-cache-tiering's headline writes "320 KB per token" too: the line is not about the distinction.
+    seed = graded("kv-cache-tiering", {"kv_bytes_per_token": "320 KB"})["kv_bytes_per_token"]
+    assert seed["verdict"] == "correct" and "KB (1,000 B) versus KiB (1,024 B)" in seed["message"]
+    # A derived line marked exact_prefix is about it: there 320 KB for 320 KiB is 1.024x too small.
+    spec = question("kv-cache-tiering")
+    strict_asked = tuple(
+        dataclasses.replace(asked, exact_prefix=asked.name == "kv_bytes_per_token") for asked in spec.asked
+    )
+    report = grade(
+        dataclasses.replace(spec, asked=strict_asked), {"numbers": {"kv_bytes_per_token": "320 KB"}}
+    )
+    strict = next(line for line in report["lines"] if line["name"] == "kv_bytes_per_token")
+    assert strict["verdict"] == "unit_error" and "1.024× too small" in strict["message"]
 
 
 def test_a_derived_size_off_by_gb_versus_gib_alone_is_correct_with_a_note():

@@ -1,0 +1,138 @@
+"""Issue 30: the reader takes the answer out of what people type around it (shown working, notes, ranges, a
+parallel width), reads the plain-language count nouns of one vocabulary on every line, and refuses a
+dimension that does not fit. Each expected value is worked out by hand from the text."""
+
+import pytest
+
+from grading.core.quantity_text import (
+    LineReading,
+    ParseFailure,
+    alike_counts,
+    parse_quantity,
+    read_on_line,
+)
+from grading.core.units import format_dims
+from tests.core.test_quantity_text import read
+
+
+def on_line(text: str, unit: str, label: str = "", alike: frozenset = frozenset()) -> LineReading:
+    reading = read_on_line(text, unit, label, None, alike)
+    assert isinstance(reading, LineReading), reading
+    return reading
+
+
+@pytest.mark.parametrize(
+    ("text", "base_value", "dims", "note"),
+    [
+        ("80 × 8 × 128 × 4 B = 320 KiB", 320 * 1024, "B", "read the result after '='"),
+        ("3 + 1.5 = 4.5 s", 4.5, "s", "after '='"),
+        ("2.1 → 0.7 ms", 0.7e-3, "s", "after '→'"),
+        ("2 x 4 GB -> 8 GB", 8e9, "B", "after '->'"),
+        ("1e6 / 3600 ≈ 278 req/s", 278, "req/s", "after '≈'"),
+        ("30,000 tok × 327,680 B = 9.83 GB", 9.83e9, "B", "after '='"),
+    ],
+)
+def test_the_stated_result_after_the_last_equals_or_arrow_is_the_answer(text, base_value, dims, note):
+    parsed = read(text)
+    assert parsed.base_value == pytest.approx(base_value)
+    assert format_dims(parsed.dims) == dims
+    assert note in parsed.note
+
+
+@pytest.mark.parametrize(
+    ("text", "base_value", "dims", "note"),
+    [
+        ("6 nodes (48 GPUs)", 6, "node", "'(48 GPUs)' read as a note"),
+        ("49 (392 H100s)", 49, None, "'(392 H100s)' read as a note"),
+        ("40 ms at p95", 0.04, "s", "'at p95' read as a note"),
+        ("10 GB, the peak", 10e9, "B", "', the peak' read as a note"),
+        ("9.6 TB/dataset", 9.6e12, "B", "'/dataset' read as a note"),
+        ("120 GB per checkpoint", 120e9, "B/ckpt", ""),  # a count of the vocabulary is read, not a note
+    ],
+)
+def test_the_leading_quantity_is_the_answer_and_what_follows_is_a_note(text, base_value, dims, note):
+    parsed = read(text)
+    assert parsed.base_value == pytest.approx(base_value)
+    assert (format_dims(parsed.dims) if parsed.dims is not None else None) == dims
+    assert note in parsed.note
+
+
+def test_a_note_never_rescues_a_wrong_leading_quantity():
+    # The right figure (48 GPUs) inside the note of a count in nodes is still nodes on a GPU line.
+    failure = read_on_line("6 nodes (48 GPUs)", "GPU")
+    assert isinstance(failure, ParseFailure) and failure.kind == "dimension"
+    assert on_line("44 conversations (at peak)", "session").value == 44
+    assert on_line("2,170 streams", "req").value == 2170  # a thousands comma is no clause
+
+
+@pytest.mark.parametrize(("text", "width"), [("TP8", 8), ("tp=4", 4), ("EP 64", 64), ("PP: 2", 2)])
+def test_a_parallel_width_is_its_number(text, width):
+    reading = on_line(text, "GPU")
+    assert reading.value == width
+    assert "width" in reading.note
+
+
+@pytest.mark.parametrize(
+    ("text", "low", "high", "dims"),
+    [
+        ("2-2.5 s", 2.0, 2.5, "s"),
+        ("2 s to 2.5 s", 2.0, 2.5, "s"),
+        ("10-12k GPUs", 10e3, 12e3, "GPU"),
+        ("$2-3/h", 2 / 3600, 3 / 3600, "USD/s"),
+        ("40–50 ms", 0.04, 0.05, "s"),
+    ],
+)
+def test_a_narrow_range_is_its_midpoint_with_both_ends_kept(text, low, high, dims):
+    parsed = read(text)
+    middle = (low + high) / 2
+    assert parsed.base_value == pytest.approx(middle)
+    assert parsed.spread == pytest.approx((low / middle, high / middle))
+    assert format_dims(parsed.dims) == dims
+    assert "read as its midpoint" in parsed.note
+
+
+def test_a_wide_range_is_no_answer_and_an_exponent_is_no_range():
+    wide = parse_quantity("1-100 GB")
+    assert isinstance(wide, ParseFailure) and "write one number" in wide.message
+    assert read("1e-3").base_value == pytest.approx(0.001) and read("1e-3").spread is None
+    assert read("-5").base_value == -5
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "label", "value", "note"),
+    [
+        ("133 Hz", "node/s", "Reconciles per second", 133, ""),
+        ("1000 req/s", "event/s", "Usage events per second", 1000, "one event per request"),
+        ("1.01 million key lookups per second", "key/s", "Key lookups per second", 1.01e6, "read as key"),
+        ("2M lookups/s", "key/s", "", 2e6, "'lookups' read as key"),
+        ("50 passages", "pair/query", "Candidates reranked per query", 50, "read as pair"),
+        ("3/s", "req/(s*team)", "Requests per second per team", 3, "in the line's counts"),
+        ("10/day", "req/(user*day)", "Messages per user per day", 10 / 86400, "in the line's counts"),
+        ("600 RPS", "req/s", "", 600, ""),
+        ("2.5k QPS", "query/s", "", 2500, ""),
+        ("$38,880", "USD/(team*month)", "", 38_880 / (30 * 86400), "in the line's unit"),
+    ],
+)
+def test_count_nouns_of_one_vocabulary_read_on_every_line(text, unit, label, value, note):
+    reading = on_line(text, unit, label)
+    assert reading.value == pytest.approx(value)
+    assert note in reading.note
+
+
+@pytest.mark.parametrize(
+    ("text", "unit"),
+    [("3.3 MB", "MB/s"), ("28k tokens", "tok/s"), ("314 req", "req/s"), ("12.4M tokens", "tok/s")],
+)
+def test_an_amount_on_a_rate_line_is_the_wrong_dimension(text, unit):
+    failure = read_on_line(text, unit)
+    assert isinstance(failure, ParseFailure) and failure.kind == "dimension"
+
+
+def test_nodes_are_replicas_only_where_a_replica_is_one_eight_gpu_node():
+    eight = alike_counts(8)
+    assert on_line("47 nodes", "replica", alike=eight).value == 47
+    assert "node read as replica" in on_line("47 nodes", "replica", alike=eight).note
+    for alike in (frozenset(), alike_counts(1), alike_counts(None)):
+        assert isinstance(read_on_line("47 nodes", "replica", "", None, alike), ParseFailure)
+    # Nodes are never GPUs.
+    assert isinstance(read_on_line("20 nodes", "GPU", "", None, eight), ParseFailure)
