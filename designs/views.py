@@ -1,13 +1,12 @@
 """The work's own requests: the page's autosave (JSON) and the sheet's read-back of one entry (htmx)."""
 
-import json
-
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from config.json_body import JsonTooDeep, json_loads_bounded
 from designs.models import Work
 from designs.readings import describe_reading
 from designs.services import StaleRevision, work_save
@@ -24,7 +23,9 @@ def _get_own_work(request: HttpRequest, round_id: int) -> Work:
 
 def _json_object(request: HttpRequest) -> dict:
     try:
-        body = json.loads(request.body or b"{}")
+        body = json_loads_bounded(request.body or b"{}", where=f"{request.method} {request.path}")
+    except JsonTooDeep as error:
+        raise WorkError(str(error)) from None
     except ValueError:
         raise WorkError("The save was not valid JSON.") from None
     if not isinstance(body, dict):

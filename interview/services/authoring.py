@@ -7,7 +7,6 @@ Everything an author types goes through `grading.core.question_reader.parse_ques
 nothing is ever evaluated as Python.
 """
 
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +15,7 @@ import yaml
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Permission
 from django.db import transaction
 
+from config.json_body import JsonTooDeep, json_loads_bounded
 from designs.palette import palette_components
 from grading.core.formula import FormulaError, parse_formula
 from grading.core.grader import grade
@@ -223,7 +223,9 @@ def draft_read_form(*, draft: Draft, form: dict[str, str]) -> DraftForm:
             data[section] = value
     if form.get("design", "").strip():
         try:
-            canvas = json.loads(form["design"][:MAX_SECTION_CHARS])
+            canvas = json_loads_bounded(form["design"][:MAX_SECTION_CHARS], where=f"draft {draft.pk} design")
+        except JsonTooDeep as error:
+            problems.append(("design", str(error)))
         except ValueError:
             problems.append(("design", "the canvas sent a design that is not JSON"))
         else:

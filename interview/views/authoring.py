@@ -14,6 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config.json_body import json_loads_bounded
 from designs.palette import palette_for_canvas
 from designs.readings import describe_reading
 from grading.core.drills import drill_samples
@@ -273,8 +274,8 @@ def preview(request: HttpRequest, draft_id: int) -> HttpResponse:
 def sample_new(request: HttpRequest, draft_id: int) -> HttpResponse:
     draft = _get_draft(request, draft_id)
     try:
-        numbers = json.loads(request.POST.get("numbers", "{}"))
-    except ValueError:
+        numbers = json_loads_bounded(request.POST.get("numbers", "{}"), where=f"draft {draft.pk} sample")
+    except ValueError:  # JsonTooDeep too
         numbers = None
     if not isinstance(numbers, dict):
         messages.error(request, "The sample's numbers could not be read.")
