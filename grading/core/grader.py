@@ -574,13 +574,27 @@ class _Run:
             return
         value = reading.value
         check, tolerance = (line.check, line.tolerance) if line is not None else UNASKED_CHECK
+        # A "per GPU" the line does not have: times the count of them in the chain when it has one; a figure
+        # the qualifier does not fit (the whole labelled per GPU, or per node with no nodes in the chain) is
+        # the right working with the wrong unit, charged here; later lines use the figure meant.
+        wrong_per: tuple[str, Any] | None = None
         if reading.per:
-            converted = self._per_converted(name, reading)
-            if converted is not None and any(
-                math.isfinite(implied) and v.within(check, tolerance, converted[0], implied)
+            fits_written = any(
+                math.isfinite(implied) and _within(check, tolerance, value, implied, reading)
                 for implied in (implied_stated, implied_corrected)
-            ):
-                value, self.notes[name] = converted
+            )
+            converted = self._per_converted(name, reading)
+            if converted is not None:
+                fits_converted = any(
+                    math.isfinite(implied) and _within(check, tolerance, converted[0], implied, reading)
+                    for implied in (implied_stated, implied_corrected)
+                )
+                if fits_converted or not fits_written:
+                    value, self.notes[name] = converted
+                else:
+                    wrong_per = (reading.per, converted[0])
+            elif fits_written and not self._per_in_chain(name, reading.per):
+                wrong_per = (reading.per, None)
         stated_ok = math.isfinite(implied_stated) and _within(
             check, tolerance, value, implied_stated, reading
         )
@@ -613,6 +627,9 @@ class _Run:
                 implied = implied_stated if stated_ok else implied_corrected
                 self.implied[name] = float(implied)
                 self.outcomes[name] = self._consistent(line, value, stated_ok, implied)
+                if wrong_per is not None:
+                    self.status[name] = v.UNIT_ERROR
+                    self.outcomes[name] = self._wrong_per(name, wrong_per, stated_ok, float(implied))
             return
         self.corrected[name] = implied_corrected
         self.diverged.add(name)
@@ -627,11 +644,12 @@ class _Run:
         """A per-GPU (per node...) figure on a line for all of them, times the count of them in the line's
         own chain when it has exactly one ("1.15 GB/s per GPU" on a replica's line, × 8 GPUs per replica),
         with the note saying so; None when the chain counts none or several. Used where it fits."""
+        named = self._per_names(reading.per)
         counts = [
             quantity
             for quantity in sorted(self.p.upstream[name])
             if self.p.units[quantity].dims.physical.is_dimensionless
-            and dict(self.p.units[quantity].dims.exponents).get(reading.per) == 1
+            and any(dict(self.p.units[quantity].dims.exponents).get(per) == 1 for per in named)
         ]
         if len(counts) != 1 or not _finite(self.stated[counts[0]]):
             return None
@@ -642,6 +660,31 @@ class _Run:
             f"; this line is for all of them: × {many} (your {_in_sentence(self.p.labels[count])})",
         )
         return reading.value * self.stated[count], note
+
+    def _per_in_chain(self, name: str, per: str) -> bool:
+        """Whether the line's chain is itself per one `per` (a GB/GPU term, or a label "HBM per GPU"):
+        then "427k tokens per GPU" on a one-GPU replica's KV room says what the line is."""
+        if len(self._per_names(per)) > 1:
+            return True  # per node where a replica is one node: a replica's figure, as the line is
+        said = re.compile(rf"\bper {re.escape(per)}\b", re.IGNORECASE)
+        return any(
+            dict(self.p.units[quantity].dims.exponents).get(per, 0) < 0
+            or said.search(self.p.labels[quantity])
+            for quantity in self.p.upstream[name]
+        )
+
+    def _per_names(self, per: str) -> frozenset[str]:
+        """`per` and the count this question calls the same thing (node and replica, `alike_counts`)."""
+        return frozenset({per, *(other for one, other in self.p.alike if one == per)})
+
+    def _wrong_per(self, name: str, wrong_per: tuple[str, Any], stated: bool, implied: float) -> _Outcome:
+        per, converted = wrong_per
+        world = self.stated if stated else self.corrected
+        arithmetic = self._arithmetic(name, world, implied)
+        given = self.readings[name].text.strip()
+        as_total = None if converted is None else self.p.shown(name, converted)
+        message = v.wrong_per_message(arithmetic, given, per, as_total)
+        return _Outcome(v.UNIT_ERROR, message, implied)
 
     def _not_given(
         self,

@@ -319,6 +319,16 @@ def term_factor_message(
     )
 
 
+def wrong_per_message(arithmetic: str, given: str, per: str, as_total: str | None) -> str:
+    """A figure for all of them labelled per GPU (per node...): the right working with the wrong unit."""
+    if as_total is not None:
+        return (
+            f"{arithmetic}; you wrote {given}: per {per}, that is {as_total} for all of them; the figure is "
+            f"right for all of them together, not per {per}."
+        )
+    return f"{arithmetic}; you wrote {given}: the figure is right for the whole line, not per {per}."
+
+
 def one_instead_of_message(
     arithmetic: str, given: str, factor_text: str, too_large: bool, counted: str
 ) -> str:

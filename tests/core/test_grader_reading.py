@@ -289,13 +289,12 @@ def test_a_per_gpu_figure_on_a_per_replica_line_is_converted_by_the_chain_s_gpus
     )
 
 
-def test_a_per_gpu_figure_that_is_already_the_line_s_figure_is_read_as_written_and_said():
-    # 9.19 GB/s "per GPU" would be 73.5 GB/s for the replica; as the line's own figure it is right.
+def test_a_per_gpu_label_on_the_replica_s_figure_is_a_unit_error_not_read_as_written():
+    # 9.19 GB/s "per GPU" would be 73.5 GB/s for the replica (x 8 GPUs in its chain): the qualifier is read,
+    # and the figure is right for the replica, so the label is the mistake (issue 30).
     line = graded("kv-cache-tiering", {"breakeven_bw": "9.19 GB/s per GPU"})["breakeven_bw"]
-    assert line["verdict"] == "correct"
-    assert line["note"] == (
-        "you wrote a per-GPU figure; it is read as this line's figure (GB/s), not converted"
-    )
+    assert line["verdict"] == "unit_error"
+    assert "that is 73.5 GB/s for all of them" in line["message"]
 
 
 # An assumption outside its range is a unit slip only by the real factor and for a unit people write.
@@ -649,11 +648,14 @@ def test_a_slip_by_24_where_the_chain_is_per_day_is_hours_versus_days():
 # A bare number with a qualifier is in the line's unit, qualified.
 
 
-def test_a_bare_number_per_gpu_on_a_duration_line_is_in_minutes_per_gpu_not_a_wrong_dimension():
-    # 100 steps x (1 s + 60 s) = 6,100 s = 101.7 min; "102 per GPU" is 102 min, the qualifier said.
+def test_a_bare_number_per_gpu_on_a_duration_line_is_in_minutes_and_the_qualifier_is_a_unit_error():
+    # 100 steps x (1 s + 60 s) = 6,100 s = 101.7 min; "102 per GPU" is 102 min, in the line's unit, but a
+    # session's time is no figure per GPU (nothing in its chain counts GPUs): a wrong dimension, not a slip.
     line = graded("agent-sessions", {"session_time": "102 per GPU"})["session_time"]
-    assert line["verdict"] == "correct", line["message"]
-    assert line["note"] == "you wrote a per-GPU figure; it is read as this line's figure (min), not converted"
+    assert line["verdict"] == "unit_error", line["message"]
+    assert line["message"].endswith(
+        "you wrote 102 per GPU: the figure is right for the whole line, not per GPU."
+    )
 
 
 def test_a_bare_number_per_gpu_on_a_gpu_hours_line_is_converted_by_the_chain_s_gpus():

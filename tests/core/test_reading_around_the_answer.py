@@ -12,6 +12,7 @@ from grading.core.quantity_text import (
     read_on_line,
 )
 from grading.core.units import format_dims
+from tests.core.test_grader_bank import graded
 from tests.core.test_quantity_text import read
 
 
@@ -136,3 +137,33 @@ def test_nodes_are_replicas_only_where_a_replica_is_one_eight_gpu_node():
         assert isinstance(read_on_line("47 nodes", "replica", "", None, alike), ParseFailure)
     # Nodes are never GPUs.
     assert isinstance(read_on_line("20 nodes", "GPU", "", None, eight), ParseFailure)
+
+
+# Qualifiers that change the quantity, graded on the bank's questions (hand-derived figures in comments).
+
+
+@pytest.mark.parametrize(
+    ("slug", "name", "text", "verdict"),
+    [
+        # KV room on eight GPUs: (8 x 80 GB x 0.9 - 141.1 GB) / 327,680 B = 1,327,209 tok; per GPU 165,901.
+        ("eight-gpu-design-review", "kv_cap_tp8", "166k tokens per GPU", "correct"),
+        ("eight-gpu-design-review", "kv_cap_tp8", "1.33M tokens per GPU", "unit_error"),  # claims 10.6M
+        ("eight-gpu-design-review", "kv_cap_tp8", "1.33M tokens", "correct"),
+        # Break-even: 327,680 B x 8 GPUs x 989 TFLOP/s x 0.5 / (2 x 70.6e9) = 9.19 GB/s for the replica (one
+        # 8-GPU node), 1.15 GB/s a GPU.
+        ("kv-cache-tiering", "breakeven_bw", "1.15 GB/s per GPU", "correct"),
+        ("kv-cache-tiering", "breakeven_bw", "9.2 GB/s per GPU", "unit_error"),  # claims 73.6 GB/s
+        ("kv-cache-tiering", "breakeven_bw", "9.19 GB/s per node", "correct"),  # the replica is the node
+        # The cluster's aggregate checkpoint write: 4.86 TB in 60 s = 81 GB/s; nothing in it is per node.
+        ("ten-thousand-gpu-cluster", "ckpt_write_bw", "81 GB/s per node", "unit_error"),
+        ("ten-thousand-gpu-cluster", "ckpt_write_bw", "81 GB/s", "correct"),
+        # A one-GPU replica: (80 GB x 0.9 - 16 GB) / 131,072 B = 427,246 tok, per replica and per GPU alike.
+        ("gateway-fallback-review", "kv_room", "427k tokens per GPU", "correct"),
+    ],
+)
+def test_a_per_count_qualifier_is_converted_where_the_chain_counts_it_else_it_must_fit(
+    slug, name, text, verdict
+):
+    lines = graded(slug, {name: text})
+    assert lines[name]["verdict"] == verdict, lines[name]["message"]
+    assert [other for other, line in lines.items() if line["verdict"] != "correct" and other != name] == []
