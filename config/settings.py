@@ -69,6 +69,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.db_errors.DatabaseUnavailableMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "config.form_text.UnstorableTextMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

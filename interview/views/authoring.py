@@ -449,7 +449,12 @@ def publishers(request: HttpRequest) -> HttpResponse:
     _require_admin(request)
     authors = get_user_model().objects.filter(groups=group_for(Role.AUTHOR)).order_by("username")
     if request.method == "POST":
-        author = get_object_or_404(authors, pk=request.POST.get("user"))
+        user_id = request.POST.get("user", "")
+        if not user_id.isdigit():
+            rows = [(author, can_publish(author)) for author in authors]
+            context = {"rows": rows, "error": "Choose an author from the list."}
+            return render(request, "authoring/publishers.html", context, status=400)
+        author = get_object_or_404(authors, pk=int(user_id))
         granted = request.POST.get("grant") == "1"
         publish_grant_set(user=author, granted=granted)
         verb = "may now publish" if granted else "may no longer publish"

@@ -381,6 +381,8 @@ def invitation_create(request: HttpRequest, round_id: int) -> HttpResponse:
             )
     except ValueError:
         error = "Choose how long the link stays valid."
+    except OverflowError:  # more hours than a date can hold
+        error = "A link is valid for between 5 minutes and 14 days."
     except InterviewError as exc:
         error = str(exc)
     if request.htmx:
