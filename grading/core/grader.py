@@ -459,6 +459,14 @@ class _Run:
         self.changed.add(name)
         ends = [value * end for end in reading.spread] if reading.spread else [value]
         if all(bounds.low_accepted <= end <= bounds.high_accepted for end in ends):
+            if self._contradicts_stated(name, value):
+                self.status[name] = v.FAR_FROM_REFERENCE  # charged here if asked, else on a later line
+                if asked:
+                    message = v.stated_far_message(
+                        reading.text.strip(), self._reference_shown(name), bounds.source
+                    )
+                    self.outcomes[name] = _Outcome(v.FAR_FROM_REFERENCE, message)
+                return
             self.status[name] = v.CORRECT
             if asked:
                 message = self._binary_note(name, bounds.in_range, value, self.ref[name])
@@ -499,6 +507,14 @@ class _Run:
                 label=_in_sentence(self.p.labels[name]),
             )
             self.outcomes[name] = _Outcome(v.OUT_OF_RANGE, message)
+
+    def _contradicts_stated(self, name: str, value: float) -> bool:
+        """An input the question states (`stated: true`) typed as another value inside its range."""
+        if not self.p.model.quantities[name].stated:
+            return False
+        line = self.p.asked.get(name)
+        check, tolerance = (line.check, line.tolerance) if line else UNASKED_CHECK
+        return not v.within(check, tolerance, float(value), float(self.ref[name]))
 
     def _used_as_typed(self, name: str, reading: _Reading, asked: bool) -> None:
         """An assumption whose unit slip lands inside its range, but whose later lines use the number as

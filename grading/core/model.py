@@ -25,7 +25,7 @@ from grading.core.units import Dims, Unit, UnitError, compatible, format_dims, f
 
 Problem = tuple[str, str]
 
-_INPUT_FIELDS = frozenset({"name", "label", "value", "unit", "range", "source", "variable", "note"})
+_INPUT_FIELDS = frozenset({"name", "label", "value", "unit", "range", "source", "variable", "stated", "note"})
 _DERIVED_FIELDS = frozenset({"name", "label", "formula", "unit", "note"})
 _MODEL_FIELDS = frozenset({"headline", "quantities"})
 LOG_UNIFORM_SPAN = 10.0
@@ -56,6 +56,7 @@ class Quantity:
     variable: bool = False
     formula: str | None = None
     note: str = ""
+    stated: bool = False  # the prompt or the design states `value`: another value in `range` contradicts it
 
     @property
     def is_input(self) -> bool:
@@ -180,9 +181,12 @@ def _read_quantity(item: object, index: int) -> tuple[Quantity | None, list[Prob
     variable = item.get("variable", False)
     if not isinstance(variable, bool):
         problems.append((where, "variable must be true or false"))
+    stated = item.get("stated", False)
+    if not isinstance(stated, bool):
+        problems.append((where, "stated must be true or false"))
     if problems:
         return None, problems
-    return Quantity(name, label, unit, value, bounds, source, variable, note=note), []
+    return Quantity(name, label, unit, value, bounds, source, variable, note=note, stated=stated), []
 
 
 def _read_range(raw: object) -> tuple[float, float] | None:

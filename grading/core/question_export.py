@@ -56,6 +56,8 @@ def _model_to_dict(model: ModelSpec) -> dict[str, Any]:
             }
             if quantity.variable:
                 item["variable"] = True
+            if quantity.stated:
+                item["stated"] = True
         else:
             item = {
                 "name": quantity.name,

@@ -398,6 +398,15 @@ def far_message(
     )
 
 
+def stated_far_message(given: str, stated: str, source: str) -> str:
+    """An assumption inside its plausible range that contradicts the value the question states."""
+    where = f" ({source})" if source else ""
+    return (
+        f"The question states {stated}{where}; you wrote {given}. It is plausible in general but not this "
+        "question's premise; the lines after it are checked from your value."
+    )
+
+
 def fixed_far_message(message: str, fixed: str, source: str) -> str:
     """A far-from-reference message whose driver is a value the question fixes."""
     return f"{message[:-1]}; the question fixes it at {fixed}" + (f" ({source})." if source else ".")

@@ -26,11 +26,13 @@ def test_the_bank_has_questions_to_check():
 
 
 def model_numbers(spec: QuestionSpec, seed: int) -> dict[str, str]:
-    """Every quantity of the model, as text, at inputs drawn inside their ranges."""
+    """Every quantity of the model, as text, at inputs drawn inside their ranges; an input the question
+    states (`stated: true`) keeps its value, as another one contradicts the question (issue 30)."""
     model = spec.model.reference
     samples = model.sample_inputs(1, np.random.default_rng(seed))
+    drawn = {name: float(sample[0]) for name, sample in samples.items() if not model.quantities[name].stated}
     try:
-        values = model.evaluate({name: float(sample[0]) for name, sample in samples.items()})
+        values = model.evaluate(drawn)
     except ModelError:
         assume(False)
     return {name: repr(float(model.display_value(name, value))) for name, value in values.items()}

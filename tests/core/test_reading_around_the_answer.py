@@ -4,6 +4,7 @@ dimension that does not fit. Each expected value is worked out by hand from the 
 
 import pytest
 
+from grading.core.model import ModelError, read_model
 from grading.core.quantity_text import (
     LineReading,
     ParseFailure,
@@ -167,3 +168,58 @@ def test_a_per_count_qualifier_is_converted_where_the_chain_counts_it_else_it_mu
     lines = graded(slug, {name: text})
     assert lines[name]["verdict"] == verdict, lines[name]["message"]
     assert [other for other, line in lines.items() if line["verdict"] != "correct" and other != name] == []
+
+
+# The bank says what it means: a value the question states, contradicted inside its plausible range.
+
+
+def test_an_asked_assumption_that_contradicts_the_stated_value_is_far_and_what_follows_is_correct():
+    # The prompt says 100 candidates: 1 user + 100 items = 101 keys a request. 201 (200 candidates) is a
+    # plausible premise but not this one; 10,000 req/s x 201 = 2.01M lookups/s follows from it.
+    lines = graded("feature-store-no-leakage", {"keys_per_req": "201", "lookup_rate": "2.01M/s"})
+    assert lines["keys_per_req"]["verdict"] == "far_from_reference"
+    assert lines["keys_per_req"]["message"].startswith("The question states 101 key/req")
+    assert lines["lookup_rate"]["verdict"] == "correct"
+    # The design has no spares: 4 contradicts it (far), 40 is beyond any plausible pool (out of range).
+    assert (
+        graded("training-cluster-review", {"spare_nodes": "4"})["spare_nodes"]["verdict"]
+        == "far_from_reference"
+    )
+    assert graded("training-cluster-review", {"spare_nodes": "none"})["spare_nodes"]["verdict"] == "correct"
+    assert (
+        graded("training-cluster-review", {"spare_nodes": "40"})["spare_nodes"]["verdict"] == "out_of_range"
+    )
+
+
+def test_an_unasked_stated_premise_contradicted_is_charged_once_on_the_first_line_it_moves():
+    # The brief says a 1 TB checkpoint; 2 TB in 60 s is 33.3 GB/s (the reference 16.7 GB/s): far, once.
+    lines = graded(
+        "checkpoint-storage", {"ckpt_bytes": "2 TB", "burst_bw": "33.3 GB/s", "burst_bw_bits": "267"}
+    )
+    assert lines["burst_bw"]["verdict"] == "far_from_reference"
+    assert lines["burst_bw_bits"]["verdict"] == "correct"  # 33.3 GB/s x 8 = 267 Gb/s repeats the premise
+
+
+def test_stated_must_be_true_or_false():
+    raw = {
+        "headline": "x",
+        "quantities": [
+            {
+                "name": "x",
+                "label": "X",
+                "value": 1,
+                "unit": "",
+                "range": [0, 2],
+                "source": "s",
+                "stated": "yes",
+            }
+        ],
+    }
+    with pytest.raises(ModelError, match="stated must be true or false"):
+        read_model(raw)
+
+
+def test_a_per_period_figure_on_a_line_labelled_with_that_period_is_its_own():
+    # A month's revenue $19.44M x 1e-3 duplicates = $19,440 a month: the label says "per month".
+    line = graded("usage-billing-pipeline", {"overbill_no_idem": "$19,440/month"})["overbill_no_idem"]
+    assert line["verdict"] == "correct", line["message"]
