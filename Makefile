@@ -70,6 +70,8 @@ bench: install
 	$(BIN)/python bench/grading.py
 	$(BIN)/python bench/replay.py
 	$(BIN)/python bench/drills.py
+	@# Agreement with the expert's hand-graded answers (a measure, not a gate: its exit status is ignored).
+	-python3 ../shared/graded/run.py | tail -n 2
 
 check-deploy: install-runtime
 	DEBUG=0 SECRET_KEY=$${SECRET_KEY:-check-deploy-only-0123456789abcdefghijklmnopqrstuv} \
