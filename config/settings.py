@@ -130,7 +130,8 @@ MAILERS = {
         if DEBUG
         else {
             "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
-            "OPTIONS": {"host": SMTP_HOST, "port": SMTP_PORT},
+            # The worker sends mail (interview/tasks.py); a server that accepts and never answers is given up.
+            "OPTIONS": {"host": SMTP_HOST, "port": SMTP_PORT, "timeout": 10},
         }
     )
 }

@@ -1,7 +1,9 @@
 """Celery tasks of the interview app: each calls one service."""
 
 from celery import shared_task
+from django.core.mail import send_mail
 
+from interview.forms import SEND_MAIL_TASK
 from interview.services.grading import rounds_complete_reviews
 from interview.services.invitation_mail import SEND_INVITATION_MAIL_TASK, invitation_mail_send
 
@@ -16,3 +18,9 @@ def complete_reviews() -> int:
 def send_invitation_mail(invitation_id: int) -> bool:
     """Mail an interviewer invited by name; sent after the invitation commits."""
     return invitation_mail_send(invitation_id=invitation_id)
+
+
+@shared_task(name=SEND_MAIL_TASK, ignore_result=True)
+def send_mail_now(subject: str, body: str, to: str) -> None:
+    """A mail rendered in a request (a password reset), sent here; the SMTP backend has a timeout."""
+    send_mail(subject=subject, message=body, from_email=None, recipient_list=[to])

@@ -17,7 +17,7 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
-    path("accounts/password/reset/", auth_views.PasswordResetView.as_view(), name="password_reset"),
+    path("accounts/password/reset/", accounts.PasswordResetView.as_view(), name="password_reset"),
     path(
         "accounts/password/reset/done/",
         auth_views.PasswordResetDoneView.as_view(),

@@ -36,16 +36,25 @@ def fast_password_hashing(request: pytest.FixtureRequest) -> None:
 
 
 @pytest.fixture(autouse=True)
-def login_lockout_forgotten(request: pytest.FixtureRequest):
-    """Failed log-ins from the test client's address (127.0.0.1) are counted in the cache, which outlives a
-    test (Redis in CI): lift them after each test so that tests elsewhere are not locked out by this one."""
+def counts_forgotten(request: pytest.FixtureRequest):
+    """Failed log-ins and rate-limited requests from the test client's address (127.0.0.1) are counted in the
+    cache, which outlives a test: forget them after each test so that tests elsewhere are not refused because
+    of this one (the in-process cache is cleared; Redis, also the broker, loses only these keys)."""
     yield
     if not request.config.pluginmanager.has_plugin("django"):
         return
-    from interview.services.login_lockout import login_lockout_lift
+    from django.core.cache import cache
 
+    from interview.services.login_lockout import login_lockout_lift
+    from interview.services.rate_limits import rate_limits_lift
+
+    if not USES_REDIS:
+        cache.clear()  # locmem; SQLite reuses user ids between tests, so per-user counts would carry over
+        return
     for username in NAMED_USERS:
         login_lockout_lift(username=username, address="127.0.0.1")
+        rate_limits_lift(subject=f"{username}@example.com")
+    rate_limits_lift(subject="127.0.0.1")
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from interview.models import Invitation, Recommendation, Round, Scorecard
 from interview.selectors import round_for_interviewer
 from interview.services.interviewing.engine_comparison import scorecard_compare
-from interview.services.interviewing.errors import InterviewError, InvitationInvalid
+from interview.services.interviewing.errors import InterviewError, InterviewRateLimited, InvitationInvalid
 from interview.services.interviewing.invitations import (
     LINK_VALID_FOR,
     invitation_accept,
@@ -140,7 +140,8 @@ class InvitationListApi(APIView):
         return Response(InvitationOutput(invitations_of_round(round_), many=True).data)
 
     @extend_schema(
-        request=InvitationCreateInput, responses={201: InvitationCreatedOutput, 400: BAD_REQUEST, 404: ERROR}
+        request=InvitationCreateInput,
+        responses={201: InvitationCreatedOutput, 400: BAD_REQUEST, 404: ERROR, 429: ERROR},
     )
     def post(self, request: Request, round_id: int) -> Response:
         """Invite an interviewer to your round by username (accepted at once) or create a single-use link (its
@@ -162,7 +163,7 @@ class InvitationListApi(APIView):
                     round_=round_, created_by=request.user, username=data.validated_data["username"]
                 )
         except InterviewError as error:
-            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+            return Response({"error": str(error)}, status=error.status_code)
         output = InvitationOutput(invitation).data | {"link": link}
         return Response(output, status=status.HTTP_201_CREATED)
 
@@ -182,7 +183,7 @@ class InvitationRevokeApi(APIView):
 class InvitationAcceptApi(APIView):
     @extend_schema(
         request=inline_serializer("InvitationAcceptInput", {"token": serializers.CharField(max_length=200)}),
-        responses={200: InvitationOutput, 404: ERROR},
+        responses={200: InvitationOutput, 404: ERROR, 429: ERROR},
     )
     def post(self, request: Request) -> Response:
         """Accept a single-use invitation link as an interviewer; a used, expired or revoked link: 404."""
@@ -190,6 +191,8 @@ class InvitationAcceptApi(APIView):
             invitation = invitation_accept(token=str(request.data.get("token", "")), user=request.user)
         except InvitationInvalid:
             raise Http404("This invitation link is not valid.") from None
+        except InterviewRateLimited as error:
+            return Response({"error": str(error)}, status=error.status_code)
         return Response(InvitationOutput(invitation).data)
 
 

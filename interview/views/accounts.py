@@ -6,10 +6,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from interview.forms import SignUpForm
+from config.client_address import client_address
+from interview.forms import QueuedPasswordResetForm, SignUpForm
 from interview.forms_login import LockoutAuthenticationForm
 from interview.services.accounts import user_log_out_everywhere, user_sign_up
 from interview.services.login_lockout import login_account_failures_clear, login_device_remember
+from interview.services.rate_limits import PASSWORD_RESET, SIGN_UP, rate_limit_exceeded
 
 
 @require_http_methods(["GET", "POST"])
@@ -17,6 +19,10 @@ def sign_up(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("home")
     form = SignUpForm(request.POST or None)
+    if request.method == "POST" and rate_limit_exceeded(limit=SIGN_UP, subject=client_address(request)):
+        form.errors.clear()
+        form.add_error(None, SIGN_UP.message)
+        return render(request, "registration/sign_up.html", {"form": form}, status=429)
     if request.method == "POST" and form.is_valid():
         user = user_sign_up(
             username=form.cleaned_data["username"],
@@ -40,6 +46,18 @@ class LoginView(auth_views.LoginView):
         response = super().form_valid(form)
         login_device_remember(response=response, username=form.get_user().get_username())
         return response
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Asking for a reset link: limited per address; the mail goes out from the worker."""
+
+    form_class = QueuedPasswordResetForm
+
+    def form_valid(self, form: QueuedPasswordResetForm) -> HttpResponse:
+        if rate_limit_exceeded(limit=PASSWORD_RESET, subject=client_address(self.request)):
+            form.add_error(None, PASSWORD_RESET.message)
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        return super().form_valid(form)
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):

@@ -27,7 +27,7 @@ from interview.selectors import round_for_interviewer
 from interview.services.interviewing.access import is_admin, is_interviewer
 from interview.services.interviewing.calibration import calibration_for
 from interview.services.interviewing.engine_comparison import replay_summary, scorecard_compare
-from interview.services.interviewing.errors import InterviewError, InvitationInvalid
+from interview.services.interviewing.errors import InterviewError, InterviewRateLimited, InvitationInvalid
 from interview.services.interviewing.invitations import (
     invitation_accept,
     invitation_create_for_username,
@@ -329,6 +329,8 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         if request.method == "GET":
             raise InvitationInvalid(token)
         invitation = invitation_accept(token=token, user=request.user)
+    except InterviewRateLimited as error:
+        return render(request, "interviewer/join_refused.html", {"refusal": str(error)}, status=429)
     except InvitationInvalid:
         if refusal := invitation_link_refusal(token):  # a link that existed says why it no longer works
             return render(request, "interviewer/join_refused.html", {"refusal": refusal}, status=410)
@@ -368,6 +370,7 @@ def invitation_create(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = _get_own_round(request, round_id)
     link = ""
     error = ""
+    status = 400
     try:
         if request.POST.get("kind") == "link":
             hours = int(request.POST.get("hours") or 24)
@@ -384,10 +387,10 @@ def invitation_create(request: HttpRequest, round_id: int) -> HttpResponse:
     except OverflowError:  # more hours than a date can hold
         error = "A link is valid for between 5 minutes and 14 days."
     except InterviewError as exc:
-        error = str(exc)
+        error, status = str(exc), exc.status_code
     if request.htmx:
         if error:
-            return htmx_refusal(error)
+            return htmx_refusal(error, status)
         return _panel_response(request, round_, new_link=link)
     if link:  # the raw token is shown once, on this page, and never stored
         return render(request, "interviewer/invite_link.html", {"round": round_, "new_link": link})

@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from interview.roles import Role, roles_of
 from tests.conftest import TEST_PASSWORD
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.django_db
 
@@ -61,8 +62,10 @@ def test_password_change_needs_the_old_password(client, alice):
     assert alice.check_password(new)
 
 
-def test_password_reset_sends_a_link_by_email(client, alice):
+@pytest.mark.celery_worker
+def test_password_reset_sends_a_link_by_email(client, alice, celery_worker):
     client.post(reverse("password_reset"), {"email": "alice@example.com"})
+    wait_for(lambda: mail.outbox, timeout_s=30, what="the worker to send the mail")
     assert len(mail.outbox) == 1
     assert "/accounts/reset/" in mail.outbox[0].body
 

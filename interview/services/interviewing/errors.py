@@ -7,6 +7,12 @@ class InterviewError(Exception):
     status_code = 400
 
 
+class InterviewRateLimited(InterviewError):
+    """Too many links made or tried in a while (interview/services/rate_limits.py)."""
+
+    status_code = 429
+
+
 class InvitationInvalid(InterviewError):
     """An unknown, used, revoked or expired link: answered as 404, without saying which."""
 

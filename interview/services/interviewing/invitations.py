@@ -13,8 +13,9 @@ from django.utils import timezone
 from config.celery import send_by_name
 from interview.models import Invitation, Round
 from interview.services.interviewing.access import is_interviewer
-from interview.services.interviewing.errors import InterviewError, InvitationInvalid
+from interview.services.interviewing.errors import InterviewError, InterviewRateLimited, InvitationInvalid
 from interview.services.invitation_mail import SEND_INVITATION_MAIL_TASK
+from interview.services.rate_limits import INVITATION_ACCEPT, INVITATION_LINK, rate_limit_exceeded
 
 LINK_VALID_FOR = timedelta(hours=24)
 LINK_VALID_FOR_MAX = timedelta(days=14)
@@ -57,6 +58,8 @@ def invitation_create_link(
     """A single-use link: returns the invitation and its raw token, which is shown once and never stored."""
     if not timedelta(minutes=5) <= valid_for <= LINK_VALID_FOR_MAX:
         raise InterviewError("A link is valid for between 5 minutes and 14 days.")
+    if rate_limit_exceeded(limit=INVITATION_LINK, subject=str(created_by.pk)):
+        raise InterviewRateLimited(INVITATION_LINK.message)
     token = secrets.token_urlsafe(32)
     now = timezone.now()
     invitation = Invitation.objects.create(
@@ -89,9 +92,12 @@ def invitation_is_open(token: str) -> bool:
 
 
 def invitation_accept(*, token: str, user: AbstractBaseUser) -> Invitation:
-    """Use a link once: the user becomes the round's interviewer. Anything wrong raises InvitationInvalid."""
+    """Use a link once: the user becomes the round's interviewer. Anything wrong raises InvitationInvalid;
+    more than INVITATION_ACCEPT's tries in its window raise InterviewRateLimited."""
     if not token or not is_interviewer(user):
         raise InvitationInvalid("This invitation link is not valid.")
+    if rate_limit_exceeded(limit=INVITATION_ACCEPT, subject=str(user.pk)):
+        raise InterviewRateLimited(INVITATION_ACCEPT.message)
     with transaction.atomic():
         invitation = (
             Invitation.objects.select_for_update()
