@@ -119,19 +119,23 @@ def replays_enqueue_for_round(*, round_) -> list[ReplayRun]:
 
 
 def replay_retry(*, run: ReplayRun) -> ReplayRun:
-    """A new generation of a failed or cancelled run (same seed, inputs resolved again), queued."""
+    """A new generation of a failed or cancelled run (same seed, inputs resolved again), queued.
+
+    Idempotent: a retry of a run that was already retried (two clicks at once, a second tab) returns the
+    generation that retry made."""
     if not run.can_retry:
         raise ReplayError(f"Only a failed or cancelled run can be retried; this one is {run.status}.")
     round_ = run.round
     with transaction.atomic():
+        ReplayRun.objects.select_for_update().filter(pk=run.pk).first()  # one retry of this run at a time
+        # Read after the lock, in a statement of its own, so it sees a retry that committed while we waited.
         latest = (
-            ReplayRun.objects.select_for_update()
-            .filter(round=round_, scenario=run.scenario, side=run.side)
+            ReplayRun.objects.filter(round=round_, scenario=run.scenario, side=run.side)
             .order_by("-generation")
             .first()
         )
-        if latest.pk != run.pk:
-            raise ReplayError("This run was already retried; reload the page for the latest one.")
+        if latest.generation > run.generation:
+            return latest
         try:
             inputs = _inputs_by_scenario(round_, run.side).get(run.scenario, run.inputs)
         except ValueError as error:
