@@ -1,25 +1,31 @@
-"""An independent per-step model of a continuous-batching LLM engine, written from first principles for the
-tests: a plain loop over engine steps that touches every sequence in every step. It shares no code with the
-simulator (grading/core/sim/); only the requests (arrival, prompt and output lengths) are given to it.
+"""An independent per-step model of a continuous-batching LLM engine (vLLM-style), written from the physics
+for the tests: a plain loop over engine steps that touches every sequence in every step. It shares no code
+with the simulator (grading/core/sim/); only the requests (arrival, prompt and output lengths) are given to
+it.
 
 The engine it models, in words:
 - Replicas each run steps back to back while they hold work. A step carries one decode token for every
   sequence past its prefill and, with chunked prefill, chunks of the prefills in what is left of the token
   budget, oldest first (serial prefill: a step with a prefill to do prefills whole prompts only and every
   decode waits).
-- A step lasts max(memory time, compute time): memory = (weights + KV held) bytes / bandwidth, compute =
-  2 · params · tokens / FLOP/s (with n_params 0: tpot_s, and tokens / prefill_tok_s). When the replica's GPUs
-  talk over a slow link (a tensor-parallel group split across servers), the step then waits for it: every
-  token in the step, decode or prompt, sends its activations' bytes over the link, and the step's collectives
-  cost a fixed latency on top. That time does not overlap the memory or compute time.
-- A sequence holds KV for each token it has processed: its prompt is reserved when its prefill starts, and
-  every decode step adds one. The first token comes at the end of the step that completes the prefill; the
-  other output − 1 tokens come one per decode step.
-- An arrival goes to the replica with the fewest sequences (waiting or running) that has a free slot and KV
-  for its prompt, lowest number first; if none has, it waits in one FCFS queue that replicas take from, head
-  first, at the end of their steps.
-- When the KV cannot grow by one token for every decode, the newest running sequence is preempted: its KV is
-  freed and it goes back to the front of its replica's waiting list, to prefill everything it had again.
+- A step's time is the time of its operations, one after another, in every layer, plus a fixed overhead. In
+  one layer: the matmuls (read the layer's weights, do 2 FLOP per weight per token), the decodes' attention
+  (read each decoding sequence's KV, 4·d FLOP per token of context), the prefill chunks' attention (read the
+  KV up to the chunk's end, 4·d FLOP per (query, key) pair of causal attention), and two all-reduces of the
+  step's activations across the tensor-parallel group (a latency, and a ring's 2·(g−1)/g of d × 2 bytes per
+  token over the link). Each operation lasts the longer of its memory time (bytes over the GPUs' bandwidth)
+  and its compute time (FLOP over the GPUs' FLOP/s). All layers are alike, so the step is L × one layer.
+  A slow link between the replica's servers, when given, adds a latency a step and bytes a token. With no
+  hardware (a fixed step time): max(step time, tokens / prefill rate) plus that link.
+- KV lives in blocks of `block` tokens: a sequence holding n tokens of KV holds ceil(n / block) blocks. Its
+  prompt's blocks are taken when its prefill starts; a decode that finds its last block full takes another.
+  A sequence is admitted (onto a replica, and onto the GPU from the replica's waiting list) only while the
+  blocks left free after it stay at or above the watermark (a share of all blocks).
+- When the decodes' next tokens need more blocks than are free, the newest running sequence is preempted: its
+  blocks are freed and it goes back to the front of its replica's waiting list, to prefill everything it had.
+- An arrival goes to the replica with the fewest sequences (waiting or running) that has a free slot and
+  blocks for its prompt, lowest number first; if none has, it waits in one FCFS queue that replicas take
+  from, head first, at the end of their steps.
 - A lost replica's sequences go back to the front of the queue (in arrival order) and start over.
 """
 
@@ -32,19 +38,82 @@ import numpy as np
 
 
 @dataclass
+class Hardware:
+    """A replica's model and GPUs, in base units."""
+
+    params: float
+    weight_bytes_per_param: float
+    gpus: int
+    hbm_bytes_per_s: float  # per GPU
+    weights_read_efficiency: float
+    kv_read_efficiency: float
+    flop_per_s: float  # per GPU
+    flop_efficiency: float
+    kv_bytes_per_token: float
+    layers: int
+    width: int
+    allreduce_link_bytes_per_s: float
+    allreduce_latency_s: float
+    overhead_s: float
+
+
+@dataclass
 class Engine:
-    """What one replica is, in base units."""
+    """What one replica is. Either `hardware` or a fixed step (`fixed_step_s`, `fixed_tokens_per_s`)."""
 
     max_batch: int
     token_budget: int
     chunked: bool
-    kv_capacity: float  # tokens
-    weights_time_s: float  # reading the weights once: the memory time of an empty step
-    kv_read_s_per_token: float  # reading one token of KV
-    compute_s_per_token: float
-    link_bytes_per_token: float = 0.0  # what one token's all-reduces send over the slow link
+    total_blocks: float  # math.inf: no limit
+    block: int = 16
+    watermark: float = 0.01
+    hardware: Hardware | None = None
+    fixed_step_s: float = 0.04
+    fixed_tokens_per_s: float = 28_035.0
+    link_bytes_per_token: float = 0.0  # a slow link between the replica's servers, all layers together
     link_bytes_per_s: float = math.inf
-    link_latency_s: float = 0.0  # the collectives' fixed cost, once a step
+    link_latency_s: float = 0.0
+
+    def free_floor(self) -> float:
+        """Blocks an admission must leave free."""
+        return 0.0 if math.isinf(self.total_blocks) else math.floor(self.watermark * self.total_blocks)
+
+    def blocks(self, tokens: int) -> int:
+        return -(-tokens // self.block)
+
+
+def one_layer_seconds(hw: Hardware, tokens: int, decode_contexts: list, chunks: list) -> float:
+    """One layer's operations, each max(memory, compute); `chunks` are (tokens before, chunk tokens)."""
+    bandwidth = hw.gpus * hw.hbm_bytes_per_s
+    flops = hw.gpus * hw.flop_per_s * hw.flop_efficiency
+    layer_params = hw.params / hw.layers
+    kv_per_layer = hw.kv_bytes_per_token / hw.layers
+    matmuls = max(
+        layer_params * hw.weight_bytes_per_param / (bandwidth * hw.weights_read_efficiency),
+        2 * layer_params * tokens / flops,
+    )
+    context = sum(decode_contexts)
+    decode_attention = max(
+        context * kv_per_layer / (bandwidth * hw.kv_read_efficiency), 4 * hw.width * context / flops
+    )
+    read = sum(before + n for before, n in chunks)
+    pairs = sum(n * before + n * (n + 1) / 2 for before, n in chunks)
+    prefill_attention = max(
+        read * kv_per_layer / (bandwidth * hw.kv_read_efficiency), 4 * hw.width * pairs / flops
+    )
+    allreduces = 0.0
+    if hw.gpus > 1:
+        moved = 2 * (hw.gpus - 1) / hw.gpus * tokens * hw.width * 2
+        allreduces = 2 * (hw.allreduce_latency_s + moved / hw.allreduce_link_bytes_per_s)
+    return matmuls + decode_attention + prefill_attention + allreduces
+
+
+def step_seconds(engine: Engine, tokens: int, decode_contexts: list, chunks: list) -> float:
+    link = engine.link_latency_s + tokens * engine.link_bytes_per_token / engine.link_bytes_per_s
+    hw = engine.hardware
+    if hw is None:
+        return max(engine.fixed_step_s, tokens / engine.fixed_tokens_per_s) + link
+    return hw.overhead_s + hw.layers * one_layer_seconds(hw, tokens, decode_contexts, chunks) + link
 
 
 @dataclass
@@ -56,7 +125,7 @@ class Seq:
     to_prefill: int = 0
     prefilled: int = 0
     decoded: int = 0  # tokens from decode steps (the first token comes from the prefill)
-    kv: int = 0
+    kv: int = 0  # tokens of KV held
     first_token: float = math.nan
     finish: float = math.nan
     prefill_done: bool = False
@@ -71,9 +140,6 @@ class Replica:
     step: list = field(default_factory=list)  # (seq, kind, tokens)
     alive: bool = True
 
-    def kv(self) -> int:
-        return sum(s.kv for s in self.running)
-
     def held(self) -> int:
         return len(self.waiting) + len(self.running)
 
@@ -84,6 +150,7 @@ class Outcome:
     queue_at_end: int
     preemptions: int
     queue_samples: list  # (t, queue length)
+    steps: list = field(default_factory=list)  # (start, end) of every step, when asked for
 
 
 def run(
@@ -96,6 +163,7 @@ def run(
     loss_at: float = math.inf,
     loss_count: int = 0,
     sample_every_s: float = 10.0,
+    keep_steps: bool = False,
 ) -> Outcome:
     seqs = [
         Seq(i, float(a), int(p), int(o))
@@ -105,12 +173,20 @@ def run(
     queue: list[Seq] = []
     preemptions = 0
     samples: list = []
+    steps: list = []
     next_sample = 0.0
     i = 0
+    floor = engine.free_floor()
+
+    def used(rep: Replica) -> int:
+        return sum(engine.blocks(s.kv) for s in rep.running)
+
+    def wanted(s: Seq) -> int:
+        return engine.blocks(s.to_prefill or s.prompt)
 
     def fits(rep: Replica, s: Seq) -> bool:
-        reserved = rep.kv() + sum(w.to_prefill or w.prompt for w in rep.waiting)
-        return rep.held() < engine.max_batch and reserved + (s.to_prefill or s.prompt) <= engine.kv_capacity
+        promised = used(rep) + sum(wanted(w) for w in rep.waiting)
+        return rep.held() < engine.max_batch and engine.total_blocks - promised - wanted(s) >= floor
 
     def start_step(rep: Replica, now: float) -> None:
         nonlocal preemptions
@@ -119,30 +195,39 @@ def run(
         serial_prefill = (
             not engine.chunked
             and head is not None
-            and rep.kv() + (head.to_prefill or head.prompt) <= engine.kv_capacity
+            and engine.total_blocks - used(rep) - wanted(head) >= floor
         )
         step = []
+        chunks = []  # (tokens before the chunk, chunk tokens)
         if serial_prefill:
             tokens = 0
             while rep.waiting:
                 s = rep.waiting[0]
                 need = s.to_prefill or s.prompt
-                if rep.kv() + need > engine.kv_capacity or (step and tokens + need > engine.token_budget):
+                if engine.total_blocks - used(rep) - wanted(s) < floor or (
+                    step and tokens + need > engine.token_budget
+                ):
                     break
                 rep.waiting.pop(0)
                 s.to_prefill, s.prefilled, s.kv = need, 0, need
                 rep.running.append(s)
                 step.append((s, "prefill", need))
+                chunks.append((0, need))
                 tokens += need
-            kv_read = tokens
+            contexts: list = []
         else:
-            while decoders and rep.kv() + len(decoders) > engine.kv_capacity:
+
+            def new_blocks() -> int:
+                return sum(1 for s in decoders if s.kv % engine.block == 0)
+
+            while decoders and used(rep) + new_blocks() > engine.total_blocks:
                 victim = rep.running.pop()
                 victim.to_prefill = victim.kv if victim.prefill_done else victim.to_prefill
                 victim.kv, victim.prefilled, victim.prefill_done = 0, 0, False
                 rep.waiting.insert(0, victim)
                 preemptions += 1
                 decoders = [s for s in rep.running if s.prefill_done]
+            contexts = [s.kv for s in decoders]
             step = [(s, "decode", 1) for s in decoders]
             tokens = len(decoders)
             left = engine.token_budget - tokens
@@ -151,30 +236,29 @@ def run(
                     if not s.prefill_done and left > 0:
                         chunk = min(s.to_prefill - s.prefilled, left)
                         step.append((s, "prefill", chunk))
+                        chunks.append((s.prefilled, chunk))
                         tokens += chunk
                         left -= chunk
+                growing = new_blocks()
                 while rep.waiting and left > 0:
                     s = rep.waiting[0]
                     need = s.to_prefill or s.prompt
-                    if rep.kv() + len(decoders) + need > engine.kv_capacity:
+                    if engine.total_blocks - used(rep) - growing - wanted(s) < floor:
                         break
                     rep.waiting.pop(0)
                     s.to_prefill, s.prefilled, s.kv = need, 0, need
                     rep.running.append(s)
                     chunk = min(need, left)
                     step.append((s, "prefill", chunk))
+                    chunks.append((0, chunk))
                     tokens += chunk
                     left -= chunk
-            kv_read = rep.kv()
         if tokens == 0:
             rep.step_end, rep.step = None, []
             return
-        memory = engine.weights_time_s + engine.kv_read_s_per_token * kv_read
-        compute = engine.compute_s_per_token * tokens
-        link = engine.link_latency_s
-        if engine.link_bytes_per_token:
-            link += sum(n for _, _, n in step) * engine.link_bytes_per_token / engine.link_bytes_per_s
-        rep.step_end, rep.step = now + max(memory, compute) + link, step
+        rep.step_end, rep.step = now + step_seconds(engine, tokens, contexts, chunks), step
+        if keep_steps:
+            steps.append((now, rep.step_end))
 
     def end_step(rep: Replica, now: float) -> None:
         for s, kind, tokens in rep.step:
@@ -239,8 +323,8 @@ def run(
         else:
             s = seqs[i]
             i += 1
-            if s.prompt + s.output > engine.kv_capacity:
+            if engine.blocks(s.prompt + s.output) > engine.total_blocks - floor:
                 continue  # never fits: an engine refuses it
             if queue or not place(s, now):
                 queue.append(s)
-    return Outcome(seqs, len(queue), preemptions, samples)
+    return Outcome(seqs, len(queue), preemptions, samples, steps)

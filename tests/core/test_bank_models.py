@@ -48,39 +48,45 @@ def test_eight_gpu_review_prefill_alone_asks_more_than_the_eight_gpus_give():
     slug = "eight-gpu-design-review"
     # 5 req/s x 6,000 tok = 30,000 tok/s against 8 x 989e12 x 0.5 / 141.1e9 = 28,032 tok/s.
     assert shown(slug, "prefill_load") == pytest.approx(30_000 / 28_032, rel=2e-3)
-    # Across the link every prompt token's activations cross 160 times: 160 x (30 us + 6,000 x 32,768 B /
-    # 12.5 GB/s) = 2.521 s, after 6,000 / 28,032 = 0.214 s of compute.
+    # Across the link every prompt token's activations cross 160 times, a ring over eight GPUs moving 2 x 7/8
+    # of
+    # its 16 KiB (28,672 B): 160 x (30 us + 6,000 x 28,672 B / 12.5 GB/s) = 2.207 s, after 0.214 s of compute.
     assert shown(slug, "prefill_s_tp8") == pytest.approx(
-        0.2140 + 160 * (30e-6 + 6000 * 32768 / 12.5e9), rel=2e-3
+        0.2140 + 160 * (30e-6 + 6000 * 28672 / 12.5e9), rel=2e-3
     )
-    # The step at 201: (141.1 + 201 x 2.0644) GB / 18.76 TB/s = 29.64 ms, + 160 x (30 us + 201 x 32,768 B /
-    # 12.5 GB/s) = 89.1 ms; a request costs 2.735 s of prefill + 600 x 118.7 ms / 201 = 0.354 s: 0.324 req/s.
-    assert shown(slug, "capacity_tp8") == pytest.approx(1 / (2.7354 + 600 * 0.11874 / 201), rel=3e-3)
+    # The step at 201: (141.1 + 201 x 2.0644) GB / 18.76 TB/s = 29.64 ms, + 160 x (30 us + 201 x 28,672 B /
+    # 12.5 GB/s) = 78.57 ms, + 2 ms of overhead = 110.21 ms; a request costs 2.4208 s of prefill + 600 x
+    # 110.21 ms / 201 = 0.329 s: 0.364 req/s.
+    assert shown(slug, "step_tp8") == pytest.approx(29.64 + 78.57 + 2, rel=2e-3)  # ms
+    assert shown(slug, "capacity_tp8") == pytest.approx(1 / (2.4208 + 600 * 0.11021 / 201), rel=3e-3)
 
 
 def test_eight_gpu_review_fixed_placement_still_cannot_carry_five_requests_a_second():
     slug = "eight-gpu-design-review"
-    # TP4: 67 sequences, step (141.1 + 67 x 2.0644) / 9.38 = 29.79 ms; a request costs 6,000 / 14,016 =
-    # 0.428 s of prefill + 600 x 29.79 ms / 67 = 0.267 s: two replicas complete 2 / 0.695 = 2.88 req/s.
-    assert shown(slug, "capacity_fixed") == pytest.approx(2 / (0.4281 + 600 * 0.02979 / 67), rel=3e-3)
+    # TP4: 67 sequences, step (141.1 + 67 x 2.0644) / 9.38 = 29.79 ms, + 160 NVLink all-reduces of 40 us +
+    # 67 x 24,576 B / 450 GB/s (3.66 us) = 6.985 ms, + 2 ms = 38.77 ms; a request costs 6,000 / 14,016 =
+    # 0.428 s + 160 x 6,000 x 24,576 B / 450 GB/s = 0.052 s of prefill, and 600 x 38.77 ms / 67 = 0.347 s of
+    # decode steps: two replicas complete 2 / 0.8277 = 2.42 req/s.
+    assert shown(slug, "step_tp4") == pytest.approx(29.79 + 6.985 + 2, rel=2e-3)  # ms
+    assert shown(slug, "capacity_fixed") == pytest.approx(2 / (0.4805 + 600 * 0.03877 / 67), rel=3e-3)
     assert shown(slug, "load_fixed") > 1.7  # "the fixed design runs at ~67%" does not hold
     assert "~67%" not in question(slug).outline
-    # ceil(5 x 0.695 / 0.7) = ceil(4.96) = 5 servers for the load, and one to lose: after a loss four at
-    # 1.25 req/s each prefill 53.5% of the time and T = 0.428 + 8.466e13 / (9.38e12 x 0.465 - 600 x 1.25 x
-    # 2.0644e9) = 30.5 s, the whole deadline. Six at 0.833 req/s each prefill 35.7% of the time, and Little's
-    # law on the running batch gives T = 600 x 141.1e9 / (9.38e12 x 0.6433 - 600 x 0.8333 x 2.0644e9) = 16.9 s
-    # of decoding.
-    assert shown(slug, "servers_needed") == 6
+    # ceil(5 x 0.8277 / 0.7) = ceil(5.91) = 6 servers for the load, and one to lose. Seven at 0.714 req/s each
+    # prefill 34.3% of the time, and Little's law on the running batch, with a fixed 15.04 + 6.4 + 2 = 23.44
+    # ms
+    # a step, gives T = 600 x 23.44 ms / (1 - 0.3432 - 600 x 0.7143 x 2.0644e9 / 9.38e12) = 25.0 s of
+    # decoding.
+    assert shown(slug, "servers_needed") == 7
     assert shown(slug, "e2e_at_load") == pytest.approx(
-        0.428 + 8.466e13 / (9.38e12 * 0.6433 - 600 * 0.8333 * 2.0644e9), rel=3e-3
+        0.4805 + 600 * 0.023442 / (1 - 0.3432 - 600 * 0.7143 * 2.0644e9 / 9.38e12), rel=3e-3
     )
     assert shown(slug, "e2e_at_load") < shown(slug, "deadline")
-    # (30 - 17.35) s x 6 / 0.695 s = 109 requests.
-    assert shown(slug, "queue_limit_fixed") == pytest.approx((30 - 17.35) * 6 / 0.6949, rel=5e-3)
+    # (40 - 25.49) s x 7 / 0.8277 s = 123 requests.
+    assert shown(slug, "queue_limit_fixed") == pytest.approx((40 - 25.49) * 7 / 0.8277, rel=5e-3)
 
 
 @pytest.mark.parametrize("scenario", ["steady-load", "long-documents", "losing-a-server"])
-def test_eight_gpu_review_replays_time_each_step_from_what_it_carries_with_the_link_for_tp8(scenario):
+def test_eight_gpu_review_replays_time_each_step_as_its_arithmetic_with_the_link_for_tp8(scenario):
     from grading.core.question_export import spec_to_dict
     from grading.core.replay_inputs import replay_inputs
     from grading.core.sim.family_specs import resolve_params
@@ -88,42 +94,48 @@ def test_eight_gpu_review_replays_time_each_step_from_what_it_carries_with_the_l
     from grading.core.sim.serving_spec import SERVING
 
     spec = spec_to_dict(question("eight-gpu-design-review"))
-    fixed = {"gpus": "24", "tp_gpus": "4", "max_batch_cfg": "67 req"}
+    fixed = {"gpus": "28", "tp_gpus": "4", "max_batch_cfg": "67 req"}
     engines = {}
     for side, numbers in (("reference", None), ("candidate", fixed)):
         (inputs,) = [e for e in replay_inputs(spec, side=side, numbers=numbers) if e["scenario"] == scenario]
         assert "tpot_s" not in inputs["params"]  # no step time fixed for the whole run
         engines[side] = replica_model(resolve_params(SERVING, inputs["params"]))
     given, tp4 = engines["reference"], engines["candidate"]
-    # TP8 over the two servers: 141.1 GB of weights over 8 x 2.345 TB/s = 7.521 ms, 320 KiB of KV a token
-    # over the same = 17.47 ns; prefill 8 x 3,504 = 28,032 tok/s; every token sends 160 x 32,768 B =
-    # 5.243 MB through the 12.5 GB/s link (0.4194 ms) and a step pays 160 x 30 us = 4.8 ms
+    # TP8 over the two 4-GPU servers: 141.1 GB of weights over 8 x 2.345 TB/s = 7.521 ms, 320 KiB of KV a
+    # token
+    # over the same = 17.47 ns; prefill 8 x 3,504 = 28,032 tok/s; the all-reduces cross the 12.5 GB/s link:
+    # every token 160 x 28,672 B (0.367 ms) and a step 160 x 30 us = 4.8 ms; 2 ms of overhead
     assert given.tpot_base_s == pytest.approx(141.1e9 / 18.76e12, rel=1e-9)
     assert given.tpot_per_kv_token_s == pytest.approx(327_680 / 18.76e12, rel=1e-9)
     assert given.prefill_tok_s == pytest.approx(28_032, rel=1e-9)
-    assert given.comm_s_per_token == pytest.approx(160 * 32_768 / 12.5e9, rel=1e-9)
+    assert given.comm_s_per_token == pytest.approx(160 * 28_672 / 12.5e9, rel=1e-9)
     assert given.comm_s_per_step == pytest.approx(160 * 30e-6, rel=1e-9)
-    # so a step of the KV-bound 201 sequences of 6,300 tokens on average: (141.1 + 201 x 2.0644) GB /
-    # 18.76 TB/s = 29.64 ms + 4.8 ms + 201 x 0.4194 ms = 118.7 ms, the arithmetic's step
-    assert given.tpot(201, 6300) == pytest.approx(0.02964 + 0.0048 + 201 * 0.00041943, rel=2e-3)
-    assert given.tpot(201, 6300) == pytest.approx(0.11874, rel=2e-3)
-    # TP4 inside a server: nothing crosses the link; 141.1 GB / 9.38 TB/s = 15.04 ms an empty step, 14,016
-    # tok/s of prefill, and 67 sequences step at (141.1 + 67 x 2.0644) / 9.38 = 29.79 ms
-    assert tp4.comm_s_per_token == 0 and tp4.comm_s_per_step == 0
+    # so a step of the KV-bound 201 sequences of 6,300 tokens on average: 2 + 7.521 + 201 x 6,300 x 17.47 ns
+    # (22.12) + 4.8 + 201 x 0.367 (73.77) = 110.2 ms, the arithmetic's step
+    assert given.tpot(201, 6300) == pytest.approx(0.002 + 0.02964 + 0.0048 + 201 * 0.00036700, rel=2e-3)
+    assert given.tpot(201, 6300) == pytest.approx(0.11021, rel=2e-3)
+    # TP4 inside a server: on NVLink, 160 x 40 us = 6.4 ms a step and 160 x 24,576 B / 450 GB/s = 8.738 us a
+    # token; 141.1 GB / 9.38 TB/s = 15.04 ms of weights, 14,016 tok/s of prefill; 67 sequences step at
+    # 2 + 15.04 + 14.75 + 6.4 + 0.585 = 38.77 ms, the arithmetic's step
+    assert tp4.comm_s_per_step == pytest.approx(160 * 40e-6, rel=1e-9)
+    assert tp4.comm_s_per_token == pytest.approx(160 * 24_576 / 450e9, rel=1e-9)
     assert tp4.tpot_base_s == pytest.approx(141.1e9 / 9.38e12, rel=1e-9)
     assert tp4.prefill_tok_s == pytest.approx(14_016, rel=1e-9)
-    assert tp4.tpot(67, 6300) == pytest.approx(0.02979, rel=2e-3)
+    assert tp4.tpot(67, 6300) == pytest.approx(0.03877, rel=2e-3)
 
 
 def test_gateway_review_pool_cannot_carry_forty_requests_a_second_on_four_replicas():
     slug = "gateway-fallback-review"
     # KV room (72 - 16) GB / 128 KiB = 427,246 tok, 185.8 sequences of 2,300; step (16 + 185.8 x 2,150 x
-    # 131,072 B) / 2.345 TB/s = 29.15 ms; a request costs 2,000 / 30,000 = 66.7 ms + 300 x 29.15 / 185.8 ms.
-    assert shown(slug, "pool_capacity") == pytest.approx(4 / (0.06667 + 300 * 0.02915 / 185.76), rel=3e-3)
-    # With the fixed batch of 96: (16 + 96 x 0.2818) / 2.345 = 18.36 ms; 66.7 + 300 x 18.36 / 96 = 124.0 ms a
-    # request: four replicas 32.2 req/s; the peak, 2 x 40 req/s, keeps ceil(80 x 0.124) = 10 busy.
-    assert shown(slug, "capacity_fixed") == pytest.approx(4 / (0.06667 + 300 * 0.018360 / 96), rel=3e-3)
-    assert shown(slug, "replicas_needed") == 10
+    # 131,072 B) / 2.345 TB/s = 29.15 ms + 2 ms of overhead; a request costs 2,000 / 30,000 = 66.7 ms + 300 x
+    # 31.15 / 185.8 ms.
+    assert shown(slug, "pool_capacity") == pytest.approx(4 / (0.06667 + 300 * 0.03115 / 185.76), rel=3e-3)
+    # With the fixed batch of 96: (16 + 96 x 0.2818) / 2.345 + 2 = 20.36 ms; 66.7 + 300 x 20.36 / 96 = 130.3
+    # ms
+    # a request: four replicas 30.7 req/s; the peak, 2 x 40 req/s, keeps 10.4 busy, and at most 90% busy at
+    # the peak takes ceil(10.42 / 0.9) = 12.
+    assert shown(slug, "capacity_fixed") == pytest.approx(4 / (0.06667 + 300 * 0.020360 / 96), rel=3e-3)
+    assert shown(slug, "replicas_needed") == 12
     assert shown(slug, "e2e_at_load") < shown(slug, "deadline")
 
 
@@ -143,12 +155,15 @@ def test_gateway_review_replays_time_each_step_from_the_batch_the_engine_holds(s
     assert "tpot_s" not in inputs["params"]  # no step time fixed for the whole run
     engine = replica_model(resolve_params(SERVING, inputs["params"]))
     # a step reads 16 GB of weights and 128 KiB per token of KV held at 2.345 TB/s: 6.823 ms + 55.89 ns a
-    # token, so the KV-bound batch of 185.8 sequences of 2,150 tokens on average steps at 29.15 ms as the
-    # arithmetic says, and a batch of 21 at 9.4 ms; prefill computes 30,000 tok/s (2 x 8e9 FLOP a token)
+    # token, plus 2 ms of overhead (one GPU: no all-reduce), so the KV-bound batch of 185.8 sequences of 2,150
+    # tokens on average steps at 31.15 ms as the arithmetic says, and a batch of 21 at 11.4 ms; prefill
+    # computes
+    # 30,000 tok/s (2 x 8e9 FLOP a token)
     assert engine.tpot_base_s == pytest.approx(16e9 / 2.345e12, rel=1e-9)
     assert engine.tpot_per_kv_token_s == pytest.approx(131_072 / 2.345e12, rel=1e-9)
-    assert engine.tpot(185.76, 2150) == pytest.approx(29.15e-3, rel=2e-3)
-    assert engine.tpot(21.37, 2150) == pytest.approx((16 + 21.37 * 0.2818) / 2345, rel=3e-3)
+    assert engine.comm_s_per_step == 0 and engine.comm_s_per_token == 0
+    assert engine.tpot(185.76, 2150) == pytest.approx(31.15e-3, rel=2e-3)
+    assert engine.tpot(21.37, 2150) == pytest.approx((16 + 21.37 * 0.2818) / 2345 + 0.002, rel=3e-3)
     assert engine.prefill_tok_s == pytest.approx(30_000, rel=1e-9)
     assert engine.kv_capacity_tokens == pytest.approx((72e9 - 16e9) / 131_072, rel=1e-9)
 

@@ -24,7 +24,7 @@ def settings() -> SimpleNamespace:
     return SimpleNamespace()
 
 
-LLAMA_70B = {"n_params": 70_553_706_496, "gpus_per_replica": 8}
+LLAMA_70B = {"n_params": 70_553_706_496, "gpus_per_replica": 8, "n_layers": 80, "hidden_size": 8192}
 H100 = {"hbm_bw": 3.35e12, "flops": 989e12, "hbm_bytes": 80e9}
 
 GRID = {
@@ -54,6 +54,26 @@ GRID = {
         [],
         600,
     ),
+    "70b on tp4, near capacity": (
+        {**LLAMA_70B, "gpus_per_replica": 4, "arrival_rate": 3.5, "replicas": 1, "max_batch": 128},
+        [],
+        600,
+    ),
+    "8b on one gpu, long prompts": (
+        {
+            "n_params": 8.03e9,
+            "n_layers": 32,
+            "hidden_size": 4096,
+            "kv_bytes_per_token": 131_072,
+            "gpus_per_replica": 1,
+            "arrival_rate": 2.0,
+            "replicas": 1,
+            "max_batch": 64,
+            "prompt_tokens": 6000,
+        },
+        [],
+        600,
+    ),
     # TP8 split over two servers on one 400 Gb/s link: 160 all-reduces a step, 16 KiB of each token's
     # activations through the link per all-reduce, 20 us each
     "tensor parallel over a slow link": (
@@ -73,33 +93,59 @@ GRID = {
 
 
 def hand_engine(params: dict) -> per_step_engine.Engine:
-    """The engine's timing from the roofline, by hand: memory = bytes / (GPUs · HBM bandwidth · MBU),
-    compute = 2 · params · tokens / (GPUs · FLOP/s · MFU)."""
-    p = {"gpus_per_replica": 8, "mbu": 0.7, "mfu": 0.5, "kv_bytes_per_token": 327_680, **H100, **params}
-    budget = params.get("max_batched_tokens", 2048)
-    chunked = bool(params.get("chunked_prefill", 1))
+    """The replica as the README describes it, from the parameters as given (defaults by hand: H100s, MBU 0.7
+    for the weights, 0.9 for the KV, MFU 0.5, NVLink 450 GB/s and 40 us an all-reduce, 2 ms a step, blocks of
+    16 tokens, a 1% watermark)."""
+    p = {
+        "gpus_per_replica": 8,
+        "mbu": 0.7,
+        "kv_mbu": 0.9,
+        "mfu": 0.5,
+        "kv_bytes_per_token": 327_680,
+        "max_batched_tokens": 2048,
+        "chunked_prefill": 1,
+        "max_batch": 64,
+        **H100,
+        **params,
+    }
     link = {
         "link_bytes_per_token": params.get("interconnect_bytes_per_token", 0.0),
         "link_bytes_per_s": params.get("interconnect_bw", 12.5e9),
         "link_latency_s": params.get("interconnect_latency_s", 0.0),
     }
+    shape = {
+        "max_batch": p["max_batch"],
+        "token_budget": p["max_batched_tokens"],
+        "chunked": bool(p["chunked_prefill"]),
+    }
     if not params.get("n_params"):
-        kv = params.get("kv_capacity_tokens") or math.inf
-        return per_step_engine.Engine(params["max_batch"], budget, chunked, kv, 0.04, 0.0, 1 / 28_035, **link)
-    bandwidth = p["gpus_per_replica"] * p["hbm_bw"] * p["mbu"]
+        tokens = params.get("kv_capacity_tokens") or math.inf
+        return per_step_engine.Engine(
+            **shape, total_blocks=tokens // 16 if tokens < math.inf else math.inf, **link
+        )
     weights = p["n_params"] * 2
-    # with the KV derived from HBM: 8 x 80 GB less 10%, less the weights, over the KV a token
-    derived = (p["gpus_per_replica"] * p["hbm_bytes"] * 0.9 - weights) / p["kv_bytes_per_token"]
-    return per_step_engine.Engine(
-        max_batch=params["max_batch"],
-        token_budget=budget,
-        chunked=chunked,
-        kv_capacity=params.get("kv_capacity_tokens") or derived,
-        weights_time_s=weights / bandwidth,
-        kv_read_s_per_token=p["kv_bytes_per_token"] / bandwidth,
-        compute_s_per_token=2 * p["n_params"] / (p["gpus_per_replica"] * p["flops"] * p["mfu"]),
-        **link,
+    # with the KV derived from HBM: the GPUs' 80 GB less 10%, less the weights, over the KV a token
+    tokens = (
+        params.get("kv_capacity_tokens")
+        or (p["gpus_per_replica"] * p["hbm_bytes"] * 0.9 - weights) / p["kv_bytes_per_token"]
     )
+    hardware = per_step_engine.Hardware(
+        params=p["n_params"],
+        weight_bytes_per_param=2,
+        gpus=p["gpus_per_replica"],
+        hbm_bytes_per_s=p["hbm_bw"],
+        weights_read_efficiency=p["mbu"],
+        kv_read_efficiency=p["kv_mbu"],
+        flop_per_s=p["flops"],
+        flop_efficiency=p["mfu"],
+        kv_bytes_per_token=p["kv_bytes_per_token"],
+        layers=p["n_layers"],
+        width=p["hidden_size"],
+        allreduce_link_bytes_per_s=450e9,
+        allreduce_latency_s=40e-6,
+        overhead_s=0.002,
+    )
+    return per_step_engine.Engine(**shape, total_blocks=math.floor(tokens / 16), hardware=hardware, **link)
 
 
 def same_requests(params: dict, events: list, duration_s: float, seed: int):
@@ -196,3 +242,75 @@ def test_losing_4_of_16_replicas_at_130_requests_a_second_overloads_the_fleet():
     assert s["unfinished"] > 8_000 and s["ttft_p95_s"] > 60
     assert s["tpot_p50_s"] > 0.05
     assert not result.passed
+
+
+def test_a_lone_request_steps_as_its_operations_add_up_by_hand():
+    # Llama-3 70B on 4 H100s, one request at a time: a 1,000-token prompt, 3 tokens out.
+    # Prefill step: 2 ms overhead; matmuls max(141.1 GB / (4 × 3.35 TB/s × 0.7) = 15.04 ms,
+    # 2 × 70.55e9 × 1,000 / (4 × 989 TFLOP/s × 0.5) = 71.34 ms) = 71.34 ms; attention max(1,000 × 320 KiB /
+    # (13.4 TB/s × 0.9) = 0.027 ms, 4 × 80 × 8,192 × 500,500 pairs / 1.978 PFLOP/s = 0.663 ms) = 0.663 ms;
+    # 160 all-reduces of 40 us + 1.5 × 1,000 × 16 KiB / 450 GB/s (54.6 us) = 15.14 ms: 89.14 ms to the first
+    # token.
+    # Each decode step: 2 + 15.04 (weights) + 0.027 (1,000 tokens of KV) + 160 × (40 us + 0.055 us) = 23.48
+    # ms.
+    params = {
+        **LLAMA_70B,
+        "gpus_per_replica": 4,
+        "arrival_rate": 0.002,
+        "replicas": 1,
+        "prompt_tokens": 1000,
+        "prompt_cv": 0,
+        "output_tokens": 3,
+        "output_cv": 0,
+    }
+    s = run_scenario("serving", params, [], {}, 3000, seed=1).summary
+    assert s["completed"] >= 3 and s["queue_max"] == 0
+    assert s["ttft_p50_s"] * 1e3 == pytest.approx(89.140, rel=1e-4)
+    assert s["tpot_p50_s"] * 1e3 == pytest.approx(23.479, rel=1e-4)
+    assert s["e2e_p50_s"] * 1e3 == pytest.approx(89.140 + 2 * 23.479, rel=1e-4)
+    # the independent model's steps, the same request
+    engine = hand_engine(params)
+    outcome = per_step_engine.run(
+        engine, np.array([0.0]), np.array([1000]), np.array([3]), 1, 10.0, keep_steps=True
+    )
+    lengths = [(end - start) * 1e3 for start, end in outcome.steps]
+    assert lengths == pytest.approx([89.140, 23.479, 23.479], rel=1e-4)
+
+
+SHAPES = [
+    (decodes, context, chunk, before)
+    for decodes in (0, 1, 16, 64, 256)
+    for context in (500, 4000)
+    for chunk, before in ((0, 0), (128, 0), (1024, 0), (1024, 6000), (2048, 2048))
+    if decodes or chunk
+]
+MODELS = {
+    "8b tp1": {
+        "n_params": 8.03e9,
+        "n_layers": 32,
+        "hidden_size": 4096,
+        "kv_bytes_per_token": 131_072,
+        "gpus_per_replica": 1,
+    },
+    "70b tp2": {**LLAMA_70B, "gpus_per_replica": 2, "hbm_bytes": 141e9, "hbm_bw": 4.8e12},
+    "70b tp4": {**LLAMA_70B, "gpus_per_replica": 4},
+    "70b tp8": LLAMA_70B,
+    "70b tp16 over the network": {**LLAMA_70B, "gpus_per_replica": 16},
+}
+
+
+@pytest.mark.parametrize("model", MODELS, ids=str)
+def test_a_steps_time_agrees_with_the_independent_model_across_batch_shapes(model):
+    params = resolve_params(SERVING, MODELS[model])
+    ours = replica_model(params)
+    engine = hand_engine(MODELS[model])
+    if params["gpus_per_replica"] > 8:  # the all-reduces cross nodes: 50 GB/s and 60 us (the defaults)
+        engine.hardware.allreduce_link_bytes_per_s, engine.hardware.allreduce_latency_s = 50e9, 60e-6
+    for decodes, context, chunk, before in SHAPES:
+        tokens = decodes + chunk
+        pairs = chunk * before + chunk * (chunk + 1) / 2
+        replay = ours.step(tokens, decodes * context, before + chunk if chunk else 0, pairs)
+        theirs = per_step_engine.step_seconds(
+            engine, tokens, [context] * decodes, [(before, chunk)] if chunk else []
+        )
+        assert replay == pytest.approx(theirs, rel=0.05), (decodes, context, chunk, before)

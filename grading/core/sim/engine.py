@@ -24,6 +24,7 @@ import math
 from array import array
 from collections import deque
 from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -42,6 +43,49 @@ from grading.core.sim.queueing import (
 
 QUEUED, PREFILL, DECODE, SWAPPED = 0, 1, 2, 3  # where a request stands on its replica
 NOTHING: tuple = ()  # a step's chunks or swap-ins when it has none (never appended to)
+ACTIVATION_BYTES = 2.0  # a token's activations are 16-bit: d × 2 bytes through each all-reduce
+
+
+class StepTiming(Protocol):
+    step_overhead_s: float
+    tpot_base_s: float
+    prefill_tok_s: float
+    tpot_per_kv_token_s: float
+    attn_s_per_pair: float
+    comm_s_per_step: float
+    comm_s_per_token: float
+
+
+def step_clock(timing: StepTiming, maximum: Callable = max) -> Callable[[Any, Any, Any, Any], Any]:
+    """The time of one engine step, `seconds(tokens, decode_kv, prefill_kv, prefill_pairs)`: the sum of its
+    operations, each as long as the larger of its memory time and its compute time, all layers together:
+
+    - the matmuls: max(the weights read once, the step's tokens at the prefill rate) (attention projections
+      and MLP alike: each layer's weights are read once and do 2 FLOP a parameter a token);
+    - the decodes' attention: each decode token reads its sequence's KV (`decode_kv` tokens in all) and does
+      4·L·d FLOP per context token: max of the two per token of context;
+    - the prefill chunks' attention: max(their KV read, `prefill_pairs` (query, context) pairs of causal
+      attention, quadratic in a chunk's context);
+    - the interconnect: a fixed time a step (the all-reduces' latencies) and a time a token it carries;
+    - a fixed overhead (scheduling, sampling).
+
+    `maximum` is `max` for floats, `np.maximum` for arrays."""
+    overhead, weights, speed = timing.step_overhead_s, timing.tpot_base_s, timing.prefill_tok_s
+    kv_read, pair = timing.tpot_per_kv_token_s, timing.attn_s_per_pair
+    decode_rate = kv_read if kv_read > pair else pair  # a decode attends one query to each context token
+    link_step, link_token = timing.comm_s_per_step, timing.comm_s_per_token
+
+    def seconds(tokens, decode_kv, prefill_kv, prefill_pairs):
+        return (
+            overhead
+            + maximum(weights, tokens / speed)
+            + decode_kv * decode_rate
+            + maximum(prefill_kv * kv_read, prefill_pairs * pair)
+            + link_step
+            + link_token * tokens
+        )
+
+    return seconds
 
 
 class Replica:
@@ -56,6 +100,8 @@ class Replica:
         "epoch",
         "waiting",
         "waiting_kv",
+        "decode_kv",
+        "by_phase",
         "prefilling",
         "running",
         "finishes",
@@ -74,7 +120,9 @@ class Replica:
         self.index, self.region = index, region
         self.alive, self.draining, self.epoch = True, False, 0
         self.waiting: deque[int] = deque()
-        self.waiting_kv = 0.0  # KV the waiting requests need when admitted
+        self.waiting_kv = 0.0  # KV blocks the waiting requests need when admitted
+        self.decode_kv = 0.0  # KV tokens the decoding requests hold (what their attention reads)
+        self.by_phase: list[int] = []  # decoding requests by (KV tokens - step count) mod block size
         self.prefilling: list[int] = []
         self.running: dict[int, None] = {}
         self.finishes: list[tuple[float, int]] = []
@@ -82,7 +130,7 @@ class Replica:
         self.held = 0  # waiting + running
         self.entry = 0  # the number of its live entry in the region's heap
         self.steps = 0  # decode steps done
-        self.kv = 0.0
+        self.kv = 0.0  # KV blocks held by the running requests
         self.stepping = False
         self.step_decodes = 0
         self.step_chunks: list[tuple[int, float]] = []
@@ -99,6 +147,7 @@ class EngineFleet(Fleet):
         self.by_held: list[list[tuple[int, int, int, Replica]]] = [[] for _ in cfg.replicas]
         self.held_seq = 0
         self.next_index = 0
+        self.block = max(1, int(cfg.kv_block_tokens))
         super().__init__(cfg, req, duration_s, sample_dt)
         n = self.n
         self.prompt = req.prompt_tokens.tolist() if req.prompt_tokens is not None else [0.0] * n
@@ -115,11 +164,12 @@ class EngineFleet(Fleet):
         self.preempt_times = array("d")
         self.swaps = 0
         self.engine_steps = 0
-        self.kv_cap = cfg.kv_capacity
+        blocks = math.floor(cfg.kv_capacity / self.block) if math.isfinite(cfg.kv_capacity) else INF
+        self.kv_cap = blocks  # KV blocks a replica has
+        # what an admission may fill: all but the watermark's share of the blocks (vLLM's watermark)
+        self.admit_cap = blocks - math.floor(cfg.kv_watermark_frac * blocks) if blocks < INF else INF
         self.chunked = cfg.chunked_prefill
-        self.tkv_step = cfg.tpot_per_kv_token_s
-        self.speed = cfg.prefill_tok_s
-        self.comm_step, self.comm_token = cfg.comm_s_per_step, cfg.comm_s_per_token
+        self.step_seconds = step_clock(cfg)
         self.steps_heap: list[tuple[float, int, Replica, int]] = []
         self.step_seq = 0
 
@@ -132,6 +182,7 @@ class EngineFleet(Fleet):
         serving = [rep for rep in self.replicas[r] if not rep.draining]
         for _ in range(self.run[r] - len(serving)):
             rep = Replica(self.next_index, r)
+            rep.by_phase = [0] * self.block
             self.replicas[r].append(rep)
             self.next_index += 1
             self.note(rep)
@@ -162,17 +213,21 @@ class EngineFleet(Fleet):
                     heap.append((other.held, other.index, self.held_seq, other))
             heapq.heapify(heap)
 
+    def blocks(self, tokens: float) -> int:
+        """KV blocks that hold `tokens`."""
+        return math.ceil(tokens / self.block)
+
     def room(self, rep: Replica, rid: int) -> bool:
         return (
             rep.held < self.batch
-            and rep.kv + rep.waiting_kv + self.need[rid] <= self.kv_cap
+            and rep.kv + rep.waiting_kv + self.blocks(self.need[rid]) <= self.admit_cap
             and not rep.draining
         )
 
     def place(self, rid: int, rep: Replica, t: float) -> None:
         """Hand a request to a replica's waiting list; an idle replica starts a step at once."""
         rep.waiting.append(rid)
-        rep.waiting_kv += self.need[rid]
+        rep.waiting_kv += self.blocks(self.need[rid])
         self.on[rid] = rep
         self.state[rid] = QUEUED
         rep.held += 1
@@ -186,7 +241,7 @@ class EngineFleet(Fleet):
     def route(self, rid: int, r: int, t: float) -> bool:
         """Place an arrival on the least-held replica of region r with room (lowest index on ties); False if
         none has room."""
-        heap, batch, need = self.by_held[r], self.batch, self.need[rid]
+        heap, batch, need = self.by_held[r], self.batch, self.blocks(self.need[rid])
         best: Replica | None = None
         skipped = []
         while heap:
@@ -201,7 +256,7 @@ class EngineFleet(Fleet):
                 continue
             if held >= batch:
                 break
-            if rep.kv + rep.waiting_kv + need <= self.kv_cap:
+            if rep.kv + rep.waiting_kv + need <= self.admit_cap:
                 best = rep
                 break
             skipped.append(heapq.heappop(heap))  # no KV room: look at the next
@@ -240,17 +295,17 @@ class EngineFleet(Fleet):
             done = rep.steps - self.began[rid]
             held = self.base[rid] + done
             self.left[rid] -= done
-            rep.decoding -= 1
+            self.stop_decoding(rid, rep, held)
         else:
             held = self.need[rid]
             if rid in rep.prefilling:
                 rep.prefilling.remove(rid)
-        rep.kv -= held
+        rep.kv -= self.blocks(held)
         self.need[rid] = held  # recompute prefills what it had; a swap brings back the same KV
         swap = cfg.preempt_swap and self.state[rid] == DECODE
         self.state[rid] = SWAPPED if swap else QUEUED
         rep.waiting.appendleft(rid)
-        rep.waiting_kv += held
+        rep.waiting_kv += self.blocks(held)
         self.preempted[rid] += 1
         self.preempt_times.append(t)
         if swap:
@@ -265,27 +320,27 @@ class EngineFleet(Fleet):
             waiting
             and not self.chunked
             and self.state[waiting[0]] != SWAPPED
-            and rep.kv + self.need[waiting[0]] <= self.kv_cap
+            and rep.kv + self.blocks(self.need[waiting[0]]) <= self.admit_cap
         ):
-            tokens = self.compose_prefill(rep)
-            decodes, swap_time, memory_kv = 0, 0.0, tokens
-        elif waiting or rep.prefilling or (rep.decoding and rep.kv + rep.decoding > self.kv_cap):
-            decodes, tokens, swap_time = self.compose_mixed(rep, t)
-            memory_kv = rep.kv
+            tokens, prefill_kv, pairs = self.compose_prefill(rep)
+            decodes, swap_time, decode_kv = 0, 0.0, 0.0
+        elif (
+            waiting
+            or rep.prefilling
+            or (rep.decoding and rep.kv + rep.by_phase[-rep.steps % self.block] > self.kv_cap)
+        ):
+            decodes, tokens, swap_time, prefill_kv, pairs = self.compose_mixed(rep, t)
+            decode_kv = rep.decode_kv
         else:  # decodes alone, and their KV grows into room: what compose_mixed gives, without its loops
             decodes = rep.decoding
-            tokens, swap_time, memory_kv = float(decodes), 0.0, rep.kv
+            tokens, swap_time, decode_kv, prefill_kv, pairs = float(decodes), 0.0, rep.decode_kv, 0.0, 0.0
             rep.step_chunks, rep.step_swapins = NOTHING, NOTHING
         if tokens <= 0.0 and not rep.step_swapins:
             rep.stepping = False
             if rep.draining and rep.held == 0:
                 self.drop(rep)
             return
-        memory = self.tbase + self.tkv_step * memory_kv
-        compute = tokens / self.speed
-        # max(memory, compute), same bits; then the interconnect (adding zeros leaves the bits as they were)
-        link = self.comm_step + self.comm_token * tokens
-        dt = (compute if compute > memory else memory) + swap_time + link
+        dt = self.step_seconds(tokens, decode_kv, prefill_kv, pairs) + swap_time
         rep.stepping = True
         rep.step_decodes = decodes
         self.engine_steps += 1
@@ -295,63 +350,74 @@ class EngineFleet(Fleet):
     def start_prefill(self, rep: Replica, rid: int) -> None:
         """Move the waiting head onto the GPU: its KV is reserved, its prefill starts."""
         rep.waiting.popleft()
-        rep.waiting_kv -= self.need[rid]
-        rep.kv += self.need[rid]
+        blocks = self.blocks(self.need[rid])
+        rep.waiting_kv -= blocks
+        rep.kv += blocks
         rep.running[rid] = None
         self.todo[rid] = self.need[rid]
         self.state[rid] = PREFILL
         rep.prefilling.append(rid)
 
-    def compose_prefill(self, rep: Replica) -> float:
+    def compose_prefill(self, rep: Replica) -> tuple[float, float, float]:
         """Serial prefill: whole prompts from the waiting list while they fit the budget (the first always)
-        and the KV; decoding stalls for the step. Returns the step's tokens."""
-        need, cap, budget = self.need, self.kv_cap, self.cfg.token_budget
+        and the KV; decoding stalls for the step. Returns the step's tokens, the KV its attention reads and
+        its (query, context) pairs."""
+        need, cap, budget = self.need, self.admit_cap, self.cfg.token_budget
         chunks: list[tuple[int, float]] = []
-        tokens = 0.0
+        tokens = pairs = 0.0
         while rep.waiting:
             rid = rep.waiting[0]
             if (
                 self.state[rid] == SWAPPED
-                or rep.kv + need[rid] > cap
+                or rep.kv + self.blocks(need[rid]) > cap
                 or (chunks and tokens + need[rid] > budget)
             ):
                 break
             self.start_prefill(rep, rid)
             chunks.append((rid, need[rid]))
             tokens += need[rid]
+            pairs += need[rid] * (need[rid] + 1.0) / 2.0
         rep.step_chunks, rep.step_swapins = chunks, []
-        return tokens
+        return tokens, tokens, pairs
 
-    def compose_mixed(self, rep: Replica, t: float) -> tuple[int, float, float]:
-        """A decode token for every decoding request (preempting the newest while the KV cannot grow), then
-        prefill chunks (chunked prefill) in the budget left, FCFS; swapped requests come back when their KV
-        fits. Returns (decodes, tokens, swap time)."""
-        cfg, need, todo, cap = self.cfg, self.need, self.todo, self.kv_cap
+    def compose_mixed(self, rep: Replica, t: float) -> tuple[int, float, float, float, float]:
+        """A decode token for every decoding request (preempting the newest while the KV blocks cannot
+        grow), then prefill chunks (chunked prefill) in the budget left, FCFS, admitted while they leave the
+        watermark free; swapped requests come back when their KV fits. Returns (decodes, tokens, swap time,
+        the KV the chunks' attention reads, their (query, context) pairs)."""
+        cfg, need, todo, cap, phase = self.cfg, self.need, self.todo, self.kv_cap, rep.by_phase
         swap_time = 0.0
         decodes = rep.decoding
-        while decodes and rep.kv + decodes > cap:
+        grow = phase[-rep.steps % self.block] if decodes else 0  # decodes whose next token needs a block
+        while decodes and rep.kv + grow > cap:
             swap_time += self.preempt(rep, t)
             decodes = rep.decoding
+            grow = phase[-rep.steps % self.block]
         chunks: list[tuple[int, float]] = []
         swapins: list[int] = []
         budget = cfg.token_budget - decodes
         tokens = float(decodes)
+        prefill_kv = pairs = 0.0
         if cfg.chunked_prefill:
             for rid in rep.prefilling:
                 if budget <= 0.0:
                     break
                 c = min(todo[rid], budget)
+                done = need[rid] - todo[rid]
                 chunks.append((rid, c))
                 budget -= c
                 tokens += c
+                prefill_kv += done + c
+                pairs += c * done + c * (c + 1.0) / 2.0
         while rep.waiting:
             rid = rep.waiting[0]
-            if rep.kv + decodes + need[rid] > cap:
+            blocks = self.blocks(need[rid])
+            if rep.kv + grow + blocks > self.admit_cap:
                 break
             if self.state[rid] == SWAPPED:
                 rep.waiting.popleft()
-                rep.waiting_kv -= need[rid]
-                rep.kv += need[rid]
+                rep.waiting_kv -= blocks
+                rep.kv += blocks
                 rep.running[rid] = None
                 self.state[rid] = PREFILL  # on its way back to the GPU; it decodes from the step's end
                 swapins.append(rid)
@@ -364,17 +430,22 @@ class EngineFleet(Fleet):
             chunks.append((rid, c))
             budget -= c
             tokens += c
+            prefill_kv += c
+            pairs += c * (c + 1.0) / 2.0
         rep.step_chunks, rep.step_swapins = chunks, swapins
-        return decodes, tokens, swap_time
+        return decodes, tokens, swap_time, prefill_kv, pairs
 
     def end_step(self, rep: Replica, t: float) -> None:
         """Apply the step that ends at t: a token for each decode, prefill chunks, finishes."""
         state, todo = self.state, self.todo
         decodes = rep.step_decodes
         if decodes:
+            rep.kv += rep.by_phase[
+                -rep.steps % self.block
+            ]  # a new block for each decode that filled its last
             steps = rep.steps + 1
             rep.steps = steps
-            rep.kv += decodes
+            rep.decode_kv += decodes
             finishes = rep.finishes
             while finishes and finishes[0][0] <= steps:
                 target, rid = heapq.heappop(finishes)
@@ -398,8 +469,10 @@ class EngineFleet(Fleet):
             self.first[rid] = t
         self.state[rid] = DECODE
         rep.decoding += 1
-        self.base[rid] = self.need[rid]
+        base = self.base[rid] = self.need[rid]
         self.began[rid] = rep.steps
+        rep.decode_kv += base
+        rep.by_phase[int(base - rep.steps) % self.block] += 1
         if self.left[rid] <= 0.0:
             self.complete(rid, rep, t)
             return
@@ -407,9 +480,16 @@ class EngineFleet(Fleet):
         self.target[rid] = target
         heapq.heappush(rep.finishes, (target, rid))
 
-    def complete(self, rid: int, rep: Replica, t: float) -> None:
-        rep.kv -= self.base[rid] + (rep.steps - self.began[rid])
+    def stop_decoding(self, rid: int, rep: Replica, held: float) -> None:
+        """A decoding request holding `held` KV tokens leaves the decoders (its blocks are freed apart)."""
         rep.decoding -= 1
+        rep.decode_kv -= held
+        rep.by_phase[int(self.base[rid] - self.began[rid]) % self.block] -= 1
+
+    def complete(self, rid: int, rep: Replica, t: float) -> None:
+        held = self.base[rid] + (rep.steps - self.began[rid])
+        rep.kv -= self.blocks(held)
+        self.stop_decoding(rid, rep, held)
         del rep.running[rid]
         rep.held -= 1
         if not rep.draining:
@@ -456,24 +536,26 @@ class EngineFleet(Fleet):
             if rep.held == 0:
                 rep.epoch += 1  # its step in flight is void
                 rep.stepping = False
-                rep.kv = rep.waiting_kv = 0.0
+                rep.kv = rep.waiting_kv = rep.decode_kv = 0.0
+                rep.by_phase = [0] * self.block
                 if rep.draining and rep.alive:
                     self.drop(rep)
 
     def release(self, rid: int, rep: Replica) -> None:
         state = self.state[rid]
         if state == DECODE:
-            rep.kv -= self.base[rid] + (rep.steps - self.began[rid])
-            rep.decoding -= 1
+            held = self.base[rid] + (rep.steps - self.began[rid])
+            rep.kv -= self.blocks(held)
+            self.stop_decoding(rid, rep, held)
             del rep.running[rid]
         elif state == PREFILL:
-            rep.kv -= self.need[rid]
+            rep.kv -= self.blocks(self.need[rid])
             del rep.running[rid]
             if rid in rep.prefilling:
                 rep.prefilling.remove(rid)
         else:
             rep.waiting.remove(rid)
-            rep.waiting_kv -= self.need[rid]
+            rep.waiting_kv -= self.blocks(self.need[rid])
 
     def result(self) -> FleetRun:
         run = super().result()
@@ -514,7 +596,7 @@ def too_long(fleet: EngineFleet) -> np.ndarray:
     """Requests whose prompt and output cannot fit one replica's KV cache: an engine refuses them."""
     req = fleet.req
     assert req.prompt_tokens is not None
-    return req.prompt_tokens + req.out_tokens > fleet.kv_cap
+    return np.ceil((req.prompt_tokens + req.out_tokens) / fleet.block) > fleet.admit_cap
 
 
 def simulate_engine_fleet(

@@ -67,6 +67,12 @@ class FleetConfig:
     # a link slower than NVLink), after its memory and compute: a fixed latency, and a share per token carried
     comm_s_per_step: float = 0.0
     comm_s_per_token: float = 0.0
+    # attention's compute a (query, context) token pair, the fixed CPU time of a step, and the KV allocator:
+    # blocks of kv_block_tokens, and the share of blocks an admission leaves free
+    attn_s_per_pair: float = 0.0
+    step_overhead_s: float = 0.0
+    kv_block_tokens: int = 1
+    kv_watermark_frac: float = 0.0
 
 
 @dataclass

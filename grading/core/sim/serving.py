@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from grading.core.sim.arrivals import (
     poisson_arrivals,
     service_times,
 )
-from grading.core.sim.engine import simulate_engine_fleet
+from grading.core.sim.engine import ACTIVATION_BYTES, simulate_engine_fleet, step_clock
 from grading.core.sim.family_specs import about, check_slo_keys, resolve_events, resolve_params
 from grading.core.sim.queueing import (
     FAILED,
@@ -44,8 +45,10 @@ CLOSED_LOOP_SAMPLE = 512
 
 @dataclass(frozen=True)
 class ReplicaModel:
-    """Replica timing: prefill throughput, a step's memory time tpot_base_s + tpot_per_kv_token_s · KV tokens
-    held, and its interconnect time comm_s_per_step + comm_s_per_token · tokens it carries."""
+    """Replica timing (see `engine.step_clock` for how a step's time is built from these): the weights read
+    once a step (tpot_base_s), the matmuls' compute for its tokens (prefill_tok_s), attention's KV read a
+    token of context (tpot_per_kv_token_s) and its compute a (query, context) token pair (attn_s_per_pair),
+    the interconnect a step and a token (comm_s_per_step, comm_s_per_token) and a fixed overhead a step."""
 
     prefill_tok_s: float
     tpot_base_s: float
@@ -53,35 +56,64 @@ class ReplicaModel:
     kv_capacity_tokens: float
     comm_s_per_step: float = 0.0
     comm_s_per_token: float = 0.0
+    attn_s_per_pair: float = 0.0
+    step_overhead_s: float = 0.0
 
-    def memory(self, batch: float, context_tokens: float) -> float:
-        """Memory time of a step of a replica holding `batch` sequences of `context_tokens` each."""
-        return self.tpot_base_s + self.tpot_per_kv_token_s * batch * context_tokens
+    def step(self, tokens: float, decode_kv: float, prefill_kv: float = 0.0, prefill_pairs: float = 0.0):
+        """Time of a step carrying `tokens` whose decodes read `decode_kv` tokens of KV and whose prefill
+        chunks read `prefill_kv` and attend `prefill_pairs` (query, context) pairs."""
+        return self.step_of_floats(tokens, decode_kv, prefill_kv, prefill_pairs)
+
+    @cached_property
+    def step_of_floats(self) -> Callable:
+        return step_clock(self)
+
+    @cached_property
+    def step_of_arrays(self) -> Callable:
+        """`step` over numpy arrays (element by element)."""
+        return step_clock(self, np.maximum)
 
     def comm(self, tokens: float) -> float:
         """Interconnect time of a step carrying `tokens` (decodes and prefill chunks)."""
         return self.comm_s_per_step + self.comm_s_per_token * tokens
 
     def tpot(self, batch: float, context_tokens: float) -> float:
-        """TPOT of a replica decoding `batch` sequences of `context_tokens` each, memory-bound."""
-        return self.memory(batch, context_tokens) + self.comm(batch)
+        """Step time of a replica decoding `batch` sequences of `context_tokens` each, nothing prefilling."""
+        return self.step(batch, batch * context_tokens)
+
+
+def layers_and_width(p: dict) -> tuple[float, float]:
+    """The model's layers L and width d: as given, else from n_params ≈ 12·L·d² with d ≈ 128·L (the shape of
+    the Llama and GPT families: 7-8B ≈ 32 × 4096, 70B ≈ 80 × 8192)."""
+    layers = p["n_layers"] or max(1.0, round((p["n_params"] / (12.0 * 128.0**2)) ** (1.0 / 3.0)))
+    width = p["hidden_size"] or math.sqrt(p["n_params"] / (12.0 * layers))
+    return layers, width
+
+
+def allreduce_costs(p: dict, layers: float, width: float) -> tuple[float, float]:
+    """(seconds a step, seconds a token) of a tensor-parallel group's two all-reduces a layer: each a fixed
+    latency plus a ring's 2·(g−1)/g of the token's activations (d × 2 bytes) over the link, NVLink inside a
+    node, the network when the group spans nodes; nothing for one GPU."""
+    gpus = p["gpus_per_replica"]
+    if gpus <= 1:
+        return 0.0, 0.0
+    inside = gpus <= p["gpus_per_node"]
+    bandwidth = p["nvlink_bw"] if inside else p["network_bw"]
+    latency = p["allreduce_latency_s"] if inside else p["network_latency_s"]
+    count = 2.0 * layers
+    return count * latency, count * 2.0 * (gpus - 1.0) / gpus * width * ACTIVATION_BYTES / bandwidth
 
 
 def replica_model(p: dict) -> ReplicaModel:
-    """Prefill and decode timing of one replica, derived from the model and GPU when `n_params` > 0.
-
-    decode step = (weights + B·L̄·kv_bytes_per_token) / (n_gpu·hbm_bw·mbu);
-    prefill = 2·n_params·prompt_tokens / (n_gpu·flops·mfu); either way a step adds interconnect_latency_s and
-    interconnect_bytes_per_token / interconnect_bw for each token it carries.
-    """
+    """Prefill and decode timing of one replica, derived from the model and GPU when `n_params` > 0 (README:
+    the step model); with `n_params` 0 a step is max(tpot_s, tokens / prefill_tok_s) plus the interconnect."""
     comm = (p["interconnect_latency_s"], p["interconnect_bytes_per_token"] / p["interconnect_bw"])
     if p["n_params"] <= 0:
         kv = p["kv_capacity_tokens"] if p["kv_capacity_tokens"] > 0 else math.inf
         return ReplicaModel(p["prefill_tok_s"], p["tpot_s"], 0.0, kv, *comm)
     gpus = p["gpus_per_replica"]
     weights = p["n_params"] * p["bytes_per_param"]
-    bandwidth = gpus * p["hbm_bw"] * p["mbu"]
-    prefill = gpus * p["flops"] * p["mfu"] / (2.0 * p["n_params"])
+    compute = gpus * p["flops"] * p["mfu"]
     kv = p["kv_capacity_tokens"]
     if kv <= 0:
         kv = (gpus * p["hbm_bytes"] * (1.0 - p["hbm_overhead_frac"]) - weights) / p["kv_bytes_per_token"]
@@ -91,7 +123,18 @@ def replica_model(p: dict) -> ReplicaModel:
                 f"{p['bytes_per_param']:.6g} B) do not fit in the replica's HBM (gpus_per_replica = "
                 f"{gpus:.6g} × hbm_bytes = {p['hbm_bytes']:.6g} B, less hbm_overhead_frac)"
             )
-    return ReplicaModel(prefill, weights / bandwidth, p["kv_bytes_per_token"] / bandwidth, kv, *comm)
+    layers, width = layers_and_width(p)
+    per_step, per_token = allreduce_costs(p, layers, width)
+    return ReplicaModel(
+        prefill_tok_s=compute / (2.0 * p["n_params"]),
+        tpot_base_s=weights / (gpus * p["hbm_bw"] * p["mbu"]),
+        tpot_per_kv_token_s=p["kv_bytes_per_token"] / (gpus * p["hbm_bw"] * p["kv_mbu"]),
+        kv_capacity_tokens=kv,
+        comm_s_per_step=comm[0] + per_step,
+        comm_s_per_token=comm[1] + per_token,
+        attn_s_per_pair=4.0 * layers * width / compute,
+        step_overhead_s=p["step_overhead_s"],
+    )
 
 
 def base_arrival_rate(p: dict, model: ReplicaModel) -> float:
@@ -140,39 +183,46 @@ def engine_response(
     rule with nothing queued (`engine.py`); inf when the replicas cannot keep up. `prompts` and `outputs`
     stand for the length distributions (equal-probability bins).
 
-    Per replica λ = rate / replicas. With b requests decoding (Little's law: b = λ·(output − 1)·τ) a
-    decode-only step lasts d = max(M(b), b / prefill_tok_s) + C(b), M the memory time and C(n) the
-    interconnect time of a step of n tokens. A prompt's prefill steps last max(M(b), (b + chunk) /
-    prefill_tok_s) + C(b + chunk) each (chunked prefill; with serial prefill one step of the whole
-    prompt that carries no decode), λ·E[their time] of every second; the decodes ride in the prefill steps
-    and in (1 − that) / d decode-only steps a second, so the mean step a decode sees, τ, is one over their
-    sum. R = the wait for the prefills ahead + E[prefill steps] + τ / 2 (the step in progress on arrival) +
+    Per replica λ = rate / replicas. With b requests decoding (Little's law: b = λ·(output − 1)·τ) of mean
+    context L̄ a decode-only step lasts d = S(b, b·L̄), S the engine's step time (`engine.step_clock`). A
+    prompt's chunks ride in steps S(b + chunk, b·L̄) and add its attention, the larger of its KV read and its
+    compute over the whole prompt (chunked prefill; with serial prefill one step of the whole prompt that
+    carries no decode), λ·E[their time] of every second; the decodes ride in the prefill steps and in
+    (1 − that) / d decode-only steps a second, so the mean step a decode sees, τ, is one over their sum. R =
+    the wait for the prefills ahead + E[prefill steps] + τ / 2 (the step in progress on arrival) +
     E[output − 1]·τ.
     """
     lam = rate / max(p["replicas"], 1.0)
-    speed, budget = model.prefill_tok_s, token_budget(p)
+    budget = token_budget(p)
     steps = np.maximum(outputs - 1.0, 0.0)
     decodes = float(steps.mean())
     # the KV of a decoding request, averaged over its decode steps (a long answer decodes for longer)
     grown = float((steps * steps).mean()) / (2.0 * decodes) if decodes > 0 else 0.0
     context = float(prompts.mean()) + grown
     most = min(p["max_batch"], model.kv_capacity_tokens / context)
+    step_of = model.step_of_arrays
+    pairs = prompts * (prompts + 1.0) / 2.0  # (query, context) pairs of a prompt's causal attention
     tau = model.tpot(0.0, context)
+    prefilling = 0.0
     for _ in range(200):
         batch = lam * decodes * tau
         if batch > most:
             return math.inf
-        memory = model.memory(batch, context)
-        step = max(memory, batch / speed) + model.comm(batch)
+        decode_kv = batch * context
+        step = model.tpot(batch, context)
         if p["chunked_prefill"]:
             room = max(budget - batch, 1.0)
             full = np.floor(prompts / room)
             rest = prompts - full * room
-            prefill = full * (max(memory, (batch + room) / speed) + model.comm(batch + room)) + np.where(
-                rest > 0.0, np.maximum(memory, (batch + rest) / speed) + model.comm(batch + rest), 0.0
-            )
+            read = room * full * (full + 1.0) / 2.0 + np.where(rest > 0.0, prompts, 0.0)
+            attention = step_of(0.0, 0.0, read, pairs) - step_of(0.0, 0.0, 0.0, 0.0)
+            whole = step_of(batch + room, decode_kv, 0.0, 0.0)
+            alone = full * whole + np.where(rest > 0.0, step_of(batch + rest, decode_kv, 0.0, 0.0), 0.0)
+            # a prompt's last, partial chunk shares its step with the next prompt's first when one is
+            # prefilling (probability `prefilling`, from the last round): then it costs its share of a step
+            prefill = (1.0 - prefilling) * alone + prefilling * (prompts / room) * whole + attention
         else:
-            prefill = np.maximum(model.memory(1.0, prompts), prompts / speed) + model.comm(prompts)
+            prefill = step_of(prompts, 0.0, prompts, pairs)
         prefilling = lam * float(prefill.mean())  # share of the replica's time in steps with prefill work
         if prefilling >= 1.0:
             return math.inf
@@ -279,6 +329,10 @@ def fleet_config(p: dict, model: ReplicaModel) -> FleetConfig:
         swap_s_per_token=p["kv_bytes_per_token"] / (p["gpus_per_replica"] * p["swap_bw"]),
         comm_s_per_step=0.0 if p["mu"] > 0 else model.comm_s_per_step,
         comm_s_per_token=0.0 if p["mu"] > 0 else model.comm_s_per_token,
+        attn_s_per_pair=model.attn_s_per_pair,
+        step_overhead_s=model.step_overhead_s,
+        kv_block_tokens=math.floor(p["kv_block_tokens"]),
+        kv_watermark_frac=p["kv_watermark_frac"],
     )
 
 
