@@ -78,6 +78,7 @@ MIN_TERM_FACTOR = 8.0  # a factor hidden in one term: bits, a thousand, minutes 
 MIN_TERM_EFFECT = 2.0  # ... that moves the line twice or more (a slip of a third is no hidden factor)
 PRECISE_BAND = 0.1  # ... on a line checked this closely
 PRECISE_COUNT = 20
+METHOD_BAND = 0.02  # a slip of method is named only this close (a term left out, a ratio upside down)
 _TIE = 1e-6  # log distances this close fit alike (rounding)
 _TERM_SCALE_SLACK = 1.3  # how far the two-probe estimate of a term's scale may be from a factor
 
@@ -171,7 +172,9 @@ class _Prepared:
         self.asked = {line.name: line for line in self.lines}
         self.unit_factors = {
             name: v.unit_factors(
-                self.units[name].dims, tuple(self.units[dep].dims for dep in sorted(self.upstream[name]))
+                self.units[name].dims,
+                tuple(self.units[dep].dims for dep in sorted(self.upstream[name])),
+                timed=self.long_time[name] > 0,
             )
             for name in model.quantities
         }
@@ -782,6 +785,11 @@ class _Run:
             for implied, world in ((implied_stated, self.stated), (implied_corrected, self.corrected))
             if _finite(implied) is not None and not (world is self.corrected and implied is implied_stated)
         ]
+        # A wrong method is a slip whatever factor it makes: the line inverted, or a term of it left out.
+        for implied, world in worlds_used:
+            method = self._wrong_method(name, world, value, implied)
+            if method is not None:
+                return method
         terms = [self._term_factor(name, world, value, implied, band) for implied, world in worlds_used]
         term = min((found for found in terms if found is not None), key=lambda found: found[0], default=None)
         for implied, world in worlds_used:
@@ -829,6 +837,39 @@ class _Run:
         message = v.slip_message(arithmetic, given, value, implied, line.check)
         return _Outcome(v.ARITHMETIC_SLIP, message, implied)
 
+    def _wrong_method(
+        self, name: str, world: dict[str, Any], value: float, implied: float
+    ) -> _Outcome | None:
+        """An arithmetic slip of method: a plain ratio written upside down (61 for 1/61), or the line with one
+        term of its sum left out (the generation time alone for a step of generation and thinking)."""
+        line = self.p.asked[name]
+        given = self.readings[name].text.strip()
+        arithmetic = self._arithmetic(name, world, implied)
+        if line.check == "magnitude" or not value:
+            return None  # within 3x, an inversion or a term left out could be anything
+        band = math.log1p(METHOD_BAND)
+
+        def fits(candidate: float) -> bool:
+            return (
+                math.isfinite(candidate)
+                and candidate * value > 0
+                and abs(math.log(value / candidate)) <= band
+            )
+
+        plain = self.p.units[name].dims.is_dimensionless
+        if plain and implied and abs(math.log(abs(implied))) > math.log(2) and fits(1 / implied):
+            return _Outcome(v.ARITHMETIC_SLIP, v.inverted_message(arithmetic, given), implied)
+        for term in self._terms(name):
+            if not _finite(world[term]):
+                continue
+            left_out = self._with_term(name, term, 0.0, world)
+            if fits(left_out):
+                message = v.left_out_message(
+                    arithmetic, given, _in_sentence(self.p.labels[term]), self.p.shown(term, world[term])
+                )
+                return _Outcome(v.ARITHMETIC_SLIP, message, implied)
+        return None
+
     def _time_slip_plausible(self, name: str, factor: v.UnitFactor, too_large: bool) -> bool:
         """A slip by 60, 3,600, 24... needs minutes, hours or days somewhere: in a unit people write for the
         line itself (a duration 60x too small is minutes) or in the units of its chain (a rate per minute):
@@ -840,6 +881,8 @@ class _Run:
         unit = self.p.units[name]
         size = unit.factor * factor.factor if not too_large else unit.factor / factor.factor
         needed = _TIME_LEVEL_NEEDED.get(factor.factor, 1)
+        if needed <= _TIME_LEVEL["hour"]:
+            return True  # 60 and 3,600: a seconds-minutes-hours slip on the right working, wherever time is
         return is_written_size(unit.dims, size, scaled=False) or self.p.long_time[name] >= needed
 
     def _bits_plausible(

@@ -156,12 +156,17 @@ _SMALL_FACTOR_BAND = 0.01
 _BINARY_NOTE_BAND = 0.003
 
 
-def unit_factors(dims: Dims, upstream: tuple[Dims, ...] = ()) -> tuple[UnitFactor, ...]:
+def unit_factors(
+    dims: Dims, upstream: tuple[Dims, ...] = (), *, timed: bool = False
+) -> tuple[UnitFactor, ...]:
     """The unit slips that make sense for a quantity of dimensions `dims` computed from quantities of
     dimensions `upstream`: bits and binary prefixes only where bytes are involved (a transfer time slips by 8
-    when a link's bits are read as bytes), KB versus KiB only for a size itself, minutes only where time is,
-    percent only for a plain number."""
+    when a link's bits are read as bytes), KB versus KiB only for a size itself, minutes only where time is
+    (`timed`: a time unit is written in the line or its chain even where it cancels, GPU-hours a day), percent
+    only for a plain number."""
     symbols = frozenset(symbol for each in (dims, *upstream) for symbol, _ in each.exponents)
+    if timed:
+        symbols |= {"s"}
     own_bytes = any(symbol == "B" for symbol, _ in dims.exponents)
     return _unit_factors(symbols, own_bytes, dims.is_dimensionless)
 
@@ -327,6 +332,17 @@ def wrong_per_message(arithmetic: str, given: str, per: str, as_total: str | Non
             f"right for all of them together, not per {per}."
         )
     return f"{arithmetic}; you wrote {given}: the figure is right for the whole line, not per {per}."
+
+
+def inverted_message(arithmetic: str, given: str) -> str:
+    """A plain ratio written upside down: a slip of method, whatever factor it makes."""
+    return f"{arithmetic}; you wrote {given}, which is that ratio upside down: an arithmetic slip."
+
+
+def left_out_message(arithmetic: str, given: str, term: str, term_shown: str) -> str:
+    """A sum with one of its terms left out: a slip of method, whatever factor it makes."""
+    without = f"which is that without your {term} ({term_shown})"
+    return f"{arithmetic}; you wrote {given}, {without}: an arithmetic slip."
 
 
 def one_instead_of_message(

@@ -458,7 +458,9 @@ def test_a_term_left_out_of_the_sum_is_a_slip_not_a_term_a_thousand_times_too_sm
     # (0.047 s) gives 23.05 s as well, so it names no unit.
     line = graded("autoscaling-cold-start", {"t_cold": "23"})["t_cold"]
     assert line["verdict"] == "arithmetic_slip"
-    assert line["message"].endswith("you wrote 23 — 3.05× too low.")
+    assert line["message"].endswith(
+        "you wrote 23, which is that without your time to load the weights (47 s): an arithmetic slip."
+    )
 
 
 def test_a_rate_without_its_count_noun_is_not_called_a_per_count_figure():
@@ -468,11 +470,22 @@ def test_a_rate_without_its_count_noun_is_not_called_a_per_count_figure():
     assert line["note"] == ""
 
 
-def test_sixty_times_a_duration_with_no_minutes_anywhere_is_a_slip_not_minutes():
-    # 100,000 jobs x 10 us = 1 s; 60 is 60x, but nothing in the chain is in minutes and 1/60 s is no unit.
-    line = graded("job-scheduler-100k-jobs", {"scan_time": "60"})["scan_time"]
-    assert line["verdict"] == "arithmetic_slip"
-    assert line["message"] == "100,000 job × 10 us/job = 1 s; you wrote 60 — 60× too high."
+@pytest.mark.parametrize(
+    ("slug", "name", "text", "factor"),
+    [
+        # 100,000 jobs x 10 us = 1 s; 60 is 60x on the right working (issue 30: a unit error on every line
+        # alike, minutes in the chain or not).
+        ("job-scheduler-100k-jobs", "scan_time", "60", "60× too large: seconds versus minutes"),
+        # 45 - 43 = 2 min of slack; 7,200 is 3,600x: 2 "hours" in seconds.
+        ("forty-five-minute-plan", "slack_min", "7200", "3,600× too large: seconds versus hours"),
+        # 2,000 jobs / 60 s = 33.3 debits a second; 0.56/s is 60x too small (the 60 s read as an hour).
+        ("gpu-credit-system", "debit_rate", "0.56/s", "60× too small: seconds versus minutes"),
+    ],
+)
+def test_sixty_or_3600_times_on_the_right_working_is_a_unit_error_wherever_time_is(slug, name, text, factor):
+    line = graded(slug, {name: text})[name]
+    assert line["verdict"] == "unit_error", line["message"]
+    assert factor in line["message"]
 
 
 def test_sixty_times_gpu_hours_from_minutes_in_the_chain_is_minutes_versus_hours():
@@ -604,7 +617,8 @@ def test_no_kb_versus_kib_note_on_a_line_in_bits():
     assert line["message"] == "Correct."
 
 
-# A slip by 24 or 3,600 is named hours or days only where the chain has them.
+# A slip by 24 is named hours versus days only where the chain has days; 60 and 3,600 are seconds, minutes and
+# hours wherever time is (issue 30: one unit slip, one diagnosis on every line alike).
 
 
 @pytest.mark.parametrize(
@@ -617,12 +631,6 @@ def test_no_kb_versus_kib_note_on_a_line_in_bits():
             "48",
             "45 min - 43 min = 2 min; you wrote 48 — 24× too high.",
         ),
-        (
-            "forty-five-minute-plan",
-            "slack_min",
-            "7200",
-            "45 min - 43 min = 2 min; you wrote 7200 — 3,600× too high.",
-        ),
         # 256 GPUs x (1 + 10) min = 2,816 GPU-minutes = 46.9 GPU-hours; 1,126 is 24x: hours, but no days.
         (
             "job-scheduler-100k-jobs",
@@ -632,7 +640,7 @@ def test_no_kb_versus_kib_note_on_a_line_in_bits():
         ),
     ],
 )
-def test_a_slip_by_24_or_3600_with_no_days_or_hours_in_the_chain_is_a_slip(slug, name, text, message):
+def test_a_slip_by_24_with_no_days_in_the_chain_is_a_slip(slug, name, text, message):
     line = graded(slug, {name: text})[name]
     assert line["verdict"] == "arithmetic_slip"
     assert line["message"] == message

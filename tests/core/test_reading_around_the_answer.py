@@ -223,3 +223,25 @@ def test_a_per_period_figure_on_a_line_labelled_with_that_period_is_its_own():
     # A month's revenue $19.44M x 1e-3 duplicates = $19,440 a month: the label says "per month".
     line = graded("usage-billing-pipeline", {"overbill_no_idem": "$19,440/month"})["overbill_no_idem"]
     assert line["verdict"] == "correct", line["message"]
+
+
+# One mistake, one diagnosis: a wrong method is a slip whatever factor it makes; a unit slip is a unit error.
+
+
+@pytest.mark.parametrize(
+    ("slug", "name", "text", "verdict", "said"),
+    [
+        # Duty = 1 s generating / (1 s + 60 s thinking) = 1/61 = 0.0164; 61 is it upside down (not 3,600x).
+        ("agent-sessions", "gpu_duty", "61x", "arithmetic_slip", "upside down"),
+        # A step is 1 s + 60 s = 61 s of work lost; 1 s leaves the thinking out (not 60x, s for min).
+        ("agent-sessions", "lost_work_ckpt", "1 s", "arithmetic_slip", "without your"),
+        # 4,096 GPUs x 24 h = 98,304 GPU-hours a day; 4,096 is the figure per hour on the per-day line.
+        ("gpu-credit-system", "gpu_hours_day", "4,096", "unit_error", "24× too small: hours versus days"),
+        # 9.83 GB per conversation / (8 x 50 GB/s) = 24.6 ms from DRAM; 24.6 s is 1,000x.
+        ("kv-cache-tiering", "reload_dram_s", "24.6 s", "unit_error", "1,000× too large"),
+    ],
+)
+def test_one_mistake_gets_one_diagnosis(slug, name, text, verdict, said):
+    line = graded(slug, {name: text})[name]
+    assert line["verdict"] == verdict, line["message"]
+    assert said in line["message"]
