@@ -234,7 +234,8 @@ def load_phase(*, instances: int, args, env: dict[str, str], database_url: str, 
         )
         for port in ports
     ]
-    # Two workers on the one broker; only the first runs beat (two beats would send each sweep twice).
+    # Two workers on the one broker, both taking replays; the first also takes the upkeep queue and runs beat
+    # (two beats would send each sweep twice).
     workers = [
         start(
             [
@@ -255,7 +256,10 @@ def load_phase(*, instances: int, args, env: dict[str, str], database_url: str, 
             env,
             work / f"celery-{index}.log",
         )  # fmt: skip
-        for index, extra in ((1, ["--beat", "-s", str(work / "beat-schedule")]), (2, []))
+        for index, extra in (
+            (1, ["-Q", "celery,upkeep", "--beat", "-s", str(work / "beat-schedule")]),
+            (2, ["-Q", "celery"]),
+        )
     ]
     front = free_port()
     try:

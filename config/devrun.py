@@ -51,6 +51,8 @@ def main() -> int:
             "-A",
             "config",
             "worker",
+            "-Q",
+            "celery,upkeep",  # both queues in one worker here; compose gives upkeep a worker of its own
             "--loglevel",
             "INFO",
             "--concurrency",

@@ -111,7 +111,12 @@ def celery_worker(transactional_db):
     celery_app.conf.task_always_eager = False
     try:
         with start_worker(
-            celery_app, pool="threads", concurrency=2, perform_ping_check=False, shutdown_timeout=20
+            celery_app,
+            pool="threads",
+            concurrency=2,
+            perform_ping_check=False,
+            shutdown_timeout=20,
+            queues=["celery", "upkeep"],
         ) as worker:
             yield worker
     finally:
