@@ -408,6 +408,8 @@ def _ratio(
     after = match.group("after").strip()
     if after and not _SHARE_OF.fullmatch(after):
         return ParseFailure(text, f"cannot read {after!r} after {written}; write the fraction alone (1/6)")
+    if after:
+        notes.append(f"{after!r} read as a share")
     return ParsedQuantity(value, DIMENSIONLESS, None, "; ".join(notes), approximate)
 
 
@@ -604,6 +606,11 @@ def _read_on_line(
         # "3.36 tokens per step" on a plain line labelled "Expected tokens per target step".
         note = f"{parsed.unit!r} read as what the line counts (a plain number)"
         return LineReading(parsed.base_value, _joined(parsed.note, note), True)
+    if parsed.dims.is_dimensionless and not target.dims.is_dimensionless and _is_share(parsed):
+        # "2.3%" on a count of nodes, "85%" on a rate: a share where the line asks for an amount.
+        asked = format_unit(target.text)
+        message = f"{text.strip()!r} is a share; this line asks for {asked}"
+        return ParseFailure(text, message, "dimension", parsed.base_value * target.factor)
     fits, how = _fit(parsed.dims, target.dims, target.text, alike)
     if fits:
         as_typed = parsed.base_value / _unit_factor(parsed.unit) * target.factor
@@ -634,6 +641,10 @@ def _read_on_line(
     message = f"{text.strip()!r} is in {parsed.unit}; this line asks for {asked}"
     as_line_unit = parsed.base_value / _unit_factor(parsed.unit) * target.factor
     return ParseFailure(text, message, "dimension", as_line_unit)
+
+
+def _is_share(parsed: ParsedQuantity) -> bool:
+    return "a percentage" in parsed.note or "read as a share" in parsed.note
 
 
 @functools.lru_cache(maxsize=4096)

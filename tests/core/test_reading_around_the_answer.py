@@ -245,3 +245,19 @@ def test_one_mistake_gets_one_diagnosis(slug, name, text, verdict, said):
     line = graded(slug, {name: text})[name]
     assert line["verdict"] == verdict, line["message"]
     assert said in line["message"]
+
+
+@pytest.mark.parametrize(
+    ("text", "unit"), [("2.3%", "node"), ("85%", "req/s"), ("45 %", "GPU"), ("2/3 of the fleet", "node")]
+)
+def test_a_share_where_the_line_asks_for_an_amount_is_the_wrong_dimension(text, unit):
+    failure = read_on_line(text, unit)
+    assert isinstance(failure, ParseFailure) and failure.kind == "dimension", failure
+    assert "is a share" in failure.message
+
+
+def test_a_share_on_a_count_line_is_a_unit_error_and_a_share_on_a_plain_line_is_read():
+    # 92 spare nodes are 2.3% of the 4,000-node fleet: the right working, a share for a count.
+    line = graded("gpu-cloud-provisioning", {"spare_nodes": "2.3%"})["spare_nodes"]
+    assert line["verdict"] == "unit_error"
+    assert on_line("27%", "").value == pytest.approx(0.27)
