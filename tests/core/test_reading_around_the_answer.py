@@ -2,8 +2,11 @@
 parallel width), reads the plain-language count nouns of one vocabulary on every line, and refuses a
 dimension that does not fit. Each expected value is worked out by hand from the text."""
 
+import copy
+
 import pytest
 
+from grading.core.grader import grade
 from grading.core.model import ModelError, read_model
 from grading.core.quantity_text import (
     LineReading,
@@ -13,6 +16,8 @@ from grading.core.quantity_text import (
     read_on_line,
 )
 from grading.core.units import format_dims
+from tests.core.question_builders import an_input, derived
+from tests.core.test_grader import QUESTION
 from tests.core.test_grader_bank import graded
 from tests.core.test_quantity_text import read
 
@@ -261,3 +266,38 @@ def test_a_share_on_a_count_line_is_a_unit_error_and_a_share_on_a_plain_line_is_
     line = graded("gpu-cloud-provisioning", {"spare_nodes": "2.3%"})["spare_nodes"]
     assert line["verdict"] == "unit_error"
     assert on_line("27%", "").value == pytest.approx(0.27)
+
+
+def test_a_link_read_as_bytes_inside_a_sum_is_a_unit_error_where_the_band_is_loose():
+    # Network today: 0.1 s + 3.5 MB / (20 Mb/s = 2.5 MB/s) = 1.5 s; with 20 MB/s it is 0.1 + 0.175 = 0.275 s.
+    line = graded("multimodal-latency", {"network_s": "0.275 s"})["network_s"]
+    assert line["verdict"] == "unit_error"
+    assert "client bandwidth 8× too large (160 Mb/s instead of 20 Mb/s): bits versus bytes" in line["message"]
+
+
+def link_question() -> dict:
+    """tests/core/test_grader.py's question with a round trip and two moves over the same untyped link."""
+    question = copy.deepcopy(QUESTION)
+    question["model"]["quantities"] += [
+        an_input("rtt", 0.01, "s", [0.001, 0.1], label="Round trip", source="Same rack"),
+        derived("move_setup", "rtt + conversation_kv / link_bw", "s", label="Move with its round trip"),
+        derived("move_back", "rtt + 2 * conversation_kv / link_bw", "s", label="Move out and back"),
+    ]
+    question["asked"] += [
+        {"name": "move_setup", "phase": "arithmetic", "tolerance": 0.05},
+        {"name": "move_back", "phase": "arithmetic", "tolerance": 0.05},
+    ]
+    return question
+
+
+def test_an_untyped_premise_a_line_shows_is_charged_there_and_carries_to_the_lines_after_it():
+    # 327,680 B/tok x 30,000 tok = 9.83 GB. Over 400 Gb/s (50 GB/s): 0.01 + 0.197 = 0.207 s and
+    # 0.01 + 0.393 = 0.403 s. Read as 400 GB/s: 0.01 + 0.0246 = 0.0346 s and 0.01 + 0.0492 = 0.0592 s.
+    report = grade(link_question(), {"numbers": {"move_setup": "0.0346 s", "move_back": "0.0592 s"}})
+    lines = {line["name"]: line for line in report["lines"]}
+    assert lines["move_setup"]["verdict"] == "unit_error"
+    assert "link bandwidth 8× too large" in lines["move_setup"]["message"]
+    assert lines["move_back"]["verdict"] == "correct", lines["move_back"]["message"]
+    # Without the first line nothing shows the premise: the second is the one charged.
+    alone = grade(link_question(), {"numbers": {"move_back": "0.0592 s"}})
+    assert next(line for line in alone["lines"] if line["name"] == "move_back")["verdict"] == "unit_error"
