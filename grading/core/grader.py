@@ -1397,7 +1397,9 @@ def _line_report(prepared: _Prepared, reference: _Reference, run: _Run, line: _L
         "band": v.band_text(line.check, line.tolerance),
         "tone": v.TONES[outcome.verdict],
         "credit": scoring.LINE_CREDIT[outcome.verdict] * share,
-        "message": outcome.message + _implausible(outcome.verdict, given, reference.values[name]),
+        "message": outcome.message
+        + _implausible(outcome.verdict, given, reference.values[name])
+        + _unread_premises(prepared, run, line),
         "note": run.notes.get(name, reading.note) if reading is not None else "",
         "given_text": reading.text if reading is not None else "",
         "given": None if given is None else _rounded(given / factor),
@@ -1406,6 +1408,30 @@ def _line_report(prepared: _Prepared, reference: _Reference, run: _Run, line: _L
         "factor": outcome.factor,
         "driver": outcome.driver,
     }
+
+
+def _unread_premises(prepared: _Prepared, run: _Run, line: _Line) -> str:
+    """Where a line is worked from a number they typed that could not be read, the report says so: the line
+    was checked against the reference value in its place."""
+    if line.is_input:
+        return ""
+    unread: list[str] = []
+    seen: set[str] = set()
+    stack = list(prepared.deps[line.name])
+    while stack:  # up the chain, stopping at a number they typed that was read
+        quantity = stack.pop()
+        if quantity in seen:
+            continue
+        seen.add(quantity)
+        reading = run.readings.get(quantity)
+        if reading is not None and reading.value is None and reading.as_line is None:
+            unread.append(quantity)
+        elif reading is None:
+            stack.extend(prepared.deps.get(quantity, ()))
+    unread.sort(key=lambda name: prepared.labels[name])
+    assumed = [_in_sentence(prepared.labels[name]) for name in unread if name in prepared.ranges]
+    worked = [_in_sentence(prepared.labels[name]) for name in unread if name not in prepared.ranges]
+    return v.unread_premises_message(assumed, worked)
 
 
 def _implausible(verdict: str, given: float | None, reference: float) -> str:

@@ -432,6 +432,17 @@ def follows_message(driver_label: str, driver_given: str, where: str) -> str:
     return f"Correct from your {driver_label} of {driver_given}, which {where}."
 
 
+def unread_premises_message(assumed: list[str], worked: list[str]) -> str:
+    """Sentences for a line worked from numbers that could not be read: an assumption is replaced by the
+    reference's value, a line worked out by what their other numbers give."""
+    sentences = []
+    for labels, instead in ((assumed, "the reference's value"), (worked, "what your other numbers give")):
+        if labels:
+            named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+            sentences.append(f" Could not read your {named}, so this line is checked with {instead} instead.")
+    return "".join(sentences)
+
+
 def missing_message(reference: str, implied: str | None = None) -> str:
     if implied is not None and implied != reference:
         return f"Not answered. From your other numbers it would be {implied}; the reference is {reference}."

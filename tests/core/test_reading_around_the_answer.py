@@ -301,3 +301,18 @@ def test_an_untyped_premise_a_line_shows_is_charged_there_and_carries_to_the_lin
     # Without the first line nothing shows the premise: the second is the one charged.
     alone = grade(link_question(), {"numbers": {"move_back": "0.0592 s"}})
     assert next(line for line in alone["lines"] if line["name"] == "move_back")["verdict"] == "unit_error"
+
+
+def test_a_premise_that_could_not_be_read_is_named_on_the_lines_worked_from_it():
+    lines = graded("kv-cache-tiering", {"kv_bytes_per_token": "lots", "kv_conv": "9.83 GB"})
+    assert lines["kv_bytes_per_token"]["verdict"] == "unparsed"
+    assert lines["kv_conv"]["message"].endswith(
+        "Could not read your KV cache per token, so this line is checked with what your other numbers give "
+        "instead."
+    )
+    assert "Could not read" not in lines["convs_in_hbm"]["message"]  # worked from the 9.83 GB they typed
+    batch = graded("llm-batching-system", {"hbm_bw": "fast"})
+    assert batch["step_time"]["message"].endswith(
+        "Could not read your HBM bandwidth per GPU, so this line is checked with the reference's value "
+        "instead."
+    )
