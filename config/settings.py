@@ -31,6 +31,7 @@ try:
     LOGIN_ADDRESS_FAILURE_LIMIT = env.env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 30, minimum=1)
     # The reverse proxies in front of gunicorn (nginx, a TLS proxy): only their X-Forwarded-For is believed.
     TRUSTED_PROXIES = env.env_networks("TRUSTED_PROXIES")
+    REPLAY_SEEDS = env.env_int("REPLAY_SEEDS", 5, minimum=1)  # runs of each scenario and side, one per seed
 except env.SettingError as error:
     raise ImproperlyConfigured(f"Bad setting {error}") from None
 

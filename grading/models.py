@@ -9,6 +9,8 @@ import json
 
 from django.db import models
 
+from grading.core.failure_modes import runs_view
+
 
 class ReplayStatus(models.TextChoices):
     QUEUED = "queued", "Queued"
@@ -90,8 +92,14 @@ class ReplayRun(models.Model):
         return self.inputs.get("title") or self.scenario
 
     @property
+    def seed_runs(self) -> dict:
+        """The runs over the seeds as the page shows them (`grading.core.failure_modes.runs_view`)."""
+        return runs_view(self.result)
+
+    @property
     def passed(self) -> bool | None:
-        return None if self.result is None else bool(self.result.get("passed"))
+        """Whether every run met the SLO; None before a result."""
+        return None if self.result is None else self.seed_runs["passed"]
 
     @property
     def percent(self) -> int:
@@ -100,7 +108,7 @@ class ReplayRun(models.Model):
     @property
     def charts(self) -> dict:
         """The series to draw, sent as JSON: {t, side, charts: [{title, series: {key: values}}]}."""
-        series = (self.result or {}).get("series") or {}
+        series = (self.seed_runs["first"] or {}).get("series") or {}
         charts = []
         for title, keys in CHARTS.get(self.inputs.get("family", ""), []):
             picked = {}

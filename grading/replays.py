@@ -18,14 +18,16 @@ import time
 import uuid
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from config.celery import send_by_name
-from grading.core.replay_inputs import failure_score, replay_inputs, replay_seed, simulator_version
+from grading.core.failure_modes import failure_report
+from grading.core.replay_inputs import replay_inputs, replay_seed, replay_seeds, simulator_version
 from grading.core.review_check import review_replays_summary, review_side
-from grading.core.sim import run_scenario
+from grading.core.sim import run_scenario_seeds
 from grading.models import FINISHED_STATUSES, ReplayRun, ReplaySide, ReplayStatus
 
 log = logging.getLogger(__name__)
@@ -296,13 +298,13 @@ def replay_execute(*, run_id: int, keepalive: bool = False) -> str:
     spec = run.inputs
     try:
         with _Reporter(run_id, claim, keepalive=keepalive) as reporter:
-            result = run_scenario(
+            result = run_scenario_seeds(
                 spec["family"],
                 spec["params"],
                 spec["events"],
                 spec["slo"],
                 spec["duration_s"],
-                run.seed,
+                replay_seeds(run.round_id, run.scenario, settings.REPLAY_SEEDS),
                 reporter,
             )
     except ReplayStopped:
@@ -364,20 +366,31 @@ def replays_sweep(
 # Scoring
 
 
-def replay_failure_score(round_) -> float | None:
-    """0–100 from the candidate-side runs, judged against the reference side; None while any is unfinished.
+def replay_failure_report(round_) -> dict | None:
+    """The failure-modes score and each scenario's credit and reasons (`grading.core.failure_modes`); None
+    while any run is unfinished or nothing is left to score.
 
-    See `grading.core.replay_inputs.failure_score`. Runs that errored or were cancelled are left out; None
-    when nothing is left to score.
+    A design round judges the candidate side against the reference side; a review round judges the fixed
+    design (candidate side) against the SLOs alone, never against the given design on the other side. Runs
+    that errored or were cancelled are left out.
     """
     runs = replays_current(round_=round_)
     if not runs or any(run.status not in FINISHED_STATUSES for run in runs):
         return None
     done = [run for run in runs if run.status == ReplayStatus.DONE]
-    return failure_score(
+    is_review = round_.question_version.spec.get("kind") == "review"
+    report = failure_report(
         {run.scenario: run.result for run in done if run.side == ReplaySide.CANDIDATE},
-        {run.scenario: run.result for run in done if run.side == ReplaySide.REFERENCE},
+        None if is_review else {run.scenario: run.result for run in done if run.side == ReplaySide.REFERENCE},
+        titles={run.scenario: run.title for run in runs},
     )
+    return report if report["score"] is not None else None
+
+
+def replay_failure_score(round_) -> float | None:
+    """0–100 from `replay_failure_report`; None while any run is unfinished or with nothing to score."""
+    report = replay_failure_report(round_)
+    return None if report is None else report["score"]
 
 
 def review_replays_from_runs(*, round_) -> dict | None:

@@ -57,6 +57,14 @@ def counts_forgotten(request: pytest.FixtureRequest):
     rate_limits_lift(subject="127.0.0.1")
 
 
+@pytest.fixture(autouse=True)
+def two_seeds_per_replay(request: pytest.FixtureRequest) -> None:
+    # The product replays each scenario over REPLAY_SEEDS (5) seeds; two keep the suite lean and still show
+    # the report's "in n of N runs". A test about the default sets it back.
+    if request.config.pluginmanager.has_plugin("django"):
+        request.getfixturevalue("settings").REPLAY_SEEDS = 2
+
+
 @pytest.fixture
 def make_user(db):
     from interview.roles import Role

@@ -185,23 +185,3 @@ def replay_inputs(
         {**scenario_inputs(scenario, values, model=model, typed=typed), "side": side, "fallbacks": fallbacks}
         for scenario in scenarios
     ]
-
-
-def failure_score(candidate: Mapping[str, Mapping], reference: Mapping[str, Mapping]) -> float | None:
-    """0–100 from both sides' results ({scenario: ScenarioResult.to_dict()}); None with nothing to score.
-
-    Each SLO check of a candidate run scores 1 when the candidate's design meets it, or when it misses it but
-    the reference misses it too (the scenario is meant to break every design there); a scenario scores the
-    mean of its checks, and the score is the mean over scenarios.
-    """
-    scores = []
-    for scenario, result in candidate.items():
-        checks = result.get("slo_checks") or []
-        if not checks:
-            continue
-        reference_passed = {
-            c["key"]: c["passed"] for c in (reference.get(scenario) or {}).get("slo_checks", [])
-        }
-        met = [check["passed"] or reference_passed.get(check["key"]) is False for check in checks]
-        scores.append(sum(met) / len(met))
-    return round(100 * sum(scores) / len(scores), 1) if scores else None

@@ -22,9 +22,9 @@ already found by another mark is a duplicate; a mark that fits no flaw is a fals
 Ranking: every fix tagged `infrastructure` must come after every fix tagged `correctness`, `admission` or
 `placement` (more hardware would inherit every flaw the other fixes remove).
 
-Replays: every scenario of the question is simulated twice with the same seed: the given design (the model
-at its defaults, or the variant) and the candidate's fixed design (the model with their numbers). The fixed
-design meets the deadline when each scenario's SLO holds on the candidate side.
+Replays: every scenario of the question is simulated over the same seeds on two sides: the given design (the
+model at its defaults, or the variant) and the candidate's fixed design (the model with their numbers). The
+fixed design meets the deadline when each scenario's SLO holds on the candidate side in every run.
 
 Score (0–100) of the review, with these weights:
 
@@ -33,7 +33,7 @@ Score (0–100) of the review, with these weights:
 | flaws     | 0.45   | planted flaws found / planted flaws                                  |
 | precision | 0.15   | marks that found a flaw / marks that found a flaw or were false alarms (1 with none) |
 | ranking   | 0.15   | 1 when no infrastructure fix comes before another kind; 0 otherwise or with no fixes |
-| replays   | 0.25   | scenarios whose SLO the fixed design meets / scenarios               |
+| replays   | 0.25   | mean over scenarios of the fixed design's runs that met the SLO / runs |
 
 The engine grades the numbers only (the given design is its own reference design, so the design check would
 grade nothing but the failure texts the candidate is meant to leave to the marks). The round's overall score
@@ -56,10 +56,12 @@ from grading.core.design_check import (
     label_key,
     load_index,
 )
+from grading.core.failure_modes import runs_view
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
 from grading.core.question_types import CLIENT_KIND, Flaw, QuestionSpec
-from grading.core.replay_inputs import replay_inputs, replay_seed
+from grading.core.replay_inputs import replay_inputs, replay_seeds
+from grading.core.sim.seeds import DEFAULT_SEEDS
 from grading.core.submission import Box
 from grading.core.vocabulary import FIX_CATEGORIES
 
@@ -429,8 +431,10 @@ def review_replays(
     *,
     overrides: Mapping[str, float] | None = None,
     seed_key: str | int | None = None,
+    seed_count: int = DEFAULT_SEEDS,
 ) -> dict[str, Any]:
-    """Every scenario run on the given design (reference side) and on the fixed design (candidate side)."""
+    """Every scenario run on the given design (reference side) and on the fixed design (candidate side), once
+    per seed (`seed_count` seeds, the same on both sides)."""
     key = seed_key if seed_key is not None else spec_dict.get("slug", "")
     variant = dict(overrides or {}) or None
     sides = {
@@ -441,49 +445,74 @@ def review_replays(
     }
     rows = []
     for given, fixed in zip(sides["reference"], sides["candidate"], strict=True):
-        seed = replay_seed(key, given["scenario"])
+        seeds = replay_seeds(key, given["scenario"], seed_count)
         rows.append(
             {
                 "scenario": given["scenario"],
                 "title": given["title"],
-                "given": review_side(_run_entry(given, seed)),
-                "fixed": review_side(_run_entry(fixed, seed)),
+                "given": review_side(_run_entry(given, seeds)),
+                "fixed": review_side(_run_entry(fixed, seeds)),
                 "fallbacks": fixed.get("fallbacks") or {},
             }
         )
     return review_replays_summary(rows)
 
 
-def _run_entry(entry: Mapping[str, Any], seed: int) -> dict[str, Any]:
-    """One side's run as stored (ScenarioResult.to_dict()), or {"error": why} when the inputs are refused."""
-    from grading.core.sim import run_scenario
+def _run_entry(entry: Mapping[str, Any], seeds: Sequence[int]) -> dict[str, Any]:
+    """One side's runs as stored (SeedRuns.to_dict()), or {"error": why} when the inputs are refused."""
+    from grading.core.sim import run_scenario_seeds
 
     try:
-        result = run_scenario(
-            entry["family"], entry["params"], entry["events"], entry["slo"], entry["duration_s"], seed
+        runs = run_scenario_seeds(
+            entry["family"], entry["params"], entry["events"], entry["slo"], entry["duration_s"], seeds
         )
     except ValueError as error:
         return {"error": str(error)}
-    return result.to_dict()
+    return runs.to_dict()
 
 
 def review_side(result: Mapping[str, Any] | None, error: str = "") -> dict[str, Any]:
-    """A review's view of one side's run: its verdict and SLO checks, or why it could not run (a run that
-    could not run does not meet its SLO)."""
+    """A review's view of one side's runs: the runs that met the SLO (passed: all of them) and each SLO check
+    in words with its median actual and the runs that met it, or why it could not run (a run that could not
+    run does not meet its SLO)."""
     why = error or (result or {}).get("error", "")
-    if why or result is None:
-        return {"passed": False, "slo_checks": [], "error": why or "The replay did not run."}
-    return {"passed": bool(result["passed"]), "slo_checks": list(result["slo_checks"])}
+    view = runs_view(result) if not why else None
+    if view is None or not view["runs"]:
+        return {
+            "passed": False,
+            "met": 0,
+            "runs": 0,
+            "slo_checks": [],
+            "error": why or "The replay did not run.",
+        }
+    checks = [
+        {
+            "key": check["key"],
+            "words": check["words"],
+            "actual_words": check["median_words"]
+            + (f" (median; {check['range_words']} over the runs)" if check["range_words"] else ""),
+            "reason": check["reason"],
+            "passed": check["met"] == check["runs"],
+            "met": check["met"],
+            "runs": check["runs"],
+        }
+        for check in view["checks"]
+    ]
+    return {"passed": view["passed"], "met": view["met"], "runs": view["runs"], "slo_checks": checks}
 
 
 def review_replays_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The replays section of a review from its rows ({scenario, title, given, fixed, fallbacks})."""
     rows = list(rows)
     met = sum(row["fixed"]["passed"] for row in rows)
+    shares = [
+        row["fixed"].get("met", 0) / row["fixed"]["runs"] if row["fixed"].get("runs") else 0.0 for row in rows
+    ]
     return {
         "scenarios": rows,
         "fixed_meets": bool(rows) and met == len(rows),
         "fixed_met": met,
+        "fixed_run_share": round(sum(shares), 4),
         "given_failed": sum(not row["given"]["passed"] for row in rows),
         "total": len(rows),
     }
@@ -512,7 +541,11 @@ def review_score(marks: Mapping[str, Any], ranking: Mapping[str, Any], replays: 
         "ranking": 1.0 if ranking["ok"] else 0.0,
         "replays": None
         if replays.get("pending")
-        else (replays["fixed_met"] / replays["total"] if replays["total"] else 1.0),
+        else (
+            replays.get("fixed_run_share", replays["fixed_met"]) / replays["total"]
+            if replays["total"]
+            else 1.0
+        ),
     }
     rounded = {part: None if value is None else round(value, 4) for part, value in parts.items()}
     if parts["replays"] is None:
@@ -562,12 +595,14 @@ def grade_review(
     seed_key: str | int | None = None,
     version: int | None = None,
     run_replays: bool = True,
+    seed_count: int = DEFAULT_SEEDS,
 ) -> dict[str, Any]:
     """Grade a review round: `grading.core.grader.grade`'s report plus a `review` section, and the overall
     score combined from both (see the module docstring). `submission` is the ordinary one plus `fixes` and the
     canvas's `design.marks`. A question without a review block is graded by `grade` alone.
 
-    With `run_replays` False the replays are left pending (they run as background jobs): the review and
+    Each scenario runs over `seed_count` seeds on both sides. With `run_replays` False the replays are left
+    pending (they run as background jobs): the review and
     overall scores are None until `review_with_replays` fills them in.
     """
     from grading.core.grader import grade
@@ -591,7 +626,7 @@ def grade_review(
     ranking = check_ranking(read_fixes(submission.get("fixes")))
     numbers = {name: text for name, text in checked.numbers.items() if isinstance(text, str)}
     replays = (
-        review_replays(spec_dict, numbers, overrides=overrides, seed_key=seed_key)
+        review_replays(spec_dict, numbers, overrides=overrides, seed_key=seed_key, seed_count=seed_count)
         if run_replays
         else review_replays_pending(spec_dict)
     )

@@ -11,7 +11,7 @@ from grading.models import ReplayRun
 from grading.replays import (
     ReplayError,
     replay_cancel,
-    replay_failure_score,
+    replay_failure_report,
     replay_retry,
     replays_current,
     replays_enqueue_for_round,
@@ -51,7 +51,8 @@ def replays_page(request: HttpRequest, round_id: int) -> HttpResponse:
         "round": round_,
         "question": round_.question,
         "runs": replays_current(round_=round_),
-        "failure_score": replay_failure_score(round_),
+        "failure_report": replay_failure_report(round_),
+        "is_review": round_.question_version.spec.get("kind") == "review",
     }
     return render(request, "grading/replays.html", context)
 

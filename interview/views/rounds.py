@@ -7,7 +7,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from designs.palette import palette_for_canvas
 from designs.readings import describe_reading
-from grading.replays import replay_failure_score, replays_current
+from grading.replays import replay_failure_report, replays_current
 from interview.models import Question, Round, RoundStatus
 from interview.models.question_versions import Track
 from interview.question_visibility import PHASE_GUIDANCE, public_plan, public_view, workspace_phases
@@ -127,12 +127,15 @@ def report(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = round_review_complete(round_=round_)
     runs = replays_current(round_=round_)
     runs_pending = any(run.is_active for run in runs)
+    failure_report = replay_failure_report(round_)
     context = {
         "round": round_,
         "question": round_.question,
         "report": round_.report,
         "runs": runs,
-        "failure_score": replay_failure_score(round_),
+        "failure_report": failure_report,
+        "failure_score": failure_report["score"] if failure_report else None,
+        "is_review": bool((round_.report or {}).get("review")),
         "runs_pending": runs_pending,
         "header_polls": runs_pending or review_pending(round_),
     }

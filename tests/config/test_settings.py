@@ -52,6 +52,7 @@ def test_a_redis_url_makes_redis_the_broker():
         ({"DEBUG": "1", "REDIS_URL": "http://127.0.0.1:6379"}, "REDIS_URL"),
         ({"DEBUG": "1", "CSRF_TRUSTED_ORIGINS": "sevenbox.example"}, "CSRF_TRUSTED_ORIGINS"),
         ({"DEBUG": "0", "SECRET_KEY": "short"}, "SECRET_KEY"),
+        ({"DEBUG": "1", "REPLAY_SEEDS": "0"}, "REPLAY_SEEDS"),
     ],
 )
 def test_a_bad_value_stops_start_up_with_a_message_naming_the_variable(variables, named):

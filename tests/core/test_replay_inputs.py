@@ -2,7 +2,7 @@
 
 import pytest
 
-from grading.core.replay_inputs import failure_score, replay_inputs, replay_seed, simulator_version
+from grading.core.replay_inputs import replay_inputs, replay_seed, simulator_version
 
 MODEL = {
     "headline": "replicas",
@@ -136,21 +136,3 @@ def test_the_seed_comes_from_the_key_and_the_scenario_and_fits_in_31_bits():
 def test_the_simulator_version_is_a_short_stable_label():
     version = simulator_version()
     assert version == simulator_version() and 0 < len(version) <= 40
-
-
-def checks(*passed):
-    return {"slo_checks": [{"key": f"k{index}", "passed": ok} for index, ok in enumerate(passed)]}
-
-
-def test_the_failure_score_is_the_mean_of_scenarios_each_the_share_of_checks_met():
-    assert failure_score({"a": checks(True, True), "b": checks(True, False)}, {}) == 75.0
-    assert failure_score({"a": checks(False)}, {"a": checks(True)}) == 0.0
-
-
-def test_a_check_the_reference_misses_too_counts_as_met():
-    assert failure_score({"a": checks(True, False)}, {"a": checks(True, False)}) == 100.0
-
-
-def test_with_nothing_to_score_the_failure_score_is_none():
-    assert failure_score({}, {}) is None
-    assert failure_score({"a": {"slo_checks": []}}, {}) is None

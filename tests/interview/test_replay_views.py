@@ -68,10 +68,12 @@ def test_the_owner_sees_each_scenario_with_both_sides_results_and_chart_data(cli
     assert "Your numbers" in html and "Reference" in html
     assert ("Met its SLO" in html) or ("Missed its SLO" in html)
     assert html.count("data-replay-charts=") == 4
-    for run in finished_runs:
-        assert run.result["narrative"][0] in html
+    for run in finished_runs:  # the story of the first run of the two seeds
+        assert run.result["runs"] == 2 and run.result["results"][0]["narrative"][0] in html
+        assert f"in {run.result['met']} of 2 runs" in html
     assert "vendor/chart.js/chart.umd.min.js" in html and "js/replay-charts.js" in html
-    assert "Failure modes from the replays" in html
+    score = replays.replay_failure_score(round_)
+    assert f'Failure modes: <span id="failure-score-value">{score:.0f}</span> / 100' in html
 
 
 def test_the_page_has_no_inline_script_or_style(client, alice, finished_runs):

@@ -250,7 +250,7 @@ def test_submitting_a_review_runs_no_replay_inside_the_submission(
 
 
 def test_the_review_fills_in_from_its_replay_jobs_as_the_synchronous_grading_would(
-    client, alice, review_round, sent, django_capture_on_commit_callbacks
+    client, alice, review_round, sent, django_capture_on_commit_callbacks, settings
 ):
     from grading.core.review_check import grade_review
     from grading.replays import replay_execute
@@ -275,7 +275,11 @@ def test_the_review_fills_in_from_its_replay_jobs_as_the_synchronous_grading_wou
     round_.refresh_from_db()
     version = round_.question_version
     synchronous = grade_review(
-        version.spec, round_submission(round_), seed_key=round_.pk, version=version.number
+        version.spec,
+        round_submission(round_),
+        seed_key=round_.pk,
+        version=version.number,
+        seed_count=settings.REPLAY_SEEDS,
     )
     assert round_.report["review"]["replays"] == synchronous["review"]["replays"]
     assert round_.report["scores"] == synchronous["scores"]

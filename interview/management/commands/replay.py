@@ -12,7 +12,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from grading.core.replay_inputs import SIDES, failure_score, replay_inputs, replay_seed, simulator_version
+from grading.core.failure_modes import failure_score
+from grading.core.replay_inputs import SIDES, replay_inputs, replay_seed, simulator_version
 from grading.core.sim import run_scenario
 
 BANK = Path(settings.BASE_DIR) / "interview" / "bank" / "core"
