@@ -85,10 +85,13 @@ def test_a_candidate_marks_ranks_edits_and_submits_a_review_round(page, alice, r
     assert round_.work.numbers["max_batch"] == "96 req" and round_.work.numbers["queue_limit"] == "300 req"
     assert [fix["category"] for fix in round_.work.fixes] == ["correctness", "admission", "infrastructure"]
 
-    # With a broker (CI), no worker runs here: finish the queued replays in this process, then look again.
+    # With a broker (CI), no worker runs here: finish the queued replays in this process, then look again
+    # (away from the report, whose polling would meet the runs' writes on SQLite's one-writer lock).
+    report_url = page.url
+    page.goto("about:blank")
     for run in ReplayRun.objects.filter(round=round_, status=ReplayStatus.QUEUED):
         replay_execute(run_id=run.pk)
-    page.reload()
+    page.goto(report_url)
 
     review = page.locator("#review-report")
     expect(review).to_contain_text("2 of 5 planted flaws found")
