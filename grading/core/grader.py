@@ -194,6 +194,15 @@ class _Prepared:
             name: unit.dims.physical.is_dimensionless and not unit.dims.counts.is_dimensionless
             for name, unit in self.units.items()
         }
+        # One decision, one premise: a GPU's spec sheet (memory, bandwidth, FLOPs per GPU) is one choice, an
+        # H200 for an H100 charged once; any other assumption is a decision of its own.
+        self.decision = {
+            name: "GPU"
+            if dict(self.units[name].dims.exponents).get("GPU") == -1
+            and not self.units[name].dims.physical.is_dimensionless
+            else name
+            for name in model.input_names
+        }
         self.line_phases = {line.name: line.phase for line in self.lines}
         self.ranges = {name: self._range(name) for name in model.input_names}
         per_replica = model.quantities.get("gpus_per_replica")
@@ -1104,10 +1113,11 @@ class _Run:
         if driver in self.p.asked:
             where = "is marked on its own line"
             return _Outcome(v.CORRECT, v.follows_message(label, driver_given, where), driver=driver)
-        if driver in self.charged:
-            where = f"is already marked on the {self.charged[driver]} line"
+        decision = self.p.decision.get(driver, driver)
+        if decision in self.charged:
+            where = f"is already marked on the {self.charged[decision]} line"
             return _Outcome(v.CORRECT, v.follows_message(label, driver_given, where), driver=driver)
-        self.charged[driver] = _in_sentence(line.label)
+        self.charged[decision] = _in_sentence(line.label)
         message = v.far_message(
             self.p.shown(name, value),
             self._reference_shown(name),

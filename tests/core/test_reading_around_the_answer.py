@@ -18,7 +18,7 @@ from grading.core.quantity_text import (
 from grading.core.units import format_dims
 from tests.core.question_builders import an_input, derived
 from tests.core.test_grader import QUESTION
-from tests.core.test_grader_bank import graded
+from tests.core.test_grader_bank import graded, question
 from tests.core.test_quantity_text import read
 
 
@@ -316,3 +316,22 @@ def test_a_premise_that_could_not_be_read_is_named_on_the_lines_worked_from_it()
         "Could not read your HBM bandwidth per GPU, so this line is checked with the reference's value "
         "instead."
     )
+
+
+def test_one_decision_sets_two_premises_and_is_charged_once():
+    # A B200 for the prompt's H100: 192 GB and 2,250 TFLOP/s a GPU, one choice. Every line typed as the model
+    # gives it from those two is right from their premise; the first line either moves past its band (the
+    # conversations that fit, from the memory) is far from the reference, and the recompute time the FLOPs
+    # move is not charged again for the same choice.
+    spec = question("kv-cache-tiering")
+    model = spec.model.reference
+    values = model.evaluate({"hbm_per_gpu": 192e9, "flops_per_gpu": 2250e12})
+    numbers = {
+        asked.name: repr(float(model.display_value(asked.name, values[asked.name]))) for asked in spec.asked
+    }
+    numbers |= {"hbm_per_gpu": "192 GB", "flops_per_gpu": "2250 TFLOP/s"}
+    lines = {line["name"]: line for line in grade(spec, {"numbers": numbers})["lines"]}
+    verdicts = [line["verdict"] for line in lines.values()]
+    assert verdicts.count("far_from_reference") == 1
+    assert set(verdicts) == {"correct", "far_from_reference"}
+    assert "already marked" in lines["recompute_s"]["message"]
