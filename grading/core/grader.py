@@ -76,6 +76,7 @@ _PREPARED_CACHE_SIZE = 128
 MAX_SHARE = 2.0  # a plain line up to this (200%) may be written as a percentage: a share, a load, overcommit
 MIN_TERM_FACTOR = 8.0  # a factor hidden in one term: bits, a thousand, minutes (not KB versus KiB)
 MIN_TERM_EFFECT = 2.0  # ... that moves the line twice or more (a slip of a third is no hidden factor)
+MAX_TERM_EFFECT_ORDERS = 3.5  # ... and by no more than a few thousandfold
 PRECISE_BAND = 0.3  # ... on a line checked this closely (the fit itself within 10%: v.factor_band)
 PRECISE_COUNT = 20
 METHOD_BAND = 0.02  # a slip of method is named only this close (a term left out, a ratio upside down)
@@ -957,6 +958,8 @@ class _Run:
         line = self.p.asked[name]
         if not value or not implied or (value > 0) != (implied > 0) or not _precise(line, implied):
             return None
+        if abs(math.log10(abs(value)) - math.log10(abs(implied))) > MAX_TERM_EFFECT_ORDERS:
+            return None  # a line a millionfold off is an absurd magnitude, not one term in the wrong unit
         best: tuple[tuple[int, float, bool], str, float, float, v.UnitFactor, bool] | None = None
         for term in self._terms(name):
             written = float(world[term])

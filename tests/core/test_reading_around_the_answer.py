@@ -335,3 +335,9 @@ def test_one_decision_sets_two_premises_and_is_charged_once():
     assert verdicts.count("far_from_reference") == 1
     assert set(verdicts) == {"correct", "far_from_reference"}
     assert "already marked" in lines["recompute_s"]["message"]
+
+
+def test_an_absurd_magnitude_is_a_slip_not_a_term_in_the_wrong_unit():
+    # 0.5 req/s x (2 + 8 + 4 + 6) s = 10 warm replicas; 1e6 is 100,000x: no unit hides in one term.
+    line = graded("serverless-gpu-warm-pool", {"warm_mean": "1e6"})["warm_mean"]
+    assert line["verdict"] == "arithmetic_slip", line["message"]
