@@ -19,6 +19,9 @@
   const addForm = document.getElementById("fix-add");
   const newText = document.getElementById("fix-new-text");
   const newCategory = document.getElementById("fix-new-category");
+  const undoBar = document.getElementById("fix-undo");
+  const undoText = document.getElementById("fix-undo-text");
+  const undoButton = document.getElementById("fix-undo-button");
 
   let fixes = [];
   try {
@@ -53,8 +56,8 @@
     list.textContent = "";
     fixes.forEach((fix, i) => {
       const n = i + 1;
-      const text = el("input", {
-        type: "text", id: `fix-text-${n}`, maxlength: String(MAX_TEXT), "data-fix-field": "text",
+      const text = el("textarea", {
+        id: `fix-text-${n}`, maxlength: String(MAX_TEXT), "data-fix-field": "text", rows: "2",
         "aria-label": `Fix ${n}`,
       });
       text.value = fix.text;
@@ -79,13 +82,10 @@
       down.disabled = i === fixes.length - 1;
       up.addEventListener("click", () => move(i, -1, "up"));
       down.addEventListener("click", () => move(i, 1, "down"));
-      remove.addEventListener("click", () => {
-        fixes.splice(i, 1);
-        render();
-        changed(`Fix ${n} deleted.`);
-      });
+      remove.addEventListener("click", () => removeFix(i));
+      const controls = el("div", { class: "fix-controls" }, [select, up, down, remove]);
       const row = el("li", { class: `fix fix-${fix.category}`, "data-fix-index": String(i) }, [
-        el("span", { class: "fix-number", text: `${n}.` }), text, select, up, down, remove,
+        el("span", { class: "fix-number", text: `${n}.` }), text, controls,
       ]);
       list.appendChild(row);
     });
@@ -94,6 +94,32 @@
       const target = document.querySelector(focus);
       if (target) target.focus();
     }
+  }
+
+  // A deleted fix can be brought back where it was until the next deletion.
+  function removeFix(i) {
+    const [deleted] = fixes.splice(i, 1);
+    render();
+    changed(`Fix ${i + 1} deleted.`);
+    showUndo(`Fix ${i + 1} deleted (“${deleted.text}”)`, () => {
+      fixes.splice(Math.min(i, fixes.length), 0, deleted);
+      render(`#fix-text-${i + 1}`);
+      changed(`Fix ${i + 1} restored.`);
+    });
+    const next = document.querySelector(`#fix-text-${Math.min(i + 1, fixes.length)}`);
+    if (next) next.focus();
+    else if (undoButton) undoButton.focus();
+  }
+
+  function showUndo(message, restore) {
+    if (!undoBar) return;
+    undoText.textContent = message;
+    undoButton.setAttribute("aria-label", `Undo: ${message}`);
+    undoBar.hidden = false;
+    undoButton.onclick = () => {
+      undoBar.hidden = true;
+      restore();
+    };
   }
 
   function move(i, step, direction) {

@@ -70,6 +70,15 @@ def test_a_candidate_marks_ranks_edits_and_submits_a_review_round(page, alice, r
     expect(page.locator("#fixes-list li")).to_have_count(3)
     expect(page.get_by_label("Fix 3", exact=True)).to_have_value("Buy a fallback quota sized for the load")
 
+    # A deleted fix comes back where it was with Undo.
+    page.get_by_role("button", name="Delete fix 2").click()
+    expect(page.locator("#fixes-list li")).to_have_count(2)
+    page.locator("#fix-undo").get_by_role("button", name="Undo").click()
+    expect(page.locator("#fixes-list li")).to_have_count(3)
+    restored = page.get_by_label("Fix 2", exact=True)
+    expect(restored).to_have_value("Bound the queue at 300 and cap the batch at 96")
+    expect(page.locator("#fix-undo")).to_be_hidden()
+
     # Apply the admission fix to the design's numbers.
     show_tab(page, "Numbers")
     page.get_by_label("Batch size per replica").fill("96 req")
