@@ -180,7 +180,8 @@ class QuestionGradeApi(APIView):
         outside a round. Refused while you have an unsubmitted round on the question."""
         version = published_version_or_404(slug)
         if hiding := round_hiding_reference(user=request.user, question=version.question):
-            return Response(reference_refusal(hiding), status=status.HTTP_409_CONFLICT)
+            refusal = reference_refusal(hiding, question=version.question)
+            return Response(refusal, status=status.HTTP_409_CONFLICT)
         try:
             report = question_version_grade(version=version, submission=request.data)
         except SubmissionError as error:

@@ -1,9 +1,9 @@
 """Keeping the reference from a candidate with an unsubmitted round: which round hides it, and what to say.
 
 A round is open while it is unsubmitted (scheduled or running) and its clock, if it has one, has not run
-out (`rounds_open`). The practice check and the grading API stay closed while any round is open
-(`round_hiding_reference`); a drill step stays back only while its own question has one
-(`round_open_on_question`, `questions_with_open_round`).
+out (`rounds_open`). A question's practice check and grading API stay closed while a round is open on that
+question or on one whose lines its check would reveal (`round_hiding_reference`); a drill step stays back
+only while its own question has one (`round_open_on_question`, `questions_with_open_round`).
 """
 
 from datetime import datetime
@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from interview.models import Question, Round, RoundStatus
+from interview.services.reference_checks import questions_sharing_lines
 from interview.services.rounds import round_close_if_expired
 
 UNSUBMITTED = (RoundStatus.ACTIVE, RoundStatus.SCHEDULED)
@@ -42,16 +43,19 @@ def questions_with_open_round(*, user, now: datetime | None = None) -> QuerySet[
 
 
 def round_hiding_reference(*, user, question: Question | None = None) -> Round | None:
-    """The person's open round that closes the answer keys, one on `question` first: while any round is open
-    no question's check grades, since questions share quantities (another question's check would state this
-    one's answers). A timed round past its deadline is graded first and no longer hides anything."""
+    """The person's open round whose lines a check of `question` would reveal: one on the question itself
+    first, else one on a question sharing its lines (`questions_sharing_lines`); with no question, any open
+    round. A timed round past its deadline is graded first and no longer hides anything."""
     if not user.is_authenticated:
         return None
     now = timezone.now()
     expired = Round.objects.filter(candidate=user, status=RoundStatus.ACTIVE, deadline__lte=now)
     for round_ in expired:
         round_close_if_expired(round_=round_)
-    rounds = rounds_open(user=user, now=now).select_related("question_version__question")
+    rounds = list(rounds_open(user=user, now=now).select_related("question_version__question"))
+    if question is not None and rounds:
+        revealed = {question.pk} | {other.pk for other, _ in questions_sharing_lines(question=question)}
+        rounds = [r for r in rounds if r.question_version.question_id in revealed]
     return min(
         rounds,
         key=lambda r: (
@@ -62,13 +66,20 @@ def round_hiding_reference(*, user, question: Question | None = None) -> Round |
     )
 
 
-def reference_refusal(round_: Round) -> dict[str, str | int]:
-    """What the check page and the grading API say instead of grading: the round, its link, and why."""
+def reference_refusal(round_: Round, *, question: Question | None = None) -> dict[str, str | int]:
+    """What the check page and the grading API say instead of grading `question`: the round, its link, and
+    why (its own question, or one whose lines this check would state)."""
     url = reverse("round-detail", args=[round_.pk])
     kind = "variant " if round_.variant_seed else ""
+    why = "Its reference stays hidden until you submit it: no check, no graded numbers."
+    if question is not None and round_.question_version.question_id != question.pk:
+        why = (
+            "This question shares lines with it, so checking here would state that round's answers: the "
+            "check waits until you submit it."
+        )
     message = (
         f"You have an unsubmitted {round_.get_mode_display().lower()} {kind}round on "
         f"{round_.question.title!r} (round {round_.pk}, started {round_.started_at:%Y-%m-%d %H:%M} UTC). "
-        f"References stay hidden until you submit it: no check, no graded numbers."
+        + why
     )
     return {"detail": message, "round": round_.pk, "round_url": url}

@@ -12,7 +12,11 @@ from grading.core.submission import SubmissionError, read_submission
 from grading.services import question_version_grade
 from interview.question_visibility import asked_line_view
 from interview.selectors import published_version_or_404
-from interview.services.reference_checks import reference_check_record
+from interview.services.reference_checks import (
+    questions_sharing_lines,
+    reference_check_record,
+    reference_checked_before,
+)
 from interview.services.reference_guard import reference_refusal, round_hiding_reference
 
 MAX_TEXT_CHARS = 200
@@ -49,14 +53,22 @@ class PracticeCheckForm(forms.Form):
 @require_http_methods(["GET", "POST"])
 def practice_check(request: HttpRequest, slug: str) -> HttpResponse:
     version = published_version_or_404(slug)
-    if hiding := round_hiding_reference(user=request.user, question=version.question):
-        context = {"question": version.question, "refusal": reference_refusal(hiding)}
+    question = version.question
+    if hiding := round_hiding_reference(user=request.user, question=question):
+        context = {"question": question, "refusal": reference_refusal(hiding, question=question)}
         return render(request, "grading/practice_check_refused.html", context, status=409)
     lines = [asked_line_view(version.spec, line) for line in version.spec.get("asked", [])]
     form = PracticeCheckForm(lines, request.POST or None)
     report = None
     if request.method == "POST" and form.is_valid():
         report = question_version_grade(version=version, submission=form.submission())
-        reference_check_record(user=request.user, question=version.question)
-    context = {"question": version.question, "version": version, "form": form, "report": report}
+        reference_check_record(user=request.user, question=question)
+    context = {
+        "question": question,
+        "version": version,
+        "form": form,
+        "report": report,
+        "checked_before": reference_checked_before(user=request.user, question=question),
+        "sharing": questions_sharing_lines(question=question),
+    }
     return render(request, "grading/practice_check.html", context)

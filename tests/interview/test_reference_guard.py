@@ -88,14 +88,21 @@ def test_the_question_page_offers_no_check_link_during_a_round(client, alice, qu
     assert f"round {round_.pk} is submitted" in page
 
 
-def test_a_round_on_one_question_closes_the_check_of_every_other_question(client, alice, tmp_path):
-    from interview.models import Question
-
+def test_a_round_on_a_question_sharing_a_line_closes_the_check_and_says_which_round(client, alice, tmp_path):
     questions = load_questions(tmp_path / "two", KV_QUESTION, "llm-batching-system")
     round_ = round_start(candidate=alice, question=questions["llm-batching-system"], mode="timed")
-    assert Question.objects.count() == 2
     client.force_login(alice)
     response = client.post(CHECK, {"kv_bytes_per_token": ""})  # kv-cache-tiering asks the same KV per token
-    assert response.status_code == 409 and f"round {round_.pk}" in response.content.decode()
-    assert REFERENCE_SHOWN not in response.content.decode()
+    page = response.content.decode()
+    assert response.status_code == 409 and f"round {round_.pk}" in page and "shares lines with it" in page
+    assert REFERENCE_SHOWN not in page
     assert client.post(GRADE, {}, content_type="application/json").json()["round"] == round_.pk
+
+
+def test_a_round_on_a_question_sharing_no_line_leaves_the_check_open(client, alice, tmp_path):
+    questions = load_questions(tmp_path / "two", KV_QUESTION, "usage-billing-pipeline")
+    round_start(candidate=alice, question=questions["usage-billing-pipeline"], mode="practice")
+    client.force_login(alice)
+    response = client.post(CHECK, {"kv_bytes_per_token": "320 KiB"})
+    assert response.status_code == 200 and REFERENCE_SHOWN in response.content.decode()
+    assert client.post(GRADE, {}, content_type="application/json").status_code == 200

@@ -103,3 +103,33 @@ def test_calibration_counts_rounds_after_a_check_apart(client, alice, bob, kv_qu
     client.force_login(bob)
     page = client.get("/interviewers/bob/calibration/").content.decode()
     assert 'id="calibration-reference-seen"' in page and "1 round whose candidate had seen" in page
+
+
+def test_the_check_page_warns_before_the_first_check_naming_the_questions_that_share_its_lines(
+    client, alice, tmp_path
+):
+    from tests.interview.bank_fixtures import load_questions
+
+    questions = load_questions(tmp_path / "two", KV_QUESTION, "llm-batching-system", "usage-billing-pipeline")
+    client.force_login(alice)
+    page = client.get(CHECK).content.decode()
+    warning = page[page.index('id="reference-seen-warning"') : page.index("</section>")]
+    assert "every later round" in warning and "“reference seen”" in warning
+    assert questions["llm-batching-system"].title in warning  # asks the same KV per token
+    assert questions["usage-billing-pipeline"].title not in warning
+    assert "Grade my numbers and mark later rounds “reference seen”" in page
+    assert not ReferenceCheck.objects.exists()  # opening the page marks nothing
+
+
+def test_a_check_marks_later_rounds_on_the_questions_sharing_its_lines_and_no_others(client, alice, tmp_path):
+    from tests.interview.bank_fixtures import load_questions
+
+    questions = load_questions(tmp_path / "two", KV_QUESTION, "llm-batching-system", "usage-billing-pipeline")
+    check_on_page(client, alice)
+    sharing = round_start(candidate=alice, question=questions["llm-batching-system"], mode="timed")
+    assert sharing.reference_seen_at is not None
+    round_submit(round_id=sharing.pk)
+    other = round_start(candidate=alice, question=questions["usage-billing-pipeline"], mode="timed")
+    assert other.reference_seen_at is None
+    page = client.get(CHECK).content.decode()  # after the check, the page says what is marked
+    assert "You have checked this question before" in page
