@@ -341,3 +341,27 @@ def test_an_absurd_magnitude_is_a_slip_not_a_term_in_the_wrong_unit():
     # 0.5 req/s x (2 + 8 + 4 + 6) s = 10 warm replicas; 1e6 is 100,000x: no unit hides in one term.
     line = graded("serverless-gpu-warm-pool", {"warm_mean": "1e6"})["warm_mean"]
     assert line["verdict"] == "arithmetic_slip", line["message"]
+
+
+def test_the_backlog_label_says_it_counts_from_the_scaling_decision():
+    # +50 req/s over a 70 s cold start = 3,500 requests from the decision; from the burst (15 s of detection
+    # first) it would be 50 x 85 = 4,250, which this line, so labelled, does not ask for.
+    assert (
+        "from the scaling decision"
+        in question("autoscaling-cold-start").model.quantity("backlog_nopool").label
+    )
+    assert (
+        graded("autoscaling-cold-start", {"backlog_nopool": "3,500"})["backlog_nopool"]["verdict"]
+        == "correct"
+    )
+    assert graded("autoscaling-cold-start", {"backlog_nopool": "4,250"})["backlog_nopool"]["verdict"] == (
+        "arithmetic_slip"
+    )
+
+
+def test_a_model_outside_the_prompt_s_400b_class_is_a_premise_charged_on_the_checkpoint():
+    # A trillion parameters x 12 B = 12 TB of checkpoint, right from that premise, but the prompt's model is
+    # in the 400B class (405B x 12 B = 4.86 TB): the range stops at the class, so the line is far.
+    lines = graded("ten-thousand-gpu-cluster", {"n_params": "1T params", "ckpt_bytes": "12 TB"})
+    assert lines["ckpt_bytes"]["verdict"] == "far_from_reference", lines["ckpt_bytes"]["message"]
+    assert question("ten-thousand-gpu-cluster").model.quantity("n_params").range == (350e9, 450e9)
