@@ -480,3 +480,62 @@ def _walk(
             return done
         frontier = found
     return len(path)
+
+
+# Design consequences of a curveball (docs/question-format.md, "Curveballs").
+
+
+def box_kinds(reference: ReferenceDesign, boxes: Sequence[Box], index: PaletteIndex) -> dict[str, str]:
+    """The palette kind each drawn box counts as (by id; "" for none), as `check_design` reads it."""
+    reference_kinds = [box.kind for box in reference.boxes]
+    reference_labels = {label_key(box.label): box.kind for box in reference.boxes if box.label}
+    return {box.id: _box_kind(box, index, reference_kinds, reference_labels)[0] for box in boxes}
+
+
+def kind_terms(index: PaletteIndex, kind: str) -> tuple[str, ...]:
+    """Every term a box of `kind` can name: its own jobs and failure modes and the common ones."""
+    vocabulary = index.vocabulary
+    own = vocabulary.kinds.get(kind)
+    terms = [
+        term.name
+        for words in (own, vocabulary.common)
+        if words is not None
+        for term in (*words.jobs, *words.failures)
+    ]
+    return tuple(dict.fromkeys(terms))
+
+
+def check_consequence(
+    kind: str,
+    names: str,
+    boxes: Sequence[Box],
+    kinds: Mapping[str, str],
+    notes: Mapping[str, str],
+    index: PaletteIndex,
+) -> dict[str, Any]:
+    """Whether the design shows one consequence: a box of `kind` whose job, failure mode or "what changes"
+    note (`notes`, by box id) names the term `names`. JSON-ready: met, box_ids, message."""
+    kind_name = index.name(kind)
+    matched = sorted((box for box in boxes if kinds.get(box.id) == kind), key=_box_sort_key)
+    if not matched:
+        return {"met": False, "box_ids": [], "message": f"No {kind_name} box in your design."}
+    for box in matched:
+        text = " ".join(part for part in (box.job, box.failure, notes.get(box.id, "")) if _box_has(part))
+        found = (
+            *index.vocabulary.recognise(kind, JOB, text),
+            *index.vocabulary.recognise(kind, FAILURE, text),
+        )
+        if names in found:
+            return {
+                "met": True,
+                "box_ids": [box.id],
+                "message": f"Your {_box_name(box)} box ({kind_name}) says it: {names}.",
+            }
+    return {
+        "met": False,
+        "box_ids": [box.id for box in matched],
+        "message": (
+            f"Your {_box_name(matched[0])} box ({kind_name}) does not say {names!r} in its job, failure mode "
+            "or what-changes note."
+        ),
+    }

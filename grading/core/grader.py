@@ -31,14 +31,16 @@ from typing import Any
 
 import numpy as np
 
-from grading.core import scoring
+from grading.core import depth, scoring
 from grading.core import verdicts as v
 from grading.core.design_check import (
     DEFAULT_PALETTE_PATH,
     PaletteIndex,
     ReferenceBox,
     ReferenceDesign,
+    box_kinds,
     build_index,
+    check_consequence,
     check_design,
     load_index,
 )
@@ -47,7 +49,7 @@ from grading.core.model import ModelError, ReferenceModel
 from grading.core.quantity_text import ParseFailure, alike_counts, not_converted, read_on_line
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
-from grading.core.question_types import CLIENT_KIND, QuestionSpec
+from grading.core.question_types import CLIENT_KIND, Curveball, QuestionSpec
 from grading.core.report_text import (
     ArithmeticTemplate,
     arithmetic_template,
@@ -55,7 +57,7 @@ from grading.core.report_text import (
     format_quantity,
     operand,
 )
-from grading.core.submission import Submission, read_submission
+from grading.core.submission import CurveballAnswer, DecisionAnswer, Submission, read_submission
 from grading.core.units import BIT_UNIT_NAMES, Unit, is_written_size
 
 GRADER_VERSION = "1.1.0"  # 1.1: the shape score grades what the boxes say (the palette vocabulary)
@@ -247,6 +249,20 @@ class _Prepared:
     def shown(self, name: str, base: float) -> str:
         """A base-unit value of `name` as people read it, in the question's unit."""
         return format_quantity(float(base) / self.factor[name], self.units[name].text)
+
+    @functools.cached_property
+    def shown_units(self) -> dict[str, str]:
+        return {name: quantity.unit for name, quantity in self.model.quantities.items()}
+
+    def curveball_sheet(self, curveball: Curveball) -> tuple[dict[str, Any], set[str]]:
+        """The sheet a curveball is graded on (kept, so the grader's cache knows it) and what it moves."""
+        sheets = self.__dict__.setdefault("_curveball_sheets", {})
+        if curveball.id not in sheets:
+            moved = set(curveball.set) | {
+                name for name in self.model.quantities if set(curveball.set) & self.upstream[name]
+            }
+            sheets[curveball.id] = (depth.curveball_sheet(spec_to_dict(self.spec), curveball, moved), moved)
+        return sheets[curveball.id]
 
 
 def _in_bits(unit_text: str) -> bool:
@@ -1315,12 +1331,95 @@ def grade(
     scores = scoring.line_scores((line["phase"], line["weight"], line["credit"]) for line in lines)
     if design is not None:
         scores[scoring.SHAPE_PHASE] = scoring.shape_score(design["coverage"], design["path_ok"])
+    depth_report = None
+    if checked.depth is not None and (prepared.spec.curveballs or prepared.spec.decisions):
+        depth_report = _depth_report(prepared, checked, lines, dict(key), palette)
+        if depth_report["score"] is not None:
+            scores[depth.DEPTH_PHASE] = depth_report["score"]
     overall = scoring.overall_score(scores, prepared.plan_minutes)
     pacing = None
     if checked.events is not None:
         events = [(event.t, event.phase, event.field) for event in checked.events]
         pacing = scoring.pacing(prepared.plan, events, prepared.line_phases)
-    return _report(prepared, reference, lines, design, scores, overall, pacing, sorted(unknown), version)
+    report = _report(prepared, reference, lines, design, scores, overall, pacing, sorted(unknown), version)
+    if depth_report is not None:
+        report["depth"] = depth_report
+    return report
+
+
+def _depth_report(
+    prepared: _Prepared,
+    checked: Submission,
+    main_lines: list[dict[str, Any]],
+    overrides: dict[str, float],
+    palette: PaletteIndex | Mapping[str, Any] | str | Path | None,
+) -> dict[str, Any]:
+    """The depth phase: each curveball graded on its own sheet (grading.core.depth.curveball_sheet) with the
+    change as overrides, its consequences checked on the design, and each decision scored."""
+    answers = checked.depth
+    assert answers is not None
+    index = _palette_index(palette)
+    boxes = checked.boxes or ()
+    kinds = box_kinds(prepared.design, boxes, index)
+    before = {line["name"]: line for line in main_lines}
+    curveballs = []
+    for curveball in prepared.spec.curveballs:
+        sheet, moved = prepared.curveball_sheet(curveball)
+        answer = answers.curveballs.get(curveball.id, CurveballAnswer({}, {}))
+        own = {line.name for line in curveball.asked}
+        numbers = {
+            name: text for name, text in checked.numbers.items() if name not in moved and name not in own
+        }
+        numbers.update({name: text for name, text in answer.numbers.items() if name in own})
+        changed = {
+            name: float(prepared.model.base_value(name, value)) for name, value in curveball.set.items()
+        }
+        graded = grade(sheet, {"numbers": numbers}, overrides={**overrides, **changed}, palette=index)
+        lines = []
+        for line in graded["lines"]:
+            if line["name"] in own:
+                carried = depth.scaled_carry(line, before.get(line["name"]))
+                lines.append({**line, **carried, "carried": True} if carried else {**line, "carried": False})
+        consequences = [
+            {
+                "kind": item.kind,
+                "kind_name": index.name(item.kind),
+                "names": item.names,
+                "says": item.says,
+                **check_consequence(item.kind, item.names, boxes, kinds, answer.notes, index),
+            }
+            for item in curveball.design
+        ]
+        lines_credit = depth.lines_credit(lines)
+        credit = depth.curveball_credit(lines_credit, consequences)
+        curveballs.append(
+            {
+                "id": curveball.id,
+                "title": curveball.title,
+                "says": depth.curveball_says(curveball, prepared.shown_units),
+                "set": dict(curveball.set),
+                "lines": lines,
+                "design": consequences,
+                "lines_credit": round(lines_credit, 4),
+                "design_met": sum(1 for item in consequences if item["met"]),
+                "credit": round(credit, 4),
+                "score": round(100 * credit, 1),
+            }
+        )
+    decisions = [
+        depth.decision_report(
+            item,
+            answers.follow_ups.get(item.id, DecisionAnswer((), "")).order,
+            answers.follow_ups.get(item.id, DecisionAnswer((), "")).number,
+        )
+        for item in prepared.spec.decisions
+    ]
+    score = depth.depth_score([item["credit"] for item in (*curveballs, *decisions)])
+    return {
+        "curveballs": curveballs,
+        "follow_ups": decisions,
+        "score": None if score is None else round(score, 1),
+    }
 
 
 def _with_values_used(prepared: _Prepared, reference: _Reference, readings: Mapping[str, _Reading]) -> _Run:

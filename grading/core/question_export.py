@@ -7,7 +7,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from grading.core.model import ModelSpec
-from grading.core.question_types import Asked, QuestionSpec, Scenario
+from grading.core.question_types import Asked, Curveball, FollowUp, QuestionSpec, Scenario
 
 
 def spec_to_dict(spec: QuestionSpec) -> dict[str, Any]:
@@ -32,14 +32,47 @@ def spec_to_dict(spec: QuestionSpec) -> dict[str, Any]:
         },
         "rubric": [{"dimension": item.dimension, "levels": dict(item.levels)} for item in spec.rubric],
         "outline": spec.outline,
-        "follow_ups": [{"phase": item.phase, "text": item.text} for item in spec.follow_ups],
+        "follow_ups": [_follow_up_to_dict(item) for item in spec.follow_ups],
         "mistakes": list(spec.mistakes),
         "scenarios": [_scenario_to_dict(scenario) for scenario in spec.scenarios],
         "concepts": list(spec.concepts),
         "related": list(spec.related),
         "figures": [dict(vars(figure)) for figure in spec.figures],
         **({"review": {"flaws": [dict(vars(flaw)) for flaw in spec.review.flaws]}} if spec.review else {}),
+        **({"curveballs": [_curveball_to_dict(item) for item in spec.curveballs]} if spec.curveballs else {}),
     }
+
+
+def _follow_up_to_dict(item: FollowUp) -> dict[str, Any]:
+    data: dict[str, Any] = {"phase": item.phase, "text": item.text}
+    if item.is_decision:
+        data["id"] = item.id
+        data["options"] = [dict(vars(option)) for option in item.options]
+        data["orders"] = [list(order) for order in item.orders]
+        if item.number is not None:
+            data["number"] = {
+                "label": item.number.label,
+                "unit": item.number.unit,
+                "band": list(item.number.band),
+            }
+    return data
+
+
+def _curveball_to_dict(item: Curveball) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "id": item.id,
+        "title": item.title,
+        "set": dict(item.set),
+        "says": item.says,
+        "asked": [
+            {key: value for key, value in _asked_to_dict(line).items() if key != "phase"}
+            for line in item.asked
+        ],
+        "design": [dict(vars(consequence)) for consequence in item.design],
+    }
+    if item.scenario:
+        data["scenario"] = item.scenario
+    return data
 
 
 def _model_to_dict(model: ModelSpec) -> dict[str, Any]:

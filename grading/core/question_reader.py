@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from grading.core.drill_wording import formula_names, wording_problems
+from grading.core.drill_wording import PLACEHOLDER, formula_names, wording_problems
 from grading.core.model import ModelError, ModelSpec, read_model, read_number
 from grading.core.question_types import (
     CLIENT_KIND,
@@ -21,6 +21,10 @@ from grading.core.question_types import (
     DEFAULT_TOLERANCE,
     PLAN_MINUTES,
     Asked,
+    Consequence,
+    Curveball,
+    DecisionNumber,
+    DecisionOption,
     DesignEdge,
     DesignNode,
     DesignSpec,
@@ -35,6 +39,7 @@ from grading.core.question_types import (
     Scenario,
     SpecError,
 )
+from grading.core.report_text import format_quantity
 from grading.core.units import UnitError, compatible, parse_unit
 from grading.core.vocabulary import (
     CHECKS,
@@ -76,8 +81,15 @@ _TOP_LEVEL_FIELDS = frozenset(
         "related",
         "figures",
         "review",
+        "curveballs",
     )
 )
+MIN_CURVEBALLS, MAX_CURVEBALLS = 2, 4
+MAX_CURVEBALL_CHANGES = 3
+MIN_CURVEBALL_LINES, MAX_CURVEBALL_LINES = 2, 4
+MAX_CONSEQUENCES = 3
+MIN_OPTIONS, MAX_OPTIONS = 3, 6
+UNCHANGED_SHARE = 0.01  # a line that moves less than this under a curveball does not change
 
 
 class FieldReader:
@@ -200,6 +212,12 @@ def parse_question(data: object, source: str, *, palette: Collection[str] | None
         related=_read_related(reader, top, slug),
         figures=_read_figures(reader, top, quantity_units),
     )
+    scenario_names = {scenario.name for scenario in spec.scenarios}
+    curveballs = _read_curveballs(reader, top, model, quantity_units, palette, scenario_names)
+    if curveballs and "depth" not in phases:
+        reader.add("curveballs", "curveballs need a depth phase in the plan")
+    if curveballs:
+        spec = replace(spec, curveballs=curveballs)
     review = _read_review(reader, top, spec)
     if review is not None:
         spec = replace(spec, review=review)
@@ -266,19 +284,35 @@ def _read_model(reader: FieldReader, top: Mapping[str, Any]) -> tuple[ModelSpec,
 def _read_asked(
     reader: FieldReader, top: Mapping[str, Any], phases: Collection[str], units: Mapping[str, str | None]
 ) -> tuple[Asked, ...]:
+    return _read_lines(reader, reader.items(top, "asked", "asked"), "asked", units, phases=phases)
+
+
+def _read_lines(
+    reader: FieldReader,
+    items: list[Any],
+    prefix: str,
+    units: Mapping[str, str | None],
+    *,
+    phases: Collection[str] | None = None,
+) -> tuple[Asked, ...]:
+    """Asked lines; with `phases` None they are a curveball's: in the depth phase, with no drill wording."""
     asked: list[Asked] = []
-    for index, item in enumerate(reader.items(top, "asked", "asked")):
-        field = f"asked[{index}]"
-        allowed = {"name", "phase", "weight", "check", "tolerance", "drill", "exact_prefix"}
+    allowed = {"name", "weight", "check", "tolerance", "exact_prefix"}
+    if phases is not None:
+        allowed |= {"phase", "drill"}
+    for index, item in enumerate(items):
+        field = f"{prefix}[{index}]"
         entry = reader.mapping(item, field, allowed)
         name = reader.text(entry, "name", f"{field}.name")
         if name and name not in units:
             reader.add(f"{field}.name", f"{name!r} is not a quantity of the model")
         if name and any(other.name == name for other in asked):
             reader.add(f"{field}.name", f"{name!r} is asked twice")
-        phase = reader.text(entry, "phase", f"{field}.phase")
-        if phase and phase not in phases:
-            reader.add(f"{field}.phase", f"{phase!r} is not a phase of the plan")
+        phase = "depth"
+        if phases is not None:
+            phase = reader.text(entry, "phase", f"{field}.phase")
+            if phase and phase not in phases:
+                reader.add(f"{field}.phase", f"{phase!r} is not a phase of the plan")
         weight = reader.number(entry, "weight", f"{field}.weight", default=1, positive=True)
         check = reader.choice(entry, "check", f"{field}.check", CHECKS, default="relative")
         tolerance = _read_tolerance(reader, entry, f"{field}.tolerance", check)
@@ -404,15 +438,249 @@ def _read_levels(reader: FieldReader, raw: object, field: str) -> dict[int, str]
 def _read_follow_ups(
     reader: FieldReader, top: Mapping[str, Any], phases: Collection[str]
 ) -> tuple[FollowUp, ...]:
-    follow_ups = []
+    follow_ups: list[FollowUp] = []
+    allowed = {"phase", "text", "id", "options", "orders", "number"}
     for index, item in enumerate(reader.items(top, "follow_ups", "follow_ups")):
         field = f"follow_ups[{index}]"
-        entry = reader.mapping(item, field, {"phase", "text"})
+        entry = reader.mapping(item, field, allowed)
         phase = reader.text(entry, "phase", f"{field}.phase")
         if phase and phase not in phases:
             reader.add(f"{field}.phase", f"{phase!r} is not a phase of the plan")
-        follow_ups.append(FollowUp(phase, reader.text(entry, "text", f"{field}.text")))
+        text = reader.text(entry, "text", f"{field}.text")
+        if not any(key in entry for key in ("id", "options", "orders", "number")):
+            follow_ups.append(FollowUp(phase, text))
+            continue
+        decision_id = _read_id(reader, entry, f"{field}.id")
+        if decision_id and any(other.id == decision_id for other in follow_ups):
+            reader.add(f"{field}.id", f"{decision_id!r} is used twice")
+        options = _read_options(reader, entry, field)
+        orders = _read_orders(reader, entry, field, [option.id for option in options])
+        number = _read_decision_number(reader, entry.get("number"), f"{field}.number")
+        follow_ups.append(FollowUp(phase, text, decision_id, options, orders, number))
     return tuple(follow_ups)
+
+
+def _read_id(reader: FieldReader, entry: Mapping[str, Any], field: str) -> str:
+    value = reader.text(entry, "id", field)
+    if value and not _SLUG.match(value):
+        reader.add(field, f"{value!r} must be lowercase letters, digits and single hyphens")
+        return ""
+    return value
+
+
+def _read_options(reader: FieldReader, entry: Mapping[str, Any], field: str) -> tuple[DecisionOption, ...]:
+    items = reader.items(entry, "options", f"{field}.options", required=True)
+    if "options" in entry and not MIN_OPTIONS <= len(items) <= MAX_OPTIONS:
+        reader.add(
+            f"{field}.options", f"a decision has {MIN_OPTIONS} to {MAX_OPTIONS} options, not {len(items)}"
+        )
+    options: list[DecisionOption] = []
+    for index, item in enumerate(items):
+        where = f"{field}.options[{index}]"
+        option = reader.mapping(item, where, {"id", "choice", "tradeoff"})
+        option_id = _read_id(reader, option, f"{where}.id")
+        if option_id and any(other.id == option_id for other in options):
+            reader.add(f"{where}.id", f"{option_id!r} is used twice")
+        choice = reader.text(option, "choice", f"{where}.choice")
+        options.append(
+            DecisionOption(option_id, choice, reader.text(option, "tradeoff", f"{where}.tradeoff"))
+        )
+    return tuple(options)
+
+
+def _read_orders(
+    reader: FieldReader, entry: Mapping[str, Any], field: str, option_ids: list[str]
+) -> tuple[tuple[str, ...], ...]:
+    items = reader.items(entry, "orders", f"{field}.orders")
+    if not items:
+        reader.add(f"{field}.orders", "an option list needs at least one defensible order")
+    orders: list[tuple[str, ...]] = []
+    for index, item in enumerate(items):
+        where = f"{field}.orders[{index}]"
+        if not isinstance(item, list) or not item:
+            reader.add(where, "must be a non-empty list of option ids")
+            continue
+        unknown = [option for option in item if option not in option_ids]
+        if unknown:
+            reader.add(where, f"{', '.join(map(repr, unknown))} is not an option id")
+        elif len(set(item)) != len(item):
+            reader.add(where, "names an option twice")
+        elif tuple(item) in orders:
+            reader.add(where, "repeats an earlier order")
+        else:
+            orders.append(tuple(item))
+    return tuple(orders)
+
+
+def _read_decision_number(reader: FieldReader, raw: object, field: str) -> DecisionNumber | None:
+    if raw is None:
+        return None
+    entry = reader.mapping(raw, field, {"label", "unit", "band"})
+    label = reader.text(entry, "label", f"{field}.label")
+    unit = entry.get("unit")
+    if not isinstance(unit, str):
+        reader.add(f"{field}.unit", 'is required ("" for a plain number)')
+        unit = ""
+    else:
+        try:
+            parse_unit(unit)
+        except UnitError as error:
+            reader.add(f"{field}.unit", str(error))
+    band = entry.get("band")
+    numbers = [read_number(value) for value in band] if isinstance(band, list) else []
+    if len(numbers) != 2 or any(number is None for number in numbers) or numbers[0] > numbers[1]:
+        reader.add(f"{field}.band", "must be [low, high], two finite numbers with low <= high")
+        return DecisionNumber(label, unit, (0.0, 0.0))
+    return DecisionNumber(label, unit, (float(numbers[0]), float(numbers[1])))
+
+
+def _read_curveballs(
+    reader: FieldReader,
+    top: Mapping[str, Any],
+    model: ModelSpec,
+    units: Mapping[str, str | None],
+    palette: Collection[str] | None,
+    scenarios: Collection[str],
+) -> tuple[Curveball, ...]:
+    items = reader.items(top, "curveballs", "curveballs")
+    if "curveballs" in top and not MIN_CURVEBALLS <= len(items) <= MAX_CURVEBALLS:
+        reader.add(
+            "curveballs", f"a question has {MIN_CURVEBALLS} to {MAX_CURVEBALLS} curveballs, not {len(items)}"
+        )
+    curveballs: list[Curveball] = []
+    allowed = {"id", "title", "set", "says", "asked", "design", "scenario"}
+    for index, item in enumerate(items):
+        field = f"curveballs[{index}]"
+        entry = reader.mapping(item, field, allowed)
+        curveball_id = _read_id(reader, entry, f"{field}.id")
+        if curveball_id and any(other.id == curveball_id for other in curveballs):
+            reader.add(f"{field}.id", f"{curveball_id!r} is used twice")
+        title = reader.text(entry, "title", f"{field}.title")
+        changes = _read_changes(reader, entry.get("set"), f"{field}.set", model)
+        says = reader.text(entry, "says", f"{field}.says")
+        if says and isinstance(entry.get("set"), Mapping):
+            _check_says(reader, says, f"{field}.says", entry["set"])
+        lines = reader.items(entry, "asked", f"{field}.asked", required=True)
+        if "asked" in entry and not MIN_CURVEBALL_LINES <= len(lines) <= MAX_CURVEBALL_LINES:
+            reader.add(
+                f"{field}.asked", f"a curveball asks {MIN_CURVEBALL_LINES} to {MAX_CURVEBALL_LINES} lines"
+            )
+        asked = _read_lines(reader, lines, f"{field}.asked", units)
+        consequences = _read_consequences(reader, entry, field, palette)
+        scenario = reader.text(entry, "scenario", f"{field}.scenario", required=False) or ""
+        if scenario and scenario not in scenarios:
+            reader.add(f"{field}.scenario", f"{scenario!r} is not one of this question's scenarios")
+        curveball = Curveball(curveball_id, title, changes, says, asked, consequences, scenario)
+        _check_curveball_model(reader, curveball, field, model)
+        curveballs.append(curveball)
+    return tuple(curveballs)
+
+
+def _read_changes(reader: FieldReader, raw: object, field: str, model: ModelSpec) -> dict[str, float]:
+    if raw is None:
+        reader.add(field, "is required: the inputs the curveball changes, each with its new value")
+        return {}
+    entry = reader.mapping(raw, field)
+    if not 1 <= len(entry) <= MAX_CURVEBALL_CHANGES:
+        reader.add(field, f"a curveball changes 1 to {MAX_CURVEBALL_CHANGES} inputs")
+    quantities = {quantity.name: quantity for quantity in model.quantities}
+    changes: dict[str, float] = {}
+    for name, value in entry.items():
+        where = f"{field}.{name}"
+        number = read_number(value)
+        quantity = quantities.get(name)
+        if number is None:
+            reader.add(where, f"must be a finite number, not {value!r}")
+        elif quantity is None:
+            if quantities:
+                reader.add(where, f"{name!r} is not a quantity of the model")
+        elif not quantity.is_input:
+            reader.add(where, f"{name!r} is derived; a curveball changes inputs")
+        elif quantity.range and not quantity.range[0] <= number <= quantity.range[1]:
+            low, high = quantity.range
+            reader.add(
+                where, f"{number:g} is outside the plausible range {low:g} to {high:g} {quantity.unit}"
+            )
+        elif number == quantity.value:
+            reader.add(where, f"{number:g} is the question's own value; a curveball changes it")
+        else:
+            changes[name] = float(number)
+    return changes
+
+
+def _check_says(reader: FieldReader, says: str, field: str, changes: Mapping[str, Any]) -> None:
+    used = set(PLACEHOLDER.findall(says))
+    parts = []
+    missing = sorted(set(changes) - used)
+    if missing:
+        parts.append("the sentence does not state " + ", ".join("{" + name + "}" for name in missing))
+    extra = sorted(used - set(changes))
+    if extra:
+        parts.append("it names " + ", ".join(extra) + ", which the curveball does not change")
+    if parts:
+        reader.add(field, "; ".join(parts))
+
+
+def _read_consequences(
+    reader: FieldReader, entry: Mapping[str, Any], field: str, palette: Collection[str] | None
+) -> tuple[Consequence, ...]:
+    items = reader.items(entry, "design", f"{field}.design", required=True)
+    if "design" in entry and not 1 <= len(items) <= MAX_CONSEQUENCES:
+        reader.add(f"{field}.design", f"a curveball names 1 to {MAX_CONSEQUENCES} design consequences")
+    consequences = []
+    for index, item in enumerate(items):
+        where = f"{field}.design[{index}]"
+        consequence = reader.mapping(item, where, {"kind", "names", "says"})
+        kind = reader.text(consequence, "kind", f"{where}.kind")
+        if kind and palette is not None and kind not in palette:
+            reader.add(f"{where}.kind", f"{kind!r} is not a palette kind")
+        names = reader.text(consequence, "names", f"{where}.names")
+        consequences.append(Consequence(kind, names, reader.text(consequence, "says", f"{where}.says")))
+    return tuple(consequences)
+
+
+def _check_curveball_model(reader: FieldReader, curveball: Curveball, field: str, model: ModelSpec) -> None:
+    """The model must stay finite under the change, and every asked line must move."""
+    if (
+        not curveball.set
+        or not model.quantities
+        or any(f.startswith(f"{field}.set") for f, _ in reader.problems)
+    ):
+        return
+    try:
+        reference = model.reference
+        before = reference.evaluate()
+        after = reference.evaluate(
+            {name: reference.base_value(name, value) for name, value in curveball.set.items()}
+        )
+    except ModelError as error:
+        name, message = error.problems[0]
+        reader.add(f"{field}.set", f"the model breaks under this change: {name} {message}")
+        return
+    for index, line in enumerate(curveball.asked):
+        if line.name not in after:
+            continue
+        if line.name in curveball.set or reference.quantities[line.name].is_input:
+            reader.add(
+                f"{field}.asked[{index}].name",
+                f"{line.name!r} is an input; ask a line derived from the change",
+            )
+        elif not line_moves(float(before[line.name]), float(after[line.name]), line.check):
+            shown = format_quantity(
+                float(reference.display_value(line.name, after[line.name])),
+                reference.quantities[line.name].unit,
+            )
+            reader.add(
+                f"{field}.asked[{index}].name",
+                f"{line.name} is {shown} with or without the change; ask a line the change moves",
+            )
+
+
+def line_moves(before: float, after: float, check: str) -> bool:
+    """Whether a change moves a line: to another whole number on a count line, by over 1% on another."""
+    if check == "count":
+        return math.ceil(before - 1e-9) != math.ceil(after - 1e-9)
+    return abs(after - before) > UNCHANGED_SHARE * max(abs(before), abs(after))
 
 
 def _read_mistakes(reader: FieldReader, top: Mapping[str, Any]) -> tuple[str, ...]:

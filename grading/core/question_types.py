@@ -39,11 +39,39 @@ class Phase:
 
 
 @dataclass(frozen=True)
+class DecisionOption:
+    """One authored answer to a follow-up: a concrete design choice and what it costs."""
+
+    id: str
+    choice: str
+    tradeoff: str
+
+
+@dataclass(frozen=True)
+class DecisionNumber:
+    """The optional numeric line of a decision: a value in `unit` inside `band` (inclusive) supports it."""
+
+    label: str
+    unit: str
+    band: tuple[float, float]
+
+
+@dataclass(frozen=True)
 class FollowUp:
-    """A follow-up question the interviewer may ask in a phase."""
+    """A follow-up question the interviewer may ask in a phase. With `options` it is also a decision the
+    candidate answers alone: choose and order options; `orders` are the defensible orders (option ids, the
+    most important first), `number` an optional supporting figure with its band."""
 
     phase: str
     text: str
+    id: str = ""
+    options: tuple[DecisionOption, ...] = ()
+    orders: tuple[tuple[str, ...], ...] = ()
+    number: DecisionNumber | None = None
+
+    @property
+    def is_decision(self) -> bool:
+        return bool(self.options)
 
 
 @dataclass(frozen=True)
@@ -59,6 +87,31 @@ class Asked:
     tolerance: float | None = 0.05
     drill: str = ""  # an optional wording for the drill step, with a {name} for each input it gives
     exact_prefix: bool = False
+
+
+@dataclass(frozen=True)
+class Consequence:
+    """What a curveball changes in the design: a box of palette `kind` whose job, failure mode or "what
+    changes" note names the vocabulary term `names` (a job or failure of that kind, or a common one)."""
+
+    kind: str
+    names: str
+    says: str
+
+
+@dataclass(frozen=True)
+class Curveball:
+    """A change to the question in the depth phase: new values for one to three inputs (`set`, in each
+    quantity's unit), the sentence that states it (`says`, with `{name}` for each), the lines re-derived
+    under it (their `phase` is "depth"), the design consequences, and optionally a scenario to replay."""
+
+    id: str
+    title: str
+    set: Mapping[str, float]
+    says: str
+    asked: tuple[Asked, ...]
+    design: tuple[Consequence, ...]
+    scenario: str = ""
 
 
 @dataclass(frozen=True)
@@ -167,10 +220,16 @@ class QuestionSpec:
     related: tuple[str, ...] = ()
     figures: tuple[Figure, ...] = ()
     review: ReviewSpec | None = None
+    curveballs: tuple[Curveball, ...] = ()
 
     def phase(self, name: str) -> Phase | None:
         """The plan step called `name`, or None."""
         return next((phase for phase in self.plan if phase.name == name), None)
+
+    @property
+    def decisions(self) -> tuple[FollowUp, ...]:
+        """The follow-ups a candidate answers alone (those with options)."""
+        return tuple(item for item in self.follow_ups if item.is_decision)
 
 
 @dataclass(frozen=True)

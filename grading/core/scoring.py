@@ -16,7 +16,8 @@ verdicts.LOOSE_CREDIT of a full pass: 0.8 on a relative line, 0.6 on an order-of
 
 A phase with asked lines (usually `numbers` and `arithmetic`) scores the weighted mean credit of its lines;
 `shape` scores the design check: 0.75 × component coverage + 0.25 × the path (coverage alone when the question
-has no path). `depth` belongs to the interviewer and `failures` to the replays, so neither is scored here.
+has no path). `depth` scores the curveballs and follow-up decisions (grading.core.depth) when the submission
+answers them, else it belongs to the interviewer; `failures` belongs to the replays.
 Scores are 0–100. The overall score is the mean of the phase scores present, weighted by the plan's minutes
 for each phase (equal weights if those minutes are all zero).
 """

@@ -6,7 +6,11 @@
  "events": [{"t": seconds_since_start, "phase", "field"}]}
 ```
 
-All three keys are optional; other top-level keys are refused (a misspelt "number" would otherwise grade as a
+`"depth"` holds the answers of the depth phase (docs/question-format.md, "Depth"):
+`{"curveballs": {ID: {"numbers": {NAME: text}, "notes": {BOX_ID: text}}},
+  "follow_ups": {ID: {"order": [OPTION_ID, ...], "number": text}}}`; without it the depth phase is not scored.
+
+All keys are optional; other top-level keys are refused (a misspelt "number" would otherwise grade as a
 blank sheet). Inside the design, extra keys are allowed and ignored (the canvas stores positions and marks). A
 number's text may be empty or null (not answered); anything else but text is a problem. `client` is the
 implicit first box, so an edge may start or end there without a node of that id.
@@ -20,7 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 CLIENT_ID = "client"
-TOP_LEVEL_KEYS = ("numbers", "design", "events")
+TOP_LEVEL_KEYS = ("numbers", "design", "events", "depth")
+MAX_DEPTH_ITEMS = 20
+MAX_ORDER = 12
 MAX_NUMBERS = 500
 MAX_NODES = 200
 MAX_EDGES = 1000
@@ -70,14 +76,39 @@ class Event:
 
 
 @dataclass(frozen=True, slots=True)
+class CurveballAnswer:
+    """The lines typed under one curveball, and the "what changes" note written on boxes (by box id)."""
+
+    numbers: Mapping[str, str]
+    notes: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionAnswer:
+    """The options chosen for one follow-up, in the candidate's order, and the number typed for it."""
+
+    order: tuple[str, ...]
+    number: str
+
+
+@dataclass(frozen=True, slots=True)
+class DepthAnswers:
+    """The depth phase's answers by curveball id and follow-up id."""
+
+    curveballs: Mapping[str, CurveballAnswer]
+    follow_ups: Mapping[str, DecisionAnswer]
+
+
+@dataclass(frozen=True, slots=True)
 class Submission:
     """A checked submission. `boxes` is None when no design was submitted (it is then not graded); `events`
-    is None when none were given (no pacing)."""
+    is None when none were given (no pacing); `depth` is None when the depth phase was never answered."""
 
     numbers: Mapping[str, str]
     boxes: tuple[Box, ...] | None
     arrows: tuple[Arrow, ...]
     events: tuple[Event, ...] | None
+    depth: DepthAnswers | None = None
 
 
 def read_submission(data: object) -> Submission:
@@ -91,28 +122,89 @@ def read_submission(data: object) -> Submission:
     numbers = _read_numbers(data.get("numbers"), problems)
     boxes, arrows = _read_design(data.get("design"), "design" in data, problems)
     events = _read_events(data.get("events"), problems) if data.get("events") is not None else None
+    depth = _read_depth(data.get("depth"), problems) if data.get("depth") is not None else None
     if problems:
         raise SubmissionError(problems)
-    return Submission(numbers, boxes, arrows, events)
+    return Submission(numbers, boxes, arrows, events, depth)
 
 
-def _read_numbers(raw: object, problems: list[Problem]) -> dict[str, str]:
+def _read_depth(raw: object, problems: list[Problem]) -> DepthAnswers:
+    if not isinstance(raw, Mapping):
+        problems.append(("depth", "expected an object with curveballs and follow_ups"))
+        return DepthAnswers({}, {})
+    for key in raw:
+        if key not in ("curveballs", "follow_ups"):
+            problems.append(
+                (f"depth.{str(key)[:MAX_NAME_CHARS]}", "unknown field; expected curveballs, follow_ups")
+            )
+    curveballs: dict[str, CurveballAnswer] = {}
+    for answer_id, entry in _depth_items(raw.get("curveballs"), "depth.curveballs", problems):
+        field = f"depth.curveballs.{answer_id}"
+        for key in entry:
+            if key not in ("numbers", "notes"):
+                problems.append(
+                    (f"{field}.{str(key)[:MAX_NAME_CHARS]}", "unknown field; expected numbers, notes")
+                )
+        numbers = _read_numbers(entry.get("numbers"), problems, f"{field}.numbers")
+        notes = _read_numbers(entry.get("notes"), problems, f"{field}.notes")
+        curveballs[answer_id] = CurveballAnswer(numbers, notes)
+    follow_ups: dict[str, DecisionAnswer] = {}
+    for answer_id, entry in _depth_items(raw.get("follow_ups"), "depth.follow_ups", problems):
+        field = f"depth.follow_ups.{answer_id}"
+        for key in entry:
+            if key not in ("order", "number"):
+                problems.append(
+                    (f"{field}.{str(key)[:MAX_NAME_CHARS]}", "unknown field; expected order, number")
+                )
+        order = entry.get("order") or []
+        if not isinstance(order, list) or len(order) > MAX_ORDER:
+            problems.append((f"{field}.order", f"expected a list of at most {MAX_ORDER} option ids"))
+            order = []
+        elif not all(isinstance(item, str) and 0 < len(item) <= MAX_NAME_CHARS for item in order):
+            problems.append((f"{field}.order", "expected option ids (text)"))
+            order = []
+        elif len(set(order)) != len(order):
+            problems.append((f"{field}.order", "names an option twice"))
+        follow_ups[answer_id] = DecisionAnswer(
+            tuple(order), _text(entry, "number", f"{field}.number", problems)
+        )
+    return DepthAnswers(curveballs, follow_ups)
+
+
+def _depth_items(raw: object, field: str, problems: list[Problem]) -> list[tuple[str, Mapping[str, Any]]]:
+    if raw is None:
+        return []
+    if not isinstance(raw, Mapping) or len(raw) > MAX_DEPTH_ITEMS:
+        problems.append((field, f"expected an object of at most {MAX_DEPTH_ITEMS} answers by id"))
+        return []
+    items = []
+    for answer_id, entry in raw.items():
+        if not isinstance(answer_id, str) or not answer_id or len(answer_id) > MAX_NAME_CHARS:
+            problems.append((f"{field}.{str(answer_id)[:MAX_NAME_CHARS]}", "expected an id"))
+        elif not isinstance(entry, Mapping):
+            problems.append((f"{field}.{answer_id}", "expected an object"))
+        else:
+            items.append((answer_id, entry))
+    return items
+
+
+def _read_numbers(raw: object, problems: list[Problem], field: str = "numbers") -> dict[str, str]:
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
-        problems.append(("numbers", "expected an object mapping quantity names to text"))
+        problems.append((field, "expected an object mapping names to text"))
         return {}
     if len(raw) > MAX_NUMBERS:
-        problems.append(("numbers", f"at most {MAX_NUMBERS} entries"))
+        problems.append((field, f"at most {MAX_NUMBERS} entries"))
         return {}
     numbers: dict[str, str] = {}
     for name, text in raw.items():
         if not isinstance(name, str) or not name or len(name) > MAX_NAME_CHARS:
-            problems.append((f"numbers.{str(name)[:MAX_NAME_CHARS]}", "expected a quantity name"))
+            problems.append((f"{field}.{str(name)[:MAX_NAME_CHARS]}", "expected a name"))
         elif text is None:
             numbers[name] = ""
         elif not isinstance(text, str):
-            problems.append((f"numbers.{name}", "expected text"))
+            problems.append((f"{field}.{name}", "expected text"))
         else:
             numbers[name] = text
     return numbers

@@ -1,0 +1,62 @@
+"""The bank's curveballs (issue 33): each one's reference values recomputed by hand under its change, and
+every curveball and decision of the bank checked against the palette and graded right on its own values."""
+
+import pytest
+
+from grading.core.depth import consequence_problems
+from grading.core.design_check import load_index
+from grading.core.grader import grade
+from tests.core.test_grader_bank import BANK, question, right
+
+WITH_DEPTH = sorted(
+    path.stem
+    for path in BANK.glob("*.yaml")
+    if question(path.stem).curveballs or question(path.stem).decisions
+)
+
+
+def under(slug: str, curveball_id: str) -> dict[str, float]:
+    """The model's values (display units) under one curveball's change."""
+    spec = question(slug)
+    curveball = next(item for item in spec.curveballs if item.id == curveball_id)
+    model = spec.model.reference
+    values = model.evaluate({name: model.base_value(name, value) for name, value in curveball.set.items()})
+    return {name: float(model.display_value(name, value)) for name, value in values.items()}
+
+
+def test_seven_boxes_think_time_halves():
+    values = under("seven-boxes-serving-walkthrough", "think-time-halves")
+    # Request 0.5 + 250 x 0.04 = 10.5 s; each user cycles 10 + 10.5 = 20.5 s: 2,000 / 20.5 = 97.56 req/s;
+    # Little: 97.56 x 10.5 = 1,024.4 in flight; 1,024.4 / (64 x 0.7 = 44.8) = 22.87, so 23 replicas.
+    assert values["arrival_rate"] == pytest.approx(97.56, abs=0.01)
+    assert values["in_flight"] == pytest.approx(1024.4, abs=0.1)
+    assert values["replicas"] == 23
+
+
+def test_seven_boxes_prompts_four_times_longer():
+    values = under("seven-boxes-serving-walkthrough", "prompts-four-times-longer")
+    # 2,000 / 30.5 s = 65.57 req/s x 8,000 tokens = 524,590 tok/s. One replica prefills
+    # 8 x 989e12 x 0.5 / (2 x 70,553,706,496) = 28,035 tok/s, so 524,590 / 28,035 = 18.71 replicas of compute.
+    # KV: (8 x 80 GB x 0.9 - 141.1 GB) / 327,680 B = 1,327,187 tokens; / 8,250 a sequence = 160.9.
+    assert values["prefill_tok_s"] == pytest.approx(524_590, rel=1e-4)
+    assert values["prefill_share"] == pytest.approx(18.71, abs=0.01)
+    assert values["max_seqs_kv"] == pytest.approx(160.9, abs=0.1)
+
+
+@pytest.mark.parametrize("slug", WITH_DEPTH)
+def test_each_curveball_consequence_is_a_change_the_palette_can_read(slug):
+    assert consequence_problems(question(slug), load_index()) == []
+
+
+@pytest.mark.parametrize("slug", WITH_DEPTH)
+def test_the_reference_answers_score_full_marks_on_every_curveball(slug):
+    spec = question(slug)
+    curveballs = {}
+    for curveball in spec.curveballs:
+        values = under(slug, curveball.id)
+        curveballs[curveball.id] = {
+            "numbers": {line.name: f"{values[line.name]:.6g}" for line in curveball.asked}
+        }
+    report = grade(spec, {"numbers": right(slug), "depth": {"curveballs": curveballs}})
+    for item in report["depth"]["curveballs"]:
+        assert item["lines_credit"] == 1.0, (item["id"], [line["message"] for line in item["lines"]])
