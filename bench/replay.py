@@ -1,5 +1,6 @@
 """Benchmark the failure replay: one simulated hour of 2,000 concurrent users (about 240,000 requests) with a
-replica loss, on the per-step engine, against the same engine written with SimPy (bench/simpy_peer.py).
+replica loss, on the per-step engine, against the same engine written with SimPy (bench/simpy_peer.py); and
+what one submission's replays cost for the bank's heaviest question.
 
 Run: `.venv/bin/python bench/replay.py` (needs `simpy==4.1.2`, in the bench extra, for the peer only).
 Prints, in one run: the replay's median wall time for both paths (`fast` on and off: for the engine they are
@@ -8,7 +9,11 @@ replay and the SimPy engine agree on TTFT and TPOT p50/p95, completed requests a
 per-step agreement grid of tests/core/test_sim_engine_agreement.py (the independent per-step model on the
 replay's own requests), and a lightly loaded single server showing the generic queue's fast path is only taken
 where it is faster. The replay time is the whole `run_serving` call: arrivals, the simulation, percentiles,
-series and narrative.
+series and narrative. Last, one submission of the heaviest bank question (rag-at-10k-qps: 3,000 req/s on
+60 replicas, 1.26M requests a run, the longest reference run of the bank) replayed as the report will: both
+sides, every serving scenario, DEFAULT_SEEDS seeds each (`run_scenario_seeds`), in this one process, against
+the 10 s a submission's replays should take on the embedded default with one worker. The step loop is not
+compiled (no numba yet), so there is no compile cost to report.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ SLO = {"ttft_p95_s": 2.0, "dropped_max_frac": 0.0}
 LIGHT = {"servers": 1, "mu": 1.0, "arrival_rate": 0.3}  # ~100,000 requests over 100 h, rarely two at once
 LIGHT_DURATION_S = 360000.0
 AGREEMENT_KEYS = ("ttft_p50_s", "ttft_p95_s", "tpot_p50_s", "tpot_p95_s", "completed", "queue_at_end")
+HEAVIEST_QUESTION = "rag-at-10k-qps"
+SUBMISSION_TARGET_S = 10.0
 
 
 def timed(call) -> tuple[float, object]:
@@ -76,6 +83,33 @@ def print_grid() -> None:
         )
 
 
+def print_submission(slug: str = HEAVIEST_QUESTION) -> None:
+    """One submission's replays of `slug`: both sides, every serving scenario, DEFAULT_SEEDS seeds each."""
+    from grading.core.question_export import spec_to_dict
+    from grading.core.question_files import load_palette, load_question
+    from grading.core.replay_inputs import replay_inputs, replay_seeds
+    from grading.core.sim import DEFAULT_SEEDS, run_scenario_seeds
+
+    bank = ROOT / "interview" / "bank" / "core"
+    palette = load_palette(bank.parent / "palette.yaml")
+    spec = spec_to_dict(load_question(bank / f"{slug}.yaml", palette=palette))
+    start = time.perf_counter()
+    runs = []
+    for side in ("reference", "candidate"):
+        for entry in replay_inputs(spec, side=side, numbers={}):
+            if entry["family"] != "serving":
+                continue
+            seeds = replay_seeds(1, entry["scenario"], DEFAULT_SEEDS)
+            args = (entry["family"], entry["params"], entry["events"], entry["slo"], entry["duration_s"])
+            seconds, sweep = timed(lambda args=args, seeds=seeds: run_scenario_seeds(*args, seeds))
+            runs.append(f"{side} {entry['scenario']} {seconds:.1f} s (met in {sweep.met} of {sweep.runs})")
+    total = time.perf_counter() - start
+    print(
+        f"one submission of {slug} ({DEFAULT_SEEDS} seeds a scenario, both sides, one process): "
+        f"{total:.1f} s (target ≤ {SUBMISSION_TARGET_S:.0f} s); " + "; ".join(runs)
+    )
+
+
 def main() -> None:
     paths = {}
     for name, fast in (("default (fast=True)", True), ("event loop (fast=False)", False)):
@@ -104,6 +138,7 @@ def main() -> None:
         f"{light['default'] / light['loop']:.2f} (the fast path backs off where it would be slower)"
     )
     print_grid()
+    print_submission()
     sys.path.append(str(ROOT / "bench"))  # after the root: bench/grading.py would shadow the package
     try:
         from simpy_peer import run_simpy_replay
