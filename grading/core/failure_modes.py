@@ -252,6 +252,8 @@ def runs_view(stored: Mapping[str, Any] | None) -> dict[str, Any]:
         checks.append(
             {
                 "key": first["key"],
+                "target": float(first["target"]),
+                "median": mid,
                 "words": first.get("words") or slo_words(first["key"], float(first["target"])),
                 "met": sum(1 for c in same if c.get("passed")),
                 "runs": len(same),

@@ -488,10 +488,12 @@ def review_side(result: Mapping[str, Any] | None, error: str = "") -> dict[str, 
     checks = [
         {
             "key": check["key"],
+            "target": check["target"],
+            "actual": check["median"],
             "words": check["words"],
             "actual_words": check["median_words"]
             + (f" (median; {check['range_words']} over the runs)" if check["range_words"] else ""),
-            "reason": check["reason"],
+            **({"reason": check["reason"]} if check["reason"] else {}),
             "passed": check["met"] == check["runs"],
             "met": check["met"],
             "runs": check["runs"],

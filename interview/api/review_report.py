@@ -58,13 +58,17 @@ class SloCheckSerializer(serializers.Serializer):
     actual = serializers.FloatField(allow_null=True, help_text="None when the run never measured it")
     words = serializers.CharField(help_text='"95th-percentile time to first token ≤ 2 s"')
     actual_words = serializers.CharField()
-    passed = serializers.BooleanField()
+    passed = serializers.BooleanField(help_text="Met in every run")
     reason = serializers.CharField(required=False, help_text="Why there is no actual value")
+    met = serializers.IntegerField(required=False, help_text="Runs (one per seed) that met it")
+    runs = serializers.IntegerField(required=False, help_text="Runs, one per seed")
 
 
 class ReviewReplaySideSerializer(serializers.Serializer):
-    passed = serializers.BooleanField()
-    slo_checks = SloCheckSerializer(many=True)
+    passed = serializers.BooleanField(help_text="Every run met the SLO")
+    met = serializers.IntegerField(required=False, help_text="Runs (one per seed) that met every SLO check")
+    runs = serializers.IntegerField(required=False, help_text="Runs, one per seed")
+    slo_checks = SloCheckSerializer(many=True, help_text="Each check; actual is the median over the runs")
     error = serializers.CharField(required=False, help_text="Why this side could not run")
 
 
@@ -84,7 +88,10 @@ class ReviewReplaysSerializer(serializers.Serializer):
     pending = serializers.BooleanField(required=False, help_text="Present while the replays still run")
     scenarios = ReviewScenarioSerializer(many=True)
     fixed_meets = serializers.BooleanField()
-    fixed_met = serializers.IntegerField()
+    fixed_met = serializers.IntegerField(help_text="Scenarios the fixed design met in every run")
+    fixed_run_share = serializers.FloatField(
+        required=False, help_text="Sum over scenarios of the share of the fixed design's runs that met it"
+    )
     given_failed = serializers.IntegerField()
     total = serializers.IntegerField()
 
