@@ -7,7 +7,13 @@ The exactly-once rules:
   under its claim (cancelled, or taken over after a lost worker) stops the simulation.
 - A message that could not reach the broker leaves the run queued with a note; the sweep re-sends it. A run
   whose heartbeat went stale (its worker was killed) is put back to queued and re-sent, up to MAX_ATTEMPTS.
+  A run whose message went out but was never claimed (a broker restart, a database restore) is re-sent.
 - Duplicate messages are harmless: a second claim of the same run finds it no longer queued and does nothing.
+
+The fair queue: the database is the queue and the broker holds only each candidate's turn. At most
+RUNS_IN_FLIGHT_PER_CANDIDATE of a candidate's runs are sent or running at once; the rest wait, unsent,
+and `replays_dispatch` sends the oldest when one finishes or is cancelled (and on every sweep). One
+candidate's ten heavy rounds never fill the broker ahead of everyone else's short replays.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from config.celery import send_by_name
@@ -36,9 +42,11 @@ RUN_REPLAY_TASK = "grading.run_replay"
 SOFT_TIME_LIMIT_S = 300
 HARD_TIME_LIMIT_S = 330
 PROGRESS_INTERVAL_S = 0.5
-UNSENT_AFTER_S = 30  # a queued run whose message never reached the broker is re-sent after this
-LOST_MESSAGE_AFTER_S = 600  # a queued run still unclaimed this long after its message went out is re-sent
+# A sent run still unclaimed this long was lost with the broker (or a database restore): the sweep, every
+# 15 s, re-sends it within a minute (docs/backups.md). A sent run waits for at most a few turns of the others.
+LOST_MESSAGE_AFTER_S = 45
 STALE_AFTER_S = 60  # a running run without a heartbeat for this long lost its worker
+RUNS_IN_FLIGHT_PER_CANDIDATE = 2
 MAX_ATTEMPTS = 3
 BROKER_DOWN_NOTE = (
     "The job queue is unreachable right now. Your run is kept and will start automatically when it is back."
@@ -116,7 +124,8 @@ def replays_enqueue_for_round(*, round_) -> list[ReplayRun]:
                 )
                 if is_new and not problem:
                     created.append(run.pk)
-            _send_on_commit(created)
+            if created:
+                _dispatch_on_commit(round_.candidate_id)
     return replays_current(round_=round_)
 
 
@@ -152,7 +161,7 @@ def replay_retry(*, run: ReplayRun) -> ReplayRun:
             simulator_version=simulator_version(),
             inputs=inputs,
         )
-        _send_on_commit([new_run.pk])
+        _dispatch_on_commit(round_.candidate_id)
     new_run.refresh_from_db()  # the message went out on commit, or a note says it could not
     return new_run
 
@@ -165,12 +174,49 @@ def replay_cancel(*, run: ReplayRun) -> ReplayRun:
     run.refresh_from_db()
     if not cancelled:
         raise ReplayError(f"This run is already {run.get_status_display().lower()}.")
+    replays_dispatch(candidate_ids=[run.round.candidate_id])  # its turn passes to the next waiting run
     return run
 
 
-def _send_on_commit(run_ids: list[int]) -> None:
-    if run_ids:
-        transaction.on_commit(lambda: replays_send(run_ids))
+def _dispatch_on_commit(candidate_id: int) -> None:
+    transaction.on_commit(lambda: replays_dispatch(candidate_ids=[candidate_id]))
+
+
+def _turns_take(candidate_id: int) -> list[int]:
+    """The candidate's oldest waiting runs that fit beside those in flight, marked sent (their turn taken)."""
+    with transaction.atomic():
+        # Locking the candidate's active runs lets one dispatcher at a time count and take the free turns.
+        active = list(
+            ReplayRun.objects.select_for_update(of=("self",))
+            .filter(round__candidate_id=candidate_id, status__in=[ReplayStatus.QUEUED, ReplayStatus.RUNNING])
+            .order_by("created_at", "pk")
+            .values_list("pk", "status", "sent_at")
+        )
+        in_flight = sum(1 for _, status, sent_at in active if status == ReplayStatus.RUNNING or sent_at)
+        waiting = [pk for pk, status, sent_at in active if status == ReplayStatus.QUEUED and sent_at is None]
+        taken = waiting[: max(0, RUNS_IN_FLIGHT_PER_CANDIDATE - in_flight)]
+        ReplayRun.objects.filter(pk__in=taken).update(sent_at=timezone.now())
+    return taken
+
+
+def replays_dispatch(*, candidate_ids: list[int] | None = None) -> dict:
+    """Send each candidate's waiting runs as turns free up (RUNS_IN_FLIGHT_PER_CANDIDATE at once); all
+    candidates with a waiting run when none are named. Returns {"sent": n, "unreachable": n}."""
+    if candidate_ids is None:
+        waiting = ReplayRun.objects.filter(status=ReplayStatus.QUEUED, sent_at__isnull=True)
+        candidate_ids = sorted(set(waiting.values_list("round__candidate_id", flat=True)))
+    sent = 0
+    for candidate_id in candidate_ids:
+        # Each pass takes the free turns; with an in-place (eager) task the runs finish and free them again.
+        while taken := _turns_take(candidate_id):
+            went = replays_send(taken)
+            sent += went
+            if went < len(taken):  # the broker is down: every waiting run says so; the sweep tries again
+                ReplayRun.objects.filter(
+                    round__candidate_id=candidate_id, status=ReplayStatus.QUEUED, sent_at__isnull=True
+                ).update(note=BROKER_DOWN_NOTE)
+                return {"sent": sent, "unreachable": len(taken) - went}
+    return {"sent": sent, "unreachable": 0}
 
 
 def replays_send(run_ids: list[int]) -> int:
@@ -274,11 +320,21 @@ def _finish(run_id: int, claim: uuid.UUID, **fields) -> bool:
 
 
 def replay_execute(*, run_id: int, keepalive: bool = False) -> str:
-    """Claim a queued run, simulate it and store the result. Safe to call twice: only a queued run is claimed.
+    """Claim a queued run, simulate it, store the result and pass its turn on (`replays_dispatch`). Safe to
+    call twice: only a queued run is claimed.
 
     Returns what happened: "done", "failed", "stopped" (cancelled or taken over) or "skipped" (not queued).
-    `keepalive` writes the heartbeat from a thread (real workers); without it the progress callback writes.
+    `keepalive` marks a real worker: it writes the heartbeat from a thread and dispatches the candidate's next
+    run when this one ends (an in-place run returns to the dispatcher that sent it, which goes on).
     """
+    outcome = _execute(run_id=run_id, keepalive=keepalive)
+    if keepalive and outcome != "skipped":
+        candidate = ReplayRun.objects.filter(pk=run_id).values_list("round__candidate_id", flat=True)
+        replays_dispatch(candidate_ids=list(candidate))
+    return outcome
+
+
+def _execute(*, run_id: int, keepalive: bool) -> str:
     from celery.exceptions import SoftTimeLimitExceeded
 
     claim = uuid.uuid4()
@@ -325,10 +381,9 @@ def replay_execute(*, run_id: int, keepalive: bool = False) -> str:
 # The periodic sweep
 
 
-def replays_sweep(
-    *, now=None, unsent_after_s: float = UNSENT_AFTER_S, stale_after_s: float = STALE_AFTER_S
-) -> dict:
-    """Re-send queued runs whose message never went out (or was lost), and requeue runs whose worker died.
+def replays_sweep(*, now=None, stale_after_s: float = STALE_AFTER_S) -> dict:
+    """Requeue runs whose worker died, re-send runs whose message was lost, and dispatch waiting runs (those
+    the broker never got included).
 
     A run that lost its worker MAX_ATTEMPTS times is marked failed instead. Returns counts by action.
     """
@@ -351,16 +406,22 @@ def replays_sweep(
         elif still_stale.update(
             status=ReplayStatus.QUEUED,
             claim=None,
+            sent_at=None,  # waiting again; its turn is free, so the dispatch below sends it first
             note="The worker running this replay was lost; it restarts.",
         ):
             requeued.append(run_id)
-    unsent = ReplayRun.objects.filter(status=ReplayStatus.QUEUED).filter(
-        Q(sent_at__isnull=True, created_at__lt=now - timedelta(seconds=unsent_after_s))
-        | Q(sent_at__lt=now - timedelta(seconds=LOST_MESSAGE_AFTER_S))
+    lost = ReplayRun.objects.filter(
+        status=ReplayStatus.QUEUED, sent_at__lt=now - timedelta(seconds=LOST_MESSAGE_AFTER_S)
     )
-    resend = sorted(set(unsent.values_list("pk", flat=True)) | set(requeued))
-    sent = replays_send(resend)
-    return {"requeued": len(requeued), "failed": gave_up, "resent": sent, "unreachable": len(resend) - sent}
+    lost_ids = sorted(lost.values_list("pk", flat=True))
+    resent = replays_send(lost_ids)
+    dispatched = replays_dispatch() if resent == len(lost_ids) else {"sent": 0, "unreachable": 0}
+    return {
+        "requeued": len(requeued),
+        "failed": gave_up,
+        "resent": resent + dispatched["sent"],
+        "unreachable": len(lost_ids) - resent + dispatched["unreachable"],
+    }
 
 
 # Scoring

@@ -169,15 +169,16 @@ def test_the_sweep_gives_up_on_a_run_that_lost_its_worker_too_often(replay_round
     assert run.status == ReplayStatus.FAILED and "lost 3 times" in run.error
 
 
-def test_the_sweep_resends_a_queued_run_the_broker_never_got_and_leaves_fresh_ones(replay_round, monkeypatch):
+def test_the_sweep_sends_waiting_runs_by_turns_and_resends_one_whose_message_was_lost(
+    replay_round, monkeypatch
+):
     sent = []
     monkeypatch.setattr(replays, "_publish", sent.append)
-    old, fresh = slow_run(replay_round, scenario="old"), slow_run(replay_round, scenario="fresh")
-    ReplayRun.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(minutes=2))
-    assert replays_sweep()["resent"] == 1
-    assert sent == [old.pk]
-    assert ReplayRun.objects.get(pk=old.pk).sent_at is not None
-    assert ReplayRun.objects.get(pk=fresh.pk).sent_at is None
+    lost, first, second = (slow_run(replay_round, scenario=name) for name in ("lost", "first", "second"))
+    ReplayRun.objects.filter(pk=lost.pk).update(sent_at=timezone.now() - timedelta(seconds=50))
+    assert replays_sweep()["resent"] == 2  # the lost one again, and one waiting run beside it
+    assert sent == [lost.pk, first.pk]
+    assert ReplayRun.objects.get(pk=second.pk).sent_at is None  # its turn comes when one of the two ends
 
 
 def test_with_the_broker_down_one_send_fails_and_every_run_stays_queued_with_a_note(
@@ -240,7 +241,7 @@ def test_a_queued_run_goes_through_the_broker_to_a_real_worker_with_progress_and
 ):
     run = slow_run(replay_round, duration_s=3000)
     with transaction.atomic():
-        replays._send_on_commit([run.pk])
+        replays._dispatch_on_commit(replay_round.candidate_id)
     seen = []
 
     def finished():

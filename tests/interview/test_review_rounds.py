@@ -34,9 +34,11 @@ def review_round(alice, questions):
 
 @pytest.fixture
 def sent(monkeypatch):
-    """Replay messages recorded instead of sent to a broker."""
+    """Replay messages recorded instead of sent to a broker; every run gets its turn at once (no fair-queue
+    cap), since these tests run them by hand."""
     published: list[int] = []
     monkeypatch.setattr(replays, "_publish", published.append)
+    monkeypatch.setattr(replays, "RUNS_IN_FLIGHT_PER_CANDIDATE", 1000)
     return published
 
 

@@ -59,7 +59,7 @@ def test_replays_requested_while_the_broker_is_down_wait_and_then_run_once(tmp_p
         assert client.get(reverse("round-replays", args=[round_.pk])).status_code == 200
 
     # The beat schedule sweeps every 15 s; here the sweep is called as soon as the broker is back.
-    wait_for(lambda: replays_sweep(unsent_after_s=0)["resent"] > 0, timeout_s=30, what="the sweep to re-send")
+    wait_for(lambda: replays_sweep()["resent"] > 0, timeout_s=30, what="the sweep to re-send")
 
     def all_finished() -> bool:
         return not ReplayRun.objects.filter(
