@@ -84,13 +84,22 @@ class DrillStep:
 
 
 def drill_lines(spec: QuestionSpec) -> list[str]:
-    """The asked lines of `spec` a drill can ask: derived lines whose formula reads at least one name."""
+    """The asked lines of `spec` a drill can ask: derived lines whose formula reads at least one name, the
+    main sheet's first, then the curveballs' lines the main sheet does not ask."""
     model = spec.model.reference
     return [
         asked.name
-        for asked in spec.asked
+        for asked in _drillable(spec)
         if asked.name in model.derived_names and model.formulas[asked.name].names
     ]
+
+
+def _drillable(spec: QuestionSpec) -> list[Asked]:
+    lines = {asked.name: asked for asked in spec.asked}
+    for curveball in spec.curveballs:
+        for asked in curveball.asked:
+            lines.setdefault(asked.name, asked)
+    return list(lines.values())
 
 
 def drill_samples(spec: QuestionSpec, *, count: int = 2) -> list[dict[str, Any]]:
@@ -132,7 +141,7 @@ def _line_drill(spec: QuestionSpec, name: str) -> _LineDrill:
     if name not in drill_lines(spec):
         raise DrillError(f"{name} is not an asked line with a formula")
     reference = model.evaluate()
-    asked = next(a for a in spec.asked if a.name == name)
+    asked = next(a for a in _drillable(spec) if a.name == name)
     deps = tuple(q.name for q in spec.model.quantities if q.name in model.formulas[name].names)
     upstream = model.upstream(name)
     inputs = tuple(n for n in model.input_names if n in upstream)

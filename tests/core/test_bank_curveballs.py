@@ -5,6 +5,7 @@ import pytest
 
 from grading.core.depth import consequence_problems
 from grading.core.design_check import load_index
+from grading.core.drills import drill_grade, drill_lines, drill_step
 from grading.core.grader import grade
 from tests.core.test_grader_bank import BANK, question, right
 
@@ -60,3 +61,14 @@ def test_the_reference_answers_score_full_marks_on_every_curveball(slug):
     report = grade(spec, {"numbers": right(slug), "depth": {"curveballs": curveballs}})
     for item in report["depth"]["curveballs"]:
         assert item["lines_credit"] == 1.0, (item["id"], [line["message"] for line in item["lines"]])
+
+
+def test_a_drill_draws_a_curveball_line_the_main_sheet_does_not_ask():
+    spec = question("seven-boxes-serving-walkthrough")
+    assert "prefill_share" not in {line.name for line in spec.asked}
+    assert "prefill_share" in drill_lines(spec)
+    step = drill_step(spec, "prefill_share", seed=3)
+    # The step gives prefill_tok_s and prefill_cap_replica; its answer is their ratio.
+    given = {g.name: g.value for g in step.givens}
+    assert step.answer == pytest.approx(given["prefill_tok_s"] / given["prefill_cap_replica"], rel=1e-9)
+    assert drill_grade(step, f"{step.answer:.4g}")["verdict"] == "correct"
