@@ -139,6 +139,7 @@ def decision_report(item: FollowUp, order: Sequence[str], number_text: str) -> d
         "places": max(best_places, 0),
         "order_length": max(len(best), len(chosen)),
         "order_credit": round(order_credit, 4),
+        "order_score": round(100 * order_credit, 1),
         "number": number,
         "credit": round(credit, 4),
         "score": round(100 * credit, 1),

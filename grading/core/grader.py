@@ -1401,7 +1401,9 @@ def _depth_report(
                 "lines": lines,
                 "design": consequences,
                 "lines_credit": round(lines_credit, 4),
+                "lines_score": round(100 * lines_credit, 1),
                 "design_met": sum(1 for item in consequences if item["met"]),
+                "design_total": len(consequences),
                 "credit": round(credit, 4),
                 "score": round(100 * credit, 1),
             }
@@ -1418,6 +1420,11 @@ def _depth_report(
     return {
         "curveballs": curveballs,
         "follow_ups": decisions,
+        "items": len(curveballs) + len(decisions),
+        "lines_share": depth.CURVEBALL_LINES_SHARE,
+        "design_share": round(1 - depth.CURVEBALL_LINES_SHARE, 4),
+        "order_share": round(1 - depth.DECISION_NUMBER_SHARE, 4),
+        "number_share": depth.DECISION_NUMBER_SHARE,
         "score": None if score is None else round(score, 1),
     }
 
