@@ -72,3 +72,22 @@ def test_a_drill_draws_a_curveball_line_the_main_sheet_does_not_ask():
     given = {g.name: g.value for g in step.givens}
     assert step.answer == pytest.approx(given["prefill_tok_s"] / given["prefill_cap_replica"], rel=1e-9)
     assert drill_grade(step, f"{step.answer:.4g}")["verdict"] == "correct"
+
+
+def test_internal_gateway_prompts_four_times_longer():
+    values = under("internal-llm-gateway", "prompts-four-times-longer")
+    # (8,000 + 500) tokens x 4 B + 1 KB = 35 KB a record; 10 teams x 3 req/s = 30 req/s x 35 KB x 86,400 s
+    # = 90.7 GB a day; spend 30 req/s x 8,500 tok x $2e-6 = $0.51/s x 2,592,000 s = $1.32M a month,
+    # $132,192 a team.
+    assert values["audit_bytes_per_req"] == pytest.approx(35.0)
+    assert values["audit_bytes_per_day"] == pytest.approx(90.72, rel=1e-4)
+    assert values["team_budget"] == pytest.approx(132_192, rel=1e-4)
+
+
+def test_internal_gateway_seven_years_thirty_teams():
+    values = under("internal-llm-gateway", "seven-years-thirty-teams")
+    # 30 teams x 3 = 90 req/s; 2,500 tok x 4 B + 1 KB = 11 KB; 90 x 11,000 B x 86,400 = 85.5 GB a day;
+    # x 2,555 days / 4 compression = 54.6 TB.
+    assert values["req_rate"] == pytest.approx(90)
+    assert values["audit_bytes_per_day"] == pytest.approx(85.536, rel=1e-4)
+    assert values["audit_store"] == pytest.approx(54.64, rel=1e-3)
