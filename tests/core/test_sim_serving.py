@@ -327,3 +327,47 @@ def test_the_fast_path_runs_only_where_its_windows_hold_on_average_the_64_arriva
     consumed = fast_path_arrivals(monkeypatch)
     run_scenario("serving", {"servers": 1000, "mu": 0.01, "arrival_rate": rate}, [], {}, 600, seed=4)
     assert (sum(consumed) > 0) is fast_path_runs
+
+
+def kv_block_run(count: int, block: int, watermark: float):
+    """`count` requests at t=0 on one replica of 160 KV tokens: 40-token prompts, 60 out, 10 ms steps."""
+    from grading.core.sim.engine import simulate_engine_fleet
+    from grading.core.sim.queueing import FleetConfig, Requests
+
+    cfg = FleetConfig(
+        replicas=[1],
+        max_batch=8,
+        kv_capacity=160.0,
+        tpot_base_s=0.01,
+        prefill_tok_s=1e6,
+        kv_block_tokens=block,
+        kv_watermark_frac=watermark,
+    )
+    zeros = np.zeros(count)
+    prompt, out = np.full(count, 40.0), np.full(count, 60.0)
+    req = Requests(zeros, zeros.astype(np.int64), zeros, zeros, out, prompt + out, prompt_tokens=prompt)
+    return simulate_engine_fleet(cfg, req, [], 2.0, np.random.default_rng(1), sample_dt=0.5)
+
+
+def test_kv_grows_a_block_at_a_time_and_the_newest_is_preempted_when_the_next_blocks_do_not_fit():
+    # 160 tokens are 10 blocks of 16. Step 1 (0-10 ms) prefills request 0 alone (it arrived first and the
+    # replica started at once); step 2 prefills 1 and 2 beside 0's first decode. At the start of step k
+    # (k >= 2) request 0 holds 40 + (k - 2) tokens and 1 and 2 one fewer. At k = 11, 0 holds 49 tokens (4
+    # blocks) and 1 and 2 hold 48 (3 blocks each, full): 10 blocks held and 2 more needed for their next
+    # tokens, so the newest (2) is preempted at t = 0.10 s. Counted in tokens (blocks of 1, no watermark) the
+    # three fit until 3 x 54 + 1 > 160 at k = 16, t = 0.15 s.
+    blocks = kv_block_run(3, 16, 0.1)
+    tokens = kv_block_run(3, 1, 0.0)
+    assert blocks.preempt_times[0] == pytest.approx(0.10, abs=1e-9)
+    assert blocks.preempted[0] == 0 and blocks.preempted[2] >= 1  # the oldest never, the newest first
+    assert tokens.preempt_times[0] == pytest.approx(0.15, abs=1e-9)
+
+
+def test_an_admission_leaves_the_watermark_free():
+    # Three prompts of 3 blocks fill 9 of 10 blocks, all that a watermark of 10% (1 block) leaves: a fourth
+    # arrival waits in the queue (it starts once a request finishes). Without the watermark, in tokens, 4 x 40
+    # = 160 fits and it starts at once.
+    with_watermark = kv_block_run(4, 16, 0.1)
+    without = kv_block_run(4, 1, 0.0)
+    assert with_watermark.start[:3].tolist() == [0.0, 0.0, 0.0] and with_watermark.start[3] > 0.5
+    assert without.start.tolist() == [0.0, 0.0, 0.0, 0.0]
