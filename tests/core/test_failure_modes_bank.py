@@ -1,0 +1,98 @@
+"""The failure-modes score on bank questions for a reference answer, an oversized fleet and an undersized
+one, each expected value derived by hand from the fleet sizes, the price per GPU-hour and the events.
+
+Two seeds a scenario keep it quick; both sides share them, as the replays do."""
+
+import functools
+from pathlib import Path
+
+import pytest
+
+from grading.core.failure_modes import COST_SLACK, failure_report
+from grading.core.question_export import spec_to_dict
+from grading.core.question_files import load_question
+from grading.core.replay_inputs import replay_inputs, replay_seeds
+from grading.core.sim import run_scenario_seeds
+from tests.core.test_review_check import FIXED_NUMBERS
+
+BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
+
+
+def replayed(slug: str, side: str, numbers: dict | None = None, seeds: int = 2) -> dict:
+    return _replayed(slug, side, tuple(sorted((numbers or {}).items())), seeds)
+
+
+@functools.cache  # the reference side of a question is the same for every answer
+def _replayed(slug: str, side: str, numbers: tuple, seeds: int) -> dict:
+    spec = spec_to_dict(load_question(BANK / f"{slug}.yaml"))
+    return {
+        entry["scenario"]: run_scenario_seeds(
+            entry["family"],
+            entry["params"],
+            entry["events"],
+            entry["slo"],
+            entry["duration_s"],
+            replay_seeds("hand", entry["scenario"], seeds),
+        ).to_dict()
+        for entry in replay_inputs(spec, side=side, numbers=dict(numbers))
+    }
+
+
+def score(slug: str, numbers: dict, seeds: int = 2) -> dict:
+    return failure_report(
+        replayed(slug, "candidate", numbers, seeds), replayed(slug, "reference", None, seeds)
+    )
+
+
+@pytest.mark.parametrize(
+    ("slug", "line", "right", "oversized", "undersized"),
+    [
+        # 28 nodes at launch (video_rate x wait / (0.7 x per node)); no loss, no autoscaling in the spike.
+        ("video-generation-serving", "nodes_needed", 28, 56, 7),
+        # 6 servers after the optimisation; the evening burst runs on a fixed fleet.
+        ("multimodal-latency", "gpus_needed_opt", 6, 12, 2),
+    ],
+)
+def test_a_fixed_fleet_scores_full_at_its_size_less_at_twice_its_cost_and_nothing_when_overloaded(
+    slug, line, right, oversized, undersized
+):
+    assert score(slug, {line: str(right)})["score"] == 100.0
+    # Twice the servers for the whole run cost twice as much: 2x is past 1.25x, so the credit of a scenario
+    # met in every run is scaled by 1.25 / 2 = 0.625.
+    big = score(slug, {line: str(oversized)})
+    assert big["score"] == pytest.approx(100 * COST_SLACK / 2) == 62.5
+    (row,) = big["scenarios"].values()
+    assert row["met"] == row["runs"] == 2 and row["cost"]["ratio"] == pytest.approx(2.0)
+    assert "the scenario's credit is scaled by 1.25 / 2 = 0.62" in row["lines"][-1]
+    # A quarter or a third of the fleet runs at three to four times the reference's ~70% busy: it misses.
+    assert score(slug, {line: str(undersized)})["score"] == 0.0
+
+
+def test_seven_boxes_oversized_fleet_earns_less_than_the_right_sized_one():
+    # One seed: a 45-replica fleet is the slowest replay here.
+    right = score("seven-boxes-serving-walkthrough", {"replicas": "16"}, seeds=1)
+    big = score("seven-boxes-serving-walkthrough", {"replicas": "45"}, seeds=1)
+    # The burst breaks every design (the reference misses it in its run); 45 replicas meet it, at
+    # 45/16 = 2.8125x the cost: 1.25 / 2.8125 = 0.4444. Losing two replicas at 120 s of 600: replica-seconds
+    # 45 x 600 - 2 x 480 = 26,040 against 16 x 600 - 2 x 480 = 8,640, 3.0139x: 1.25 / 3.0139 = 0.4147.
+    burst, loss = big["scenarios"]["burst-on-sixteen-replicas"], big["scenarios"]["lose-two-replicas"]
+    assert burst["breaks_every_design"] and burst["met"] == 1 and loss["met"] == 1
+    assert burst["cost"]["factor"] == pytest.approx(1.25 / (45 / 16), abs=1e-4)
+    assert loss["cost"]["factor"] == pytest.approx(1.25 / (26040 / 8640), abs=1e-4)
+    assert big["score"] == pytest.approx(100 * (0.4444 + 0.4147) / 2, abs=0.1)
+    # The right-sized fleet meets the loss (1) and degrades through the burst (at most 0.75).
+    assert right["scenarios"]["lose-two-replicas"]["credit"] == 1.0
+    assert 0 < right["scenarios"]["burst-on-sixteen-replicas"]["credit"] <= 0.75
+    assert right["score"] > big["score"]
+
+
+@pytest.mark.parametrize("slug", ["eight-gpu-design-review", "training-cluster-review"])
+def test_a_review_fix_is_judged_against_the_slos_never_against_the_given_design(slug):
+    # Against the SLOs alone (no reference side): the given design typed back as the "fix" fails every
+    # scenario in every run, so 0, though the given design on the other side misses them all too.
+    unchanged = failure_report(replayed(slug, "candidate", {}), None)
+    assert unchanged["score"] == 0.0
+    assert not any(row["breaks_every_design"] for row in unchanged["scenarios"].values())
+    # The fix that carries every repair meets every scenario in both runs: 100.
+    fixed = failure_report(replayed(slug, "candidate", FIXED_NUMBERS[slug]), None)
+    assert fixed["score"] == 100.0
