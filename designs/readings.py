@@ -1,5 +1,7 @@
 """How the numbers sheet reads an entry ("read as 327,680 B/tok"), without saying whether it is right."""
 
+import math
+
 from grading.core.quantity_text import ParseFailure, alike_counts, read_on_line
 from grading.core.report_text import format_quantity
 from grading.core.units import from_base, parse_unit
@@ -24,6 +26,8 @@ def describe_reading(spec: dict, name: str, text: str) -> dict:
         if reading.kind == "missing":
             return {"state": "empty", "message": "Read as no answer."}
         return {"state": "unread", "message": f"Could not read this: {reading.message}."}
+    if math.isinf(reading.value):
+        return {"state": "read", "message": "Read as no limit (unbounded)"}
     message = f"Read as {format_quantity(float(from_base(reading.value, unit)), unit.text)}"
     if not reading.unit_written and unit.text:
         message += " (no unit written, so the sheet's unit is assumed)"

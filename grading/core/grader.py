@@ -77,6 +77,7 @@ _GRADING_FIELDS = ("slug", "model", "asked", "design", "plan")
 _PREPARED_CACHE_SIZE = 128
 MAX_SHARE = 2.0  # a plain line up to this (200%) may be written as a percentage: a share, a load, overcommit
 MIN_TERM_FACTOR = 8.0  # a factor hidden in one term: bits, a thousand, minutes (not KB versus KiB)
+NO_LIMIT_STAND_IN = 1e6  # the bank's (and the replay's) "no limit" for a queue: a million, never reached
 MIN_TERM_EFFECT = 2.0  # ... that moves the line twice or more (a slip of a third is no hidden factor)
 MAX_TERM_EFFECT_ORDERS = 3.5  # ... and by no more than a few thousandfold
 PRECISE_BAND = 0.3  # ... on a line checked this closely (the fit itself within 10%: v.factor_band)
@@ -495,6 +496,13 @@ class _Run:
         self.stated[name] = self.corrected[name] = value
         self.changed.add(name)
         ends = [value * end for end in reading.spread] if reading.spread else [value]
+        if math.isinf(value) and value > 0 and bounds.high == self.ref[name] >= NO_LIMIT_STAND_IN:
+            # "unbounded" where the design has no limit, which the bank writes as a million never reached
+            self.stated[name] = self.corrected[name] = self.ref[name]
+            self.status[name] = v.CORRECT
+            if asked:
+                self.outcomes[name] = _Outcome(v.CORRECT, bounds.in_range)
+            return
         if all(bounds.low_accepted <= end <= bounds.high_accepted for end in ends):
             if self._contradicts_stated(name, value):
                 self.status[name] = v.FAR_FROM_REFERENCE  # charged here if asked, else on a later line
@@ -655,12 +663,12 @@ class _Run:
                     wrong_per = (reading.per, converted[0])
             elif fits_written and not self._per_in_chain(name, reading.per):
                 wrong_per = (reading.per, None)
-        stated_ok = math.isfinite(implied_stated) and _within(
+        stated_ok = not math.isnan(implied_stated) and _within(
             check, tolerance, value, implied_stated, reading
         )
         corrected_ok = (
             implied_corrected is not implied_stated
-            and math.isfinite(implied_corrected)
+            and not math.isnan(implied_corrected)
             and _within(check, tolerance, value, implied_corrected, reading)
         )
         strict = None
@@ -1114,6 +1122,8 @@ class _Run:
         """A line that matches their own numbers: correct, unless it is far from the reference because of a
         value no line was marked down for (then far_from_reference, once per such value)."""
         name = line.name
+        if math.isinf(value):  # "unbounded" where their numbers give no finite value
+            return _Outcome(v.CORRECT, v.UNBOUNDED_MESSAGE)
         correct = self._binary_note(name, v.CORRECT_MESSAGE, value, implied)
         if v.within(line.check, line.tolerance, value, self.ref[name]) or correct != v.CORRECT_MESSAGE:
             return _Outcome(v.CORRECT, correct)
@@ -1252,7 +1262,10 @@ def _beyond_a_float(value: float) -> str:
 
 
 def _within(check: str, tolerance: float | None, value: float, implied: float, reading: _Reading) -> bool:
-    """`v.within` for a reading; a range ("2-2.5 s") passes only when both its ends do."""
+    """`v.within` for a reading; a range ("2-2.5 s") passes only when both its ends do; "unbounded" only
+    where their numbers give no finite value (a queue at a utilisation of 1 or more)."""
+    if math.isinf(value) or math.isinf(implied):
+        return value == implied
     if reading.spread is None:
         return v.within(check, tolerance, value, implied)
     return all(v.within(check, tolerance, value * end, implied) for end in reading.spread)
@@ -1555,7 +1568,7 @@ def _unread_premises(prepared: _Prepared, run: _Run, line: _Line) -> str:
 
 def _implausible(verdict: str, given: float | None, reference: float) -> str:
     """A plausibility warning for a wrong value nine or more orders of magnitude from the reference."""
-    if verdict == v.CORRECT or not given or not reference:
+    if verdict == v.CORRECT or not given or not reference or not math.isfinite(given):
         return ""
     orders = abs(math.log10(abs(float(given))) - math.log10(abs(float(reference))))  # the ratio can underflow
     return v.implausible_note(orders) if orders >= v.IMPLAUSIBLE_ORDERS else ""
@@ -1571,6 +1584,8 @@ def _pass_band(
         return (
             "Correct (the question fixes it)" if bounds.low == bounds.high else "Correct (inside its range)"
         ), 1.0
+    if math.isinf(given):
+        return "Correct (no limit)", 1.0
     return v.pass_band(line.check, line.tolerance, given, implied if implied is not None else reference)
 
 

@@ -106,6 +106,11 @@ _NON_ANSWER = re.compile(
     re.IGNORECASE,
 )
 _ZERO_WORDS = frozenset({"none", "nothing"})
+# A design's limit that is not there: read as +inf (a line whose value is unbounded, or the bank's stand-in).
+_NO_LIMIT = re.compile(
+    r"\s*(?:unbounded|unlimited|infinite|infinity|inf|∞|no\s+(?:limit|bound|cap|maximum|max))\s*[.!]?\s*",
+    re.IGNORECASE,
+)
 _ARABIC_SEPARATORS = {"\u066b": ".", "\u066c": ","}
 _DURATION_SECONDS = {
     **dict.fromkeys(("d", "day", "days"), 86400.0),
@@ -555,6 +560,8 @@ def read_on_line(
 
     A number that fits a float as typed but not once in the line's base units ("1e308" on a KiB/tok line,
     "1e-322 ms") is refused as too far from (or too close to) zero, like one typed beyond ±1e308."""
+    if isinstance(text, str) and _NO_LIMIT.fullmatch(text):
+        return LineReading(math.inf, f"read {text.strip()!r} as no limit", False)
     reading = _read_on_line(text, unit, label, zero, alike)
     if isinstance(reading, ParseFailure):
         if reading.as_line_unit is not None and not math.isfinite(reading.as_line_unit):

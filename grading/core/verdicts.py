@@ -263,6 +263,7 @@ def power_of_ten(ratio: float) -> int:
 
 
 CORRECT_MESSAGE = "Correct."
+UNBOUNDED_MESSAGE = "Correct: from your numbers it has no finite value (it grows without bound)."
 
 
 def in_range_message(low: str, high: str, source: str, *, fixed: bool = False) -> str:

@@ -365,3 +365,27 @@ def test_a_model_outside_the_prompt_s_400b_class_is_a_premise_charged_on_the_che
     lines = graded("ten-thousand-gpu-cluster", {"n_params": "1T params", "ckpt_bytes": "12 TB"})
     assert lines["ckpt_bytes"]["verdict"] == "far_from_reference", lines["ckpt_bytes"]["message"]
     assert question("ten-thousand-gpu-cluster").model.quantity("n_params").range == (350e9, 450e9)
+
+
+@pytest.mark.parametrize("text", ["unbounded", "no limit", "∞", "Unlimited", "infinite"])
+def test_no_limit_words_read_as_an_unbounded_value(text):
+    reading = on_line(text, "req")
+    assert reading.value == float("inf") and "as no limit" in reading.note
+
+
+def test_unbounded_is_right_where_the_numbers_give_no_finite_value_and_wrong_elsewhere():
+    # 3.8 req/s x 3.6 s / 16 GPUs = 0.855: the wait is finite, so "unbounded" is a slip. With their own
+    # utilisation of 1.05 (charged on its line) the queue grows without end: "unbounded" follows from it.
+    assert (
+        graded("multimodal-latency", {"queue_wait": "unbounded"})["queue_wait"]["verdict"]
+        == "arithmetic_slip"
+    )
+    lines = graded("multimodal-latency", {"rho": "1.05", "queue_wait": "unbounded"})
+    assert lines["rho"]["verdict"] == "arithmetic_slip"
+    assert lines["queue_wait"]["verdict"] == "correct"
+    assert lines["queue_wait"]["given"] is None  # nothing infinite is shown as a number
+    # The design's FIFO has no limit (the bank's million, never reached): "no limit" is its value.
+    assert (
+        graded("eight-gpu-design-review", {"queue_limit": "no limit"})["queue_limit"]["verdict"] == "correct"
+    )
+    assert graded("kv-cache-tiering", {"kv_conv": "∞"})["kv_conv"]["verdict"] == "arithmetic_slip"

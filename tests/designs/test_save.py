@@ -143,3 +143,29 @@ def test_the_sheet_reads_an_entry_for_its_line_as_the_grader_does():
     assert "19.4M USD" in per_day["message"] and "× 30" in per_day["message"], per_day
     assert describe_reading(spec, "wait", "none")["message"].startswith("Read as 0 s")
     assert describe_reading(spec, "keys", "none") == {"state": "empty", "message": "Read as no answer."}
+
+
+def test_the_sheet_reads_what_people_write_around_an_answer_as_the_grader_does():
+    # Issue 30: shown working, a note, a range, a count noun of the vocabulary, no limit, one 8-GPU node a
+    # replica: each read as the grade reads it, and said.
+    spec = {
+        "model": {
+            "quantities": [
+                {"name": "gpus_per_replica", "label": "GPUs per replica", "unit": "GPU/replica", "value": 8},
+                {"name": "kv", "label": "KV cache per token", "unit": "KiB/tok"},
+                {"name": "replicas", "label": "Replicas", "unit": "replica"},
+                {"name": "step", "label": "Decode step", "unit": "ms"},
+                {"name": "queue", "label": "Queue limit", "unit": "req", "value": 1e6, "range": [10, 1e6]},
+            ]
+        }
+    }
+    working = describe_reading(spec, "kv", "2 × 80 × 8 × 128 × 2 B = 320 KiB")
+    assert working["message"].startswith("Read as 320 KiB/tok") and "after '='" in working["message"]
+    nodes = describe_reading(spec, "replicas", "47 nodes (376 GPUs)")
+    assert nodes["message"].startswith("Read as 47 replica") and "read as a note" in nodes["message"], nodes
+    step = describe_reading(spec, "step", "20-25 ms")
+    assert step["message"].startswith("Read as 22.5 ms") and "midpoint" in step["message"], step
+    assert describe_reading(spec, "queue", "unbounded") == {
+        "state": "read",
+        "message": "Read as no limit (unbounded)",
+    }
