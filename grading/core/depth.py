@@ -18,6 +18,7 @@ line, + DECISION_NUMBER_SHARE when the number lies inside the band.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -212,3 +213,43 @@ def consequence_problems(spec: QuestionSpec, index: PaletteIndex) -> list[tuple[
                         )
                     )
     return problems
+
+
+def curveball_view(spec: QuestionSpec, curveball: Curveball) -> dict[str, Any]:
+    """What a candidate sees of a curveball once it is shown: its title, its sentence and the lines it asks
+    (label and unit), never a reference value or a design consequence."""
+    quantities = {quantity.name: quantity for quantity in spec.model.quantities}
+    units = {name: quantity.unit for name, quantity in quantities.items()}
+    return {
+        "id": curveball.id,
+        "title": curveball.title,
+        "says": curveball_says(curveball, units),
+        "lines": [
+            {"name": line.name, "label": quantities[line.name].label, "unit": quantities[line.name].unit}
+            for line in curveball.asked
+        ],
+    }
+
+
+def decision_view(item: FollowUp, seed: int) -> dict[str, Any]:
+    """What a candidate sees of a decision: the question, the options' choices in an order drawn from `seed`
+    (the file's order often is the defensible one), and the number line's label and unit; no trade-offs."""
+    options = [{"id": option.id, "choice": option.choice} for option in item.options]
+    random.Random(f"{seed}:{item.id}").shuffle(options)
+    number = None if item.number is None else {"label": item.number.label, "unit": item.number.unit}
+    return {"id": item.id, "text": item.text, "options": options, "number": number}
+
+
+def curveball_preview(spec: QuestionSpec, curveball: Curveball) -> dict[str, Any]:
+    """For authors: the curveball as candidates see it, with each line's value before and under the change
+    and the design consequences."""
+    model = spec.model.reference
+    before = model.evaluate()
+    after = model.evaluate({name: model.base_value(name, value) for name, value in curveball.set.items()})
+    view = curveball_view(spec, curveball)
+    for line in view["lines"]:
+        for key, values in (("before", before), ("after", after)):
+            shown = float(model.display_value(line["name"], values[line["name"]]))
+            line[key] = format_quantity(shown, line["unit"])
+    view["design"] = [vars(consequence) for consequence in curveball.design]
+    return view

@@ -17,6 +17,8 @@ from django.db import transaction
 
 from config.json_body import JsonTooDeep, json_loads_bounded
 from designs.palette import palette_components
+from grading.core.depth import consequence_problems
+from grading.core.design_check import load_index
 from grading.core.formula import FormulaError, parse_formula
 from grading.core.grader import grade
 from grading.core.model import ModelError, ModelSpec, describe_model, read_model
@@ -48,6 +50,7 @@ YAML_SECTIONS = (
     "related",
     "figures",
     "review",
+    "curveballs",
 )
 REQUIRED_SECTIONS = ("plan", "model", "asked", "rubric")
 MAX_SECTION_CHARS = 100_000
@@ -243,9 +246,11 @@ def draft_save(*, draft: Draft, data: dict[str, Any]) -> Draft:
 def draft_check(data: dict[str, Any]) -> tuple[QuestionSpec | None, list[Problem]]:
     """The parsed question, or None and every problem as `(field, message)`."""
     try:
-        return parse_question(data, f"{data.get('slug', '')}.yaml", palette=palette_components()), []
+        spec = parse_question(data, f"{data.get('slug', '')}.yaml", palette=palette_components())
     except SpecError as error:
         return None, error.problems
+    problems = consequence_problems(spec, load_index())
+    return (None, problems) if problems else (spec, [])
 
 
 # The live model check.

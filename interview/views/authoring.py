@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from config.json_body import json_loads_bounded
 from designs.palette import palette_for_canvas
 from designs.readings import describe_reading
+from grading.core.depth import curveball_preview
 from grading.core.drills import drill_samples
 from grading.core.question_export import spec_to_dict
 from grading.core.verdicts import VERDICTS
@@ -266,6 +267,8 @@ def preview(request: HttpRequest, draft_id: int) -> HttpResponse:
             return render(request, "authoring/preview.html#try-result", context)
     if spec is not None:
         context.update(_preview_workspace(spec_to_dict(spec), context["numbers"]))
+        context["curveballs"] = [curveball_preview(spec, curveball) for curveball in spec.curveballs]
+        context["decisions"] = spec.decisions
     return render(request, "authoring/preview.html", context)
 
 

@@ -497,3 +497,47 @@ def test_numbers_keep_the_authors_notation_in_the_editor_and_the_model_check(cli
         reverse("authoring-model-check", args=[draft.pk]), {"model": model}, HTTP_HX_REQUEST="true"
     )
     assert "1e9 to 1e11" in checked.content.decode()
+
+
+CURVEBALLS = """\
+- id: peak-doubles
+  title: "Twice the share online at peak"
+  set: {peak_fraction: 0.2}
+  says: "Now {peak_fraction} of daily users are online at peak."
+  asked:
+    - {name: peak_req_rate}
+    - {name: gpus_needed, check: count}
+  design:
+    - {kind: router, names: "pick the replica by model, prefix and load", says: "The router spreads by load."}
+- id: answers-double
+  title: "Answers double"
+  set: {tokens_per_req: 1200}
+  says: "Answers are now {tokens_per_req} long."
+  asked:
+    - {name: peak_tok_rate}
+    - {name: gpus_needed, check: count}
+  design:
+    - {kind: router, names: "pick the replica by model, prefix and load", says: "The router spreads by load."}
+"""
+
+
+def test_the_editor_refuses_a_curveball_line_the_change_does_not_move(client, author, draft):
+    log_in(client, author)
+    unmoved = CURVEBALLS.replace("- {name: peak_tok_rate}", "- {name: peak_req_rate}")
+    client.post(reverse("authoring-draft", args=[draft.pk]), editor_form(curveballs=unmoved))
+    html = client.get(reverse("authoring-draft", args=[draft.pk])).content.decode()
+    # Longer answers move tokens, not requests: 200,000 x 0.1 x 0.02 = 400 req/s either way.
+    assert "curveballs[1].asked[0].name" in html
+    assert "peak_req_rate is 400 req/s with or without the change" in html
+
+
+def test_the_preview_shows_each_curveball_before_and_under_its_change(client, author, draft):
+    log_in(client, author)
+    client.post(reverse("authoring-draft", args=[draft.pk]), editor_form(curveballs=CURVEBALLS))
+    assert Draft.objects.get(pk=draft.pk).data["curveballs"][0]["id"] == "peak-doubles"
+    html = client.get(reverse("authoring-preview", args=[draft.pk])).content.decode()
+    # 200,000 x 0.2 = 40,000 online x 0.02 = 800 req/s (400 before); GPUs ceil(800 x 600 x 1.3 / 2,500) = 250
+    # (125 before).
+    assert "Now 0.2 of daily users are online at peak." in html
+    assert "<td>Peak request rate</td><td>400 req/s</td><td>800 req/s</td>" in html
+    assert "<td>GPUs needed</td><td>125 GPU</td><td>250 GPU</td>" in html
