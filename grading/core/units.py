@@ -82,7 +82,7 @@ COUNT_NOUNS: dict[str, tuple[str, ...]] = {
     "pair": ("passage", "candidate", "snippet"),  # a reranker scores (query, passage) pairs
     "key": ("lookup", "fetch", "feature"),
     "doc": ("passage", "page", "file", "article"),
-    "req": ("op", "operation", "call", "hit", "rpc", "lookup", "write", "read", "stream"),
+    "req": ("op", "operation", "call", "hit", "rpc", "lookup", "write", "read", "stream", "message", "msg"),
     "query": ("search", "lookup", "question", "op"),
     "user": ("person", "people", "customer", "developer", "employee", "engineer", "researcher"),
     "job": ("task", "run", "workload"),
@@ -259,6 +259,10 @@ _UNIT_TOKEN = re.compile(
 _WORD = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]*")
 _HYPHEN_COMPOUND = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:-[A-Za-z_]\w*)+")
 _PER = re.compile(r"(?:^|\s+)per\s+", re.IGNORECASE)
+_A_PERIOD = re.compile(
+    r"(?:(?<=\S)\s+|^)(?:a|an|every|each)\s+(?=(?:second|sec|minute|min|hour|hr|day|week|month|year)s?\b)",
+    re.IGNORECASE,
+)
 _SMALL_EXPONENT = re.compile(r"\s*[+-]?(?:10|\d)(?:\.5)?(?![\w.])")
 
 
@@ -398,6 +402,7 @@ def normalize_unit_text(text: str) -> str:
     for old, new in (("$", " USD "), ("¢", " cent "), ("%", " percent "), ("²", "**2"), ("³", "**3")):
         text = text.replace(old, new)
     text = _HYPHEN_COMPOUND.sub(lambda match: "(" + match.group(0).replace("-", "*") + ")", text)
+    text = _A_PERIOD.sub(" per ", text).strip()  # "120 GPU-h a day", "5 GB every hour": per that period
     pieces = _PER.split(text)
     if len(pieces) > 1:
         head = pieces[0].strip() or "1"

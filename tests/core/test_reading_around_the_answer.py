@@ -389,3 +389,22 @@ def test_unbounded_is_right_where_the_numbers_give_no_finite_value_and_wrong_els
         graded("eight-gpu-design-review", {"queue_limit": "no limit"})["queue_limit"]["verdict"] == "correct"
     )
     assert graded("kv-cache-tiering", {"kv_conv": "∞"})["kv_conv"]["verdict"] == "arithmetic_slip"
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "value"),
+    [
+        ("120 GPU-h a day", "GPU*h/day", 120 * 3600 / 86400),  # 5 GPUs busy on average, in base units
+        ("10 a day", "req/(user*day)", 10 / 86400),
+        ("10 msgs a day each", "req/(user*day)", 10 / 86400),
+        ("$4,608 a day", "USD/h", 4608 / 86400),  # $192 an hour
+        ("5 GB every hour", "GB/h", 5e9 / 3600),
+    ],
+)
+def test_a_period_written_a_day_or_every_hour_is_read_as_per_that_period(text, unit, value):
+    assert on_line(text, unit).value == pytest.approx(value)
+
+
+def test_a_daily_figure_on_a_line_without_a_period_is_the_wrong_dimension():
+    failure = read_on_line("120 GPU-h a day", "GPU*h")
+    assert isinstance(failure, ParseFailure) and failure.kind == "dimension"
