@@ -9,7 +9,8 @@ redraws it from the token to grade, and the time taken is measured on the server
 from __future__ import annotations
 
 import hashlib
-from collections import OrderedDict
+import math
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -37,6 +38,8 @@ TOKEN_SALT = "drills.step"
 TOKEN_MAX_AGE_S = 6 * 3600
 DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2}
 SCHEDULER = fsrs.Scheduler(enable_fuzzing=False)
+# FSRS's learning steps bring a missed card back within minutes: one due this soon stays in the session.
+SESSION_WINDOW = timedelta(minutes=10)
 
 
 class DrillRefused(Exception):
@@ -133,14 +136,39 @@ def _offer(card: DrillCard, *, now: datetime) -> DrillOffer:
     return DrillOffer(card=card, version=version, step=step, token=token)
 
 
-def drill_due(*, user, now: datetime, limit: int = SESSION_STEPS) -> list[DrillCard]:
-    """The cards due now, most overdue first, without the held-back questions' (one query)."""
+def drill_due(
+    *, user, now: datetime, limit: int = SESSION_STEPS, within: timedelta = timedelta(0)
+) -> list[DrillCard]:
+    """The cards due by `now + within`, most overdue first, without the held-back questions' (one query)."""
     return list(
-        DrillCard.objects.filter(user=user, due__lte=now, question__current_version__isnull=False)
+        DrillCard.objects.filter(user=user, due__lte=now + within, question__current_version__isnull=False)
         .exclude(question__in=questions_with_open_round(user=user, now=now))
         .select_related("question__current_version")
         .order_by("due", "pk")[:limit]
     )
+
+
+def drill_next_due(*, user, now: datetime) -> datetime | None:
+    """When the person's next card falls due (after `now`), or None without cards."""
+    card = (
+        DrillCard.objects.filter(user=user, due__gt=now, question__current_version__isnull=False)
+        .exclude(question__in=questions_with_open_round(user=user, now=now))
+        .order_by("due")
+        .first()
+    )
+    return card.due if card else None
+
+
+def drill_due_words(*, due: datetime, now: datetime) -> str:
+    """When a card comes back, in words that agree with the queue: within the session window it is offered
+    again in this session (after the new steps), else the day and time."""
+    wait = due - now
+    if wait <= SESSION_WINDOW:
+        minutes = max(1, math.ceil(wait.total_seconds() / 60))
+        about = "about a minute" if minutes == 1 else f"about {minutes} minutes"
+        return f"It comes back in this session, in {about}."
+    local = timezone.localtime(due)
+    return f"Next time: {local:%-d %b} at {local:%H:%M}."
 
 
 def _introduced_today(*, user, now: datetime) -> int:
@@ -149,7 +177,8 @@ def _introduced_today(*, user, now: datetime) -> int:
 
 
 def _new_card(*, user, now: datetime, track: str | None) -> DrillCard | None:
-    """The next step the person has never drilled: easier questions first, lines in the order asked."""
+    """The next step the person has never drilled, from the question drilled least today (so a session
+    mixes questions), easier questions first, lines in the order asked."""
     questions = (
         Question.objects.exclude(current_version=None)
         .exclude(pk__in=questions_with_open_round(user=user, now=now))
@@ -158,7 +187,12 @@ def _new_card(*, user, now: datetime, track: str | None) -> DrillCard | None:
     if track:
         questions = questions.filter(track=track)
     have = set(DrillCard.objects.filter(user=user).values_list("question_id", "line"))
-    for question in sorted(questions, key=lambda q: (DIFFICULTY_ORDER.get(q.difficulty, 9), q.title)):
+    start = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    today = Counter(
+        DrillCard.objects.filter(user=user, created_at__gte=start).values_list("question_id", flat=True)
+    )
+    ordered = sorted(questions, key=lambda q: (today[q.pk], DIFFICULTY_ORDER.get(q.difficulty, 9), q.title))
+    for question in ordered:
         version = question.current_version
         for line in drill_lines(question_version_spec(version)):
             if (question.pk, line) not in have and line_drillable(version, line):
@@ -187,9 +221,12 @@ def drill_next(*, user, now: datetime | None = None, track: str | None = None) -
     due = drill_due(user=user, now=now, limit=1)
     if due:
         return _offer(due[0], now=now)
-    if _introduced_today(user=user, now=now) >= NEW_PER_DAY:
-        return None
-    card = _new_card(user=user, now=now, track=track)
+    card = None
+    if _introduced_today(user=user, now=now) < NEW_PER_DAY:
+        card = _new_card(user=user, now=now, track=track)
+    if card is None:  # a card missed a minute ago comes back in this session, after the new steps
+        soon = drill_due(user=user, now=now, limit=1, within=SESSION_WINDOW)
+        card = soon[0] if soon else None
     return None if card is None else _offer(card, now=now)
 
 

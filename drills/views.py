@@ -3,6 +3,7 @@
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from designs.readings import describe_reading
@@ -58,8 +59,15 @@ def session(request: HttpRequest) -> HttpResponse:
         refusal = None
     except DrillRefused as error:
         offer, refusal = None, error
+    next_due = None if offer else services.drill_next_due(user=request.user, now=timezone.now())
     context = _step_context(
-        request, offer=offer, refusal=refusal, track=track, tracks=TRACKS, next_url=_next_url(request)
+        request,
+        offer=offer,
+        refusal=refusal,
+        track=track,
+        tracks=TRACKS,
+        next_url=_next_url(request),
+        next_due=next_due,
     )
     if request.htmx:
         return render(request, "drills/session.html#step", context)
@@ -102,6 +110,7 @@ def answer(request: HttpRequest) -> HttpResponse:
     request.session[SESSION_KEY] = tally
     context = {
         "result": result,
+        "due_words": services.drill_due_words(due=result.card.due, now=timezone.now()),
         "tally": tally,
         "session_steps": services.SESSION_STEPS,
         "next_url": request.POST.get("next", "")

@@ -3,7 +3,9 @@
 A step asks for one derived line of a question (say "KV cache per token") and gives the values of the names
 its formula reads ("Transformer layers: 64; KV heads: 8; ..."). The given values come from a seeded draw of
 the model's inputs inside their plausible ranges, evaluated through the model and rounded the way a person
-states a premise, so a step is new every time and never the reference's own numbers.
+states a premise, so a step is new every time and never the reference's own numbers. A draw whose answer is
+0 or of the other sign than the reference's (phases that overrun the round, a clamp at zero) is drawn again:
+every step has a sensible answer.
 
 Grading goes through the same engine as a round: the step is a small question of its own (the given values
 as fixed assumptions, the asked line's formula, its check and band) and `grader.grade` reads the typed answer
@@ -179,6 +181,8 @@ def drill_step(spec: QuestionSpec, name: str, *, seed: int) -> DrillStep:
             continue
         if not math.isfinite(answer_base) or not _distinct(answer_base, line.reference_answer):
             continue
+        if not _same_sign(answer_base, line.reference_answer):
+            continue  # "-2 minutes left" from phases that overrun the round: not a sensible step
         unit = model.quantities[name].unit
         answer = answer_base / model.units[name].factor
         answer_shown = format_quantity(answer, unit)
@@ -201,8 +205,8 @@ def drill_step(spec: QuestionSpec, name: str, *, seed: int) -> DrillStep:
             overrides=overrides,
         )
     raise DrillError(
-        f"{name}: no draw of the inputs inside their ranges gives an answer other than the reference's "
-        "(are all the inputs it reads fixed by the question?)"
+        f"{name}: no draw of the inputs inside their ranges gives an answer of the reference's sign other "
+        "than the reference's own (are all the inputs it reads fixed by the question?)"
     )
 
 
@@ -244,6 +248,13 @@ def _premise(value: float, *, whole: bool) -> float:
     if whole and abs(rounded) >= 1:
         return float(round(rounded))
     return float(rounded)
+
+
+def _same_sign(answer: float, reference: float) -> bool:
+    """A positive reference asks for a positive answer (and a negative one a negative): never 0 or a flip."""
+    if reference == 0:
+        return True
+    return answer != 0 and (answer > 0) == (reference > 0)
 
 
 def _distinct(answer: float, reference: float) -> bool:

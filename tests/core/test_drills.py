@@ -134,3 +134,20 @@ def test_the_editor_samples_two_steps_a_line_and_says_why_a_line_cannot_be_drill
     }
     assert fixed["kv_cap_tp8"]["steps"] == []
     assert "fixed by the question" in fixed["kv_cap_tp8"]["refusal"]
+
+
+def test_minutes_left_is_never_negative_whatever_the_phases_drawn():
+    # slack_min = round_min - planned_min: phases drawn near the top of their ranges overrun a 45-minute
+    # round ("-2 minutes left"); such a draw is drawn again, so every step has minutes to spare.
+    plan = load_question(BANK / "forty-five-minute-plan.yaml")
+    for seed in range(80):
+        step = drill_step(plan, "slack_min", seed=seed)
+        round_min, planned_min = given(step, "round_min"), given(step, "planned_min")
+        assert step.answer == pytest.approx(round_min - planned_min) and step.answer > 0, step.prompt
+
+
+def test_a_line_clamped_at_zero_is_drilled_only_where_its_answer_is_not_zero():
+    # uncovered_s is a max(0, ...) of the cold start's uncovered time: a draw where the fleet covers it all
+    # would ask for "0 s", which the reference (25 s) never is.
+    cold = load_question(BANK / "autoscaling-cold-start.yaml")
+    assert all(drill_step(cold, "uncovered_s", seed=seed).answer > 0 for seed in range(40))

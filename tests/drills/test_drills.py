@@ -101,10 +101,30 @@ def test_the_daily_queue_gives_due_cards_first_then_a_few_new_ones(alice, bank):
             now=now,
         )
     assert len({o.card.pk for o in offers}) == services.NEW_PER_DAY
-    assert drill_next(user=alice, now=now) is None  # nothing due yet, and today's new steps are done
+    assert len({o.card.question_id for o in offers}) == 2  # the session mixes the bank's two questions
+    # Today's new steps are done; a step missed a minute ago comes back in this session, as its result said.
+    missed = [o for o in offers if DrillCard.objects.get(pk=o.card.pk).due <= now + services.SESSION_WINDOW]
+    assert missed
+    again = drill_next(user=alice, now=now)
+    assert again is not None and again.card.pk in {o.card.pk for o in missed}
+    due_at = DrillCard.objects.get(pk=again.card.pk).due
+    assert services.drill_due_words(due=due_at, now=now).startswith("It comes back in this session")
     later = now + timedelta(minutes=11)  # wrong answers relearn after a few minutes
     due = drill_next(user=alice, now=later)
     assert due is not None and due.card.pk in {o.card.pk for o in offers}
+
+
+def test_the_schedule_says_when_a_card_comes_back_in_words_that_agree_with_the_queue():
+    now = timezone.now()
+    soon = services.drill_due_words(due=now + timedelta(seconds=40), now=now)
+    assert soon == "It comes back in this session, in about a minute."  # not "0 minutes from now"
+    assert services.drill_due_words(due=now + timedelta(minutes=9, seconds=10), now=now).endswith(
+        "in about 10 minutes."
+    )
+    later = timezone.localtime(now + timedelta(days=2))
+    assert services.drill_due_words(due=now + timedelta(days=2), now=now) == (
+        f"Next time: {later:%-d %b} at {later:%H:%M}."
+    )
 
 
 def test_a_new_card_draws_only_the_lines_not_drilled_yet(alice, bank, monkeypatch):
