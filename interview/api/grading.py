@@ -42,6 +42,33 @@ class EventSerializer(serializers.Serializer):
     field = serializers.CharField(help_text="`numbers.NAME`, `design` or `scratch`")
 
 
+class CurveballAnswerSerializer(serializers.Serializer):
+    numbers = serializers.DictField(
+        child=serializers.CharField(allow_blank=True), required=False, help_text="Line name -> text as typed"
+    )
+    notes = serializers.DictField(
+        child=serializers.CharField(allow_blank=True), required=False, help_text="Box id -> what changes"
+    )
+
+
+class DecisionAnswerSerializer(serializers.Serializer):
+    order = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="Option ids chosen, most important first"
+    )
+    number = serializers.CharField(
+        required=False, allow_blank=True, help_text="The supporting figure, with unit"
+    )
+
+
+class DepthAnswersSerializer(serializers.Serializer):
+    curveballs = serializers.DictField(
+        child=CurveballAnswerSerializer(), required=False, help_text="By curveball id"
+    )
+    follow_ups = serializers.DictField(
+        child=DecisionAnswerSerializer(), required=False, help_text="By follow-up id"
+    )
+
+
 class SubmissionSerializer(serializers.Serializer):
     numbers = serializers.DictField(
         child=serializers.CharField(allow_blank=True, allow_null=True),
@@ -50,6 +77,9 @@ class SubmissionSerializer(serializers.Serializer):
     )
     design = DesignSerializer(required=False, help_text="Leave out to skip the shape score")
     events = EventSerializer(many=True, required=False, help_text="Edits with times, for pacing")
+    depth = DepthAnswersSerializer(
+        required=False, help_text="The depth phase's answers; leave out to leave depth unscored"
+    )
 
 
 # Response: the grading report (grading.core.grader.grade).
@@ -131,7 +161,92 @@ class ScoresSerializer(serializers.Serializer):
     numbers = serializers.FloatField(allow_null=True)
     arithmetic = serializers.FloatField(allow_null=True)
     shape = serializers.FloatField(allow_null=True)
+    depth = serializers.FloatField(
+        required=False, help_text="Only when depth answers were graded: the mean of the depth items' scores"
+    )
     overall = serializers.FloatField(allow_null=True)
+
+
+class DepthLineSerializer(LineSerializer):
+    carried = serializers.BooleanField(
+        help_text="Right as their own pre-change value times the change's ratio (error carried forward)"
+    )
+
+
+class ConsequenceSerializer(serializers.Serializer):
+    kind = serializers.CharField(help_text="The palette kind of the box that must change")
+    kind_name = serializers.CharField()
+    names = serializers.CharField(help_text="The vocabulary term its job, failure or note must name")
+    says = serializers.CharField(help_text="The change, as the question's author explains it")
+    met = serializers.BooleanField()
+    box_ids = serializers.ListField(child=serializers.CharField())
+    message = serializers.CharField()
+
+
+class CurveballReportSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    title = serializers.CharField()
+    says = serializers.CharField()
+    set = serializers.DictField(
+        child=serializers.FloatField(), help_text="Input -> its new value, in its unit"
+    )
+    lines = DepthLineSerializer(many=True)
+    design = ConsequenceSerializer(many=True)
+    lines_credit = serializers.FloatField()
+    lines_score = serializers.FloatField()
+    design_met = serializers.IntegerField()
+    design_total = serializers.IntegerField()
+    credit = serializers.FloatField()
+    score = serializers.FloatField(help_text="lines_share x lines_score + design_share x 100 x met / total")
+
+
+class DecisionOptionReportSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    choice = serializers.CharField()
+    tradeoff = serializers.CharField()
+    your_place = serializers.IntegerField(allow_null=True)
+    defensible_place = serializers.IntegerField(allow_null=True, help_text="In the closest defensible order")
+
+
+class DecisionNumberReportSerializer(serializers.Serializer):
+    label = serializers.CharField()
+    unit = serializers.CharField()
+    band = serializers.ListField(child=serializers.FloatField())
+    band_shown = serializers.CharField()
+    given_text = serializers.CharField()
+    given = serializers.FloatField(allow_null=True)
+    credit = serializers.FloatField()
+    message = serializers.CharField()
+
+
+class DecisionReportSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    text = serializers.CharField()
+    options = DecisionOptionReportSerializer(many=True)
+    order = serializers.ListField(child=serializers.CharField(), help_text="Their order, known options only")
+    ignored = serializers.ListField(
+        child=serializers.CharField(), help_text="Ids they sent that are no option"
+    )
+    best_order = serializers.ListField(child=serializers.CharField())
+    orders = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
+    places = serializers.IntegerField()
+    order_length = serializers.IntegerField()
+    order_credit = serializers.FloatField()
+    order_score = serializers.FloatField()
+    number = DecisionNumberReportSerializer(allow_null=True)
+    credit = serializers.FloatField()
+    score = serializers.FloatField()
+
+
+class DepthReportSerializer(serializers.Serializer):
+    curveballs = CurveballReportSerializer(many=True)
+    follow_ups = DecisionReportSerializer(many=True)
+    items = serializers.IntegerField()
+    lines_share = serializers.FloatField()
+    design_share = serializers.FloatField()
+    order_share = serializers.FloatField()
+    number_share = serializers.FloatField()
+    score = serializers.FloatField(allow_null=True, help_text="The mean of the items' scores")
 
 
 class PacingSerializer(serializers.Serializer):
@@ -160,6 +275,9 @@ class ReportSerializer(serializers.Serializer):
     scores = ScoresSerializer()
     score_weights = serializers.DictField(child=serializers.FloatField())
     pacing = PacingSerializer(many=True, allow_null=True)
+    depth = DepthReportSerializer(
+        required=False, help_text="Only when the submission answered the depth phase"
+    )
 
 
 class QuestionGradeApi(APIView):

@@ -209,3 +209,19 @@ def test_a_round_the_engine_could_not_grade_still_answers_a_report_in_the_schema
     assert report["error"].startswith("This round could not be graded automatically")
     assert report["lines"] == [] and report["scores"]["overall"] is None
     validate_against(schema, "SubmittedReport", report)
+
+
+def test_a_graded_depth_phase_is_typed_field_by_field(client, schema, tmp_path, alice):
+    slug = "seven-boxes-serving-walkthrough"
+    load_questions(tmp_path, slug)
+    client.force_login(alice)
+    depth = {
+        "curveballs": {"think-time-halves": {"numbers": {"replicas": "23"}, "notes": {"a": "scale out"}}},
+        "follow_ups": {"batch-not-kv": {"order": ["tpot-sets-batch", "fill-kv"], "number": "64"}},
+    }
+    design = {"nodes": [{"id": "a", "kind": "autoscaler", "label": "Autoscaler"}], "edges": []}
+    body = {"numbers": {"replicas": "16"}, "design": design, "depth": depth}
+    answer = client.post(f"/api/questions/{slug}/grade/", body, content_type="application/json").json()
+    validate_against(schema, "Report", answer)
+    assert answer["depth"]["curveballs"][0]["lines"][2]["verdict"] == "correct"
+    assert answer["scores"]["depth"] == answer["depth"]["score"]
