@@ -327,7 +327,9 @@ def _parse_one(text: str) -> ParsedQuantity | ParseFailure:
         notes.append(f"read {currency} as the question's currency (USD)")
     number = _NUMBER.match(cleaned)
     if not number:
-        return ParseFailure(text, f"no number at the start of {text.strip()!r}; write digits, like 10 pods")
+        in_digits = _number_words_in_digits(cleaned)
+        example = in_digits or "10 pods"
+        return ParseFailure(text, f"no number at the start of {text.strip()!r}; write digits, like {example}")
     rest = cleaned[number.end() :].strip()
     if _EUROPEAN_DECIMAL.match(rest) or (rest.startswith(",") and rest[1:2].isdigit()):
         return ParseFailure(text, "use a point for decimals (2.5) and commas only between thousands (2,000)")
@@ -354,6 +356,48 @@ def _parse_one(text: str) -> ParsedQuantity | ParseFailure:
     if scale != 1 and isinstance(parsed, ParsedQuantity):
         return dataclasses.replace(parsed, scale=scale, scale_word=scale_word)
     return parsed
+
+
+_ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven")
+_TEENS = ("twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_SMALL_NUMBERS = {word: value for value, word in enumerate((*_ONES, *_TEENS))}
+_TENS = {
+    word: 10 * (index + 2)
+    for index, word in enumerate(
+        ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+    )
+}
+_MULTIPLIERS = {"dozen": 12, "hundred": 100, "thousand": 1e3, "million": 1e6, "billion": 1e9}
+
+
+def _number_words_in_digits(text: str) -> str:
+    """ "twenty seconds" -> "20 seconds", "a dozen" -> "12", "half a minute" -> "0.5 minute": a hint for the
+    message only. Number words are not read as an answer (the grading policy marks "four" unreadable): the
+    sheet's read-back tells the candidate how to write it before they submit."""
+    words = [word.lower() for word in text.replace("-", " ").split()]
+    if words[:1] == ["half"] and words[1:2] in (["a"], ["an"]):
+        return " ".join(["0.5", *text.replace("-", " ").split()[2:]])
+    position = 1 if words[:1] in (["a"], ["an"]) and words[1:2] and words[1] in _MULTIPLIERS else 0
+    total, current, read = 0.0, 1.0 if position else 0.0, False
+    while position < len(words):
+        word = words[position]
+        if word in _SMALL_NUMBERS or word in _TENS:
+            current += _SMALL_NUMBERS.get(word, 0) + _TENS.get(word, 0)
+        elif word in _MULTIPLIERS and (current or read):
+            current *= _MULTIPLIERS[word]
+            if _MULTIPLIERS[word] >= 1e3:
+                total, current = total + current, 0.0
+        elif words[position : position + 3] == ["and", "a", "half"] and read:
+            current += 0.5
+            position += 2
+        elif word != "and" or not read:
+            break
+        read = True
+        position += 1
+    if not read:
+        return ""
+    rest = text.replace("-", " ").split()[position:]
+    return " ".join([format_number(total + current), *rest])
 
 
 def _ascii_digits(text: str) -> tuple[str, str]:

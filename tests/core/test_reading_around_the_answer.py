@@ -408,3 +408,23 @@ def test_a_period_written_a_day_or_every_hour_is_read_as_per_that_period(text, u
 def test_a_daily_figure_on_a_line_without_a_period_is_the_wrong_dimension():
     failure = read_on_line("120 GPU-h a day", "GPU*h")
     assert isinstance(failure, ParseFailure) and failure.kind == "dimension"
+
+
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ("twenty seconds", "20 seconds"),
+        ("a dozen", "12"),
+        ("two hundred", "200"),
+        ("half a minute", "0.5 minute"),
+        ("three thousand five hundred requests", "3,500 requests"),
+        ("one and a half hours", "1.5 hours"),
+        ("four", "4"),
+    ],
+)
+def test_number_words_stay_unread_and_the_message_shows_them_in_digits(text, hint):
+    # The grading policy marks "twenty seconds" and "four" unreadable; the sheet's read-back says how to
+    # write them before the candidate submits.
+    failure = parse_quantity(text)
+    assert isinstance(failure, ParseFailure) and failure.kind == "unparsed"
+    assert failure.message.endswith(f"write digits, like {hint}")
