@@ -333,3 +333,19 @@ def test_models_keep_what_the_console_shows(invited_round, bob):
     scorecard_save(round_=invited_round, interviewer=bob, levels=all_levels(2), recommendation="no")
     scorecard = Scorecard.objects.get(round=invited_round)
     assert scorecard.level_of("depth") == 2 and scorecard.note_of("depth") == "depth note"
+
+
+def test_the_depth_phase_has_an_engine_side_when_the_round_answered_it(kv_question, alice, bob):
+    # Engine depth 80 (level 4) against the interviewer's 3: compared once, the interviewer one level harder.
+    round_ = scored_round(
+        alice,
+        kv_question,
+        bob,
+        engine={"numbers": 90.0, "arithmetic": 30.0, "shape": 60.0, "depth": 80.0, "overall": 60.0},
+        levels=all_levels(3),
+        recommendation="yes",
+    )
+    depth = next(row for row in scorecard_compare(round_) if row["dimension"] == "depth")
+    assert (depth["level"], depth["engine_level"], depth["engine_source"]) == (3, 4, "grading engine")
+    rows = {row["dimension"]: row for row in calibration_for(bob)["dimensions"]}
+    assert rows["depth"]["compared"] == 1 and rows["depth"]["mean_difference"] == -1.0
