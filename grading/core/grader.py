@@ -54,6 +54,7 @@ from grading.core.report_text import (
     ArithmeticTemplate,
     arithmetic_template,
     format_number,
+    format_percent,
     format_quantity,
     operand,
 )
@@ -1520,8 +1521,12 @@ def _line_report(prepared: _Prepared, reference: _Reference, run: _Run, line: _L
         None if line.is_input else (outcome.implied if outcome.implied is not None else run.implied.get(name))
     )
     label, share = v.LABELS[outcome.verdict], 1.0
+    message = outcome.message
     if outcome.verdict == v.CORRECT and given is not None:
         label, share = _pass_band(prepared, line, float(given), implied, reference.values[name])
+        if share < 1 and message == v.CORRECT_MESSAGE:
+            basis = implied if implied is not None else reference.values[name]
+            message = _loose_pass_message(prepared, line, float(given), basis, share)
     return {
         **reference.lines[name],
         "verdict": outcome.verdict,
@@ -1529,7 +1534,7 @@ def _line_report(prepared: _Prepared, reference: _Reference, run: _Run, line: _L
         "band": v.band_text(line.check, line.tolerance),
         "tone": v.TONES[outcome.verdict],
         "credit": scoring.LINE_CREDIT[outcome.verdict] * share,
-        "message": outcome.message
+        "message": message
         + _implausible(outcome.verdict, given, reference.values[name])
         + _unread_premises(prepared, run, line),
         "note": run.notes.get(name, reading.note) if reading is not None else "",
@@ -1587,6 +1592,21 @@ def _pass_band(
     if math.isinf(given):
         return "Correct (no limit)", 1.0
     return v.pass_band(line.check, line.tolerance, given, implied if implied is not None else reference)
+
+
+def _loose_pass_message(prepared: _Prepared, line: _Line, given: float, basis: float, share: float) -> str:
+    """Why a pass in the loose band earns part of the credit: "0.592 is a factor of 2.2 above 0.269: within
+    3×, not within 10%, so 60% of the line's credit"."""
+    ratio = abs(given / basis) if basis else math.inf
+    factor = format_number(ratio if ratio >= 1 else 1 / ratio)
+    side = "above" if ratio >= 1 else "below"
+    given_shown, basis_shown = prepared.shown(line.name, given), prepared.shown(line.name, basis)
+    return (
+        f"{given_shown} is a factor of {factor} {side} {basis_shown}: within "
+        f"{v.band_text(line.check, line.tolerance).removeprefix('within ')}, not within "
+        f"{v.band_text('relative', v.INNER_BAND).removeprefix('within ')}, so {format_percent(share)} of the "
+        "line's credit."
+    )
 
 
 def _static_line(

@@ -164,10 +164,30 @@ def text_names_kind(text: str, kind: str) -> bool:
     return False
 
 
+_LABEL_WORDS = {
+    "kv": "KV", "tp": "TP", "pp": "PP", "gpu": "GPU", "gpus": "GPUs", "slo": "SLO", "hbm": "HBM",
+    "dram": "DRAM", "nvme": "NVMe", "ttft": "TTFT", "tpot": "TPOT", "api": "API", "lora": "LoRA",
+    "cpu": "CPU", "oom": "OOM",
+    "nvlink": "NVLink", "rdma": "RDMA", "ib": "InfiniBand",
+}  # fmt: skip
+_LABEL_PAIRS = {
+    ("cross", "node"): "cross-node",
+    ("cross", "region"): "cross-region",
+    ("single", "point"): "single-point",
+}
+
+
 def kind_label(kind: str) -> str:
-    """The kind as words: "unbounded_queue" -> "Unbounded queue"."""
-    words = kind.replace("_", " ").strip()
-    return words[:1].upper() + words[1:]
+    """The kind as words: "unbounded_queue" -> "Unbounded queue", "kv_overcommit" -> "KV overcommit",
+    "cross_node_tp" -> "Cross-node TP"."""
+    words: list[str] = []
+    for word in kind.strip("_").split("_"):
+        if words and (words[-1], word) in _LABEL_PAIRS:
+            words[-1] = _LABEL_PAIRS[(words[-1], word)]
+        else:
+            words.append(_LABEL_WORDS.get(word.lower(), word))
+    text = " ".join(words)
+    return text[:1].upper() + text[1:]
 
 
 # Where a mark or a flaw sits.

@@ -120,6 +120,10 @@ def test_a_pass_in_an_order_of_magnitude_band_is_labelled_and_credited_less():
     assert line["verdict"] == "correct"
     assert line["verdict_label"] == "Right order of magnitude (within 3×)"
     assert line["credit"] == 0.6
+    # The reason says why it is not full credit, never a bare "Correct." (59 ms / 24.6 ms = 2.4).
+    assert line["message"] == (
+        "59 ms is a factor of 2.4 above 24.6 ms: within 3×, not within 10%, so 60% of the line's credit."
+    )
 
 
 def test_a_pass_in_a_wide_relative_band_is_labelled_loose_and_credited_less():

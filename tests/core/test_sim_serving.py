@@ -243,7 +243,7 @@ def test_the_narrative_tells_what_broke_and_when_in_a_burst_during_a_cold_start(
     assert "from the warm pool" in text
     assert "cold (ready at t=" in text
     assert "The queue hit its limit of 300 at t=" in text
-    assert "new replicas were ready at t=" in text
+    assert "new replicas became ready at t=" in text
     assert f"SLO {NOT_SERVED} ≤ 0%" in text
     assert "missed" in text and result.summary["rejected"] > 0
 

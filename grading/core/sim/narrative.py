@@ -18,6 +18,17 @@ def num(value: float) -> str:
     return f"{value:.3g}"
 
 
+def counted(value: float, noun: str) -> str:
+    """A count with its noun in the number it needs: "1 replica", "3 replicas"."""
+    return f"{num(value)} {noun if value == 1 else noun + 's'}"
+
+
+def seconds(value: float | None) -> str:
+    """A duration in seconds, or "n/a" alone where there is none (never "n/a s")."""
+    text = num(value)
+    return text if text == "n/a" else f"{text} s"
+
+
 def at(t: float) -> str:
     """A simulated instant: 't=102 s'."""
     return f"t={num(round(t))} s"

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from grading.core.sim.arrivals import rate_multiplier
-from grading.core.sim.narrative import at, episodes, num
+from grading.core.sim.narrative import at, counted, episodes, num, seconds
 from grading.core.sim.queueing import FAILED, REJECTED, TIMED_OUT, FleetRun, Requests
 from grading.core.sim.slo_words import slo_sentence
 
@@ -18,7 +18,7 @@ MAX_SCALE_SENTENCES = 4
 def _setup(p: dict, summary: dict, rate: float, duration_s: float) -> str:
     head = (
         f"Base load {num(rate)} req/s ({num(summary['arrivals'])} arrivals in {num(duration_s)} s) "
-        f"on {num(p['replicas'])} replicas × {num(p['max_batch'])} slots"
+        f"on {counted(p['replicas'], 'replica')} × {num(p['max_batch'])} slots"
     )
     if p["mu"] > 0:
         return head + f"; mean service time {num(1.0 / p['mu'])} s."
@@ -80,24 +80,25 @@ def _log_sentence(t: float, kind: str, info: dict, p: dict) -> str | None:
         if info["cold"]:
             parts.append(f"{info['cold']} cold (ready at {at(info['ready_cold'])})")
         return (
-            f"At {at(t)} the autoscaler saw signal {num(info['signal'])} on {info['from']} replicas and "
+            f"At {at(t)} the autoscaler saw signal {num(info['signal'])} on "
+            f"{counted(info['from'], 'replica')} and "
             f"added {' and '.join(parts)}."
         )
     if kind == "add":
-        return f"At {at(t)} {info['count']} replicas were ordered; they are ready at {at(info['ready_at'])}."
+        ordered = counted(info["count"], "replica")
+        return f"At {at(t)} {ordered} ordered, ready at {at(info['ready_at'])}."
     if kind == "replica_loss":
         fate = "retried from the front of the queue" if p["retry_lost"] else "lost"
-        return (
-            f"At {at(t)} {info['count']} replicas died with {info['in_flight']} requests in flight, {fate}."
-        )
+        died = counted(info["count"], "replica")
+        return f"At {at(t)} {died} died with {info['in_flight']} requests in flight, {fate}."
     if kind == "region_loss":
         return (
-            f"At {at(t)} region {info['region']} went down with {info['replicas']} replicas, "
+            f"At {at(t)} region {info['region']} went down with {counted(info['replicas'], 'replica')}, "
             f"{info['in_flight']} requests in flight and {info['queued']} queued: "
             f"{info['moved']} moved to other regions, {info['failed']} failed."
         )
     if kind == "region_back":
-        return f"At {at(t)} region {info['region']} came back with {info['replicas']} replicas."
+        return f"At {at(t)} region {info['region']} came back with {counted(info['replicas'], 'replica')}."
     if kind == "outage":
         return (
             f"At {at(t)} the provider went down for {num(info['duration'])} s; "
@@ -107,7 +108,9 @@ def _log_sentence(t: float, kind: str, info: dict, p: dict) -> str | None:
     if kind == "outage_end":
         return f"At {at(t)} the provider was back."
     if kind == "scale_down":
-        return f"At {at(t)} the autoscaler scaled down from {info['from']} to {info['to']} replicas."
+        return (
+            f"At {at(t)} the autoscaler scaled down from {info['from']} to {counted(info['to'], 'replica')}."
+        )
     return None
 
 
@@ -132,7 +135,7 @@ def _episode_sentences(
             text = f"From {at(first)} to {at(last)} {num(count)} requests were rejected"
         ready = next(((t, c) for t, c in reversed(readies) if first <= t <= last + gap), None)
         if ready:
-            text += f"; it ended after {ready[1]} new replicas were ready at {at(ready[0])}"
+            text += f"; it ended after {counted(ready[1], 'new replica')} became ready at {at(ready[0])}"
         lines.append((first, text + "."))
     for first, last, count in episodes(out.finish[out.status == TIMED_OUT], gap):
         lines.append(
@@ -193,8 +196,8 @@ def serving_narrative(
         lines.append(f"{num(summary['retried'])} requests were retried after losing their replica.")
     lines.append(
         f"Served {num(summary['served'])} of {num(summary['arrivals'])} requests: TTFT p95 "
-        f"{num(summary['ttft_p95_s'])} s, p99 {num(summary['ttft_p99_s'])} s; end-to-end p95 "
-        f"{num(summary['e2e_p95_s'])} s; cost ${num(summary['cost_usd'])}."
+        f"{seconds(summary['ttft_p95_s'])}, p99 {seconds(summary['ttft_p99_s'])}; end-to-end p95 "
+        f"{seconds(summary['e2e_p95_s'])}; cost ${num(summary['cost_usd'])}."
     )
     if summary["dropped"]:
         parts = [
