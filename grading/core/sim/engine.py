@@ -56,7 +56,7 @@ class StepTiming(Protocol):
     comm_s_per_token: float
 
 
-def step_clock(timing: StepTiming, maximum: Callable = max) -> Callable[[Any, Any, Any, Any], Any]:
+def step_clock(timing: StepTiming, arrays: bool = False) -> Callable[[Any, Any, Any, Any], Any]:
     """The time of one engine step, `seconds(tokens, decode_kv, prefill_kv, prefill_pairs)`: the sum of its
     operations, each as long as the larger of its memory time and its compute time, all layers together:
 
@@ -69,18 +69,35 @@ def step_clock(timing: StepTiming, maximum: Callable = max) -> Callable[[Any, An
     - the interconnect: a fixed time a step (the all-reduces' latencies) and a time a token it carries;
     - a fixed overhead (scheduling, sampling).
 
-    `maximum` is `max` for floats, `np.maximum` for arrays."""
+    With `arrays` the arguments may be numpy arrays (element by element); without, floats (the engine's
+    per-step call, comparisons instead of max())."""
     overhead, weights, speed = timing.step_overhead_s, timing.tpot_base_s, timing.prefill_tok_s
     kv_read, pair = timing.tpot_per_kv_token_s, timing.attn_s_per_pair
     decode_rate = kv_read if kv_read > pair else pair  # a decode attends one query to each context token
     link_step, link_token = timing.comm_s_per_step, timing.comm_s_per_token
 
+    if arrays:
+
+        def over_arrays(tokens, decode_kv, prefill_kv, prefill_pairs):
+            return (
+                overhead
+                + np.maximum(weights, tokens / speed)
+                + decode_kv * decode_rate
+                + np.maximum(prefill_kv * kv_read, prefill_pairs * pair)
+                + link_step
+                + link_token * tokens
+            )
+
+        return over_arrays
+
     def seconds(tokens, decode_kv, prefill_kv, prefill_pairs):
+        compute = tokens / speed
+        read, attend = prefill_kv * kv_read, prefill_pairs * pair
         return (
             overhead
-            + maximum(weights, tokens / speed)
+            + (compute if compute > weights else weights)
             + decode_kv * decode_rate
-            + maximum(prefill_kv * kv_read, prefill_pairs * pair)
+            + (attend if attend > read else read)
             + link_step
             + link_token * tokens
         )
@@ -168,6 +185,7 @@ class EngineFleet(Fleet):
         self.kv_cap = blocks  # KV blocks a replica has
         # what an admission may fill: all but the watermark's share of the blocks (vLLM's watermark)
         self.admit_cap = blocks - math.floor(cfg.kv_watermark_frac * blocks) if blocks < INF else INF
+        self.limited = blocks < INF  # unlimited KV never fills: its blocks' growth need not be followed
         self.chunked = cfg.chunked_prefill
         self.step_seconds = step_clock(cfg)
         self.steps_heap: list[tuple[float, int, Replica, int]] = []
@@ -213,9 +231,9 @@ class EngineFleet(Fleet):
                     heap.append((other.held, other.index, self.held_seq, other))
             heapq.heapify(heap)
 
-    def blocks(self, tokens: float) -> int:
-        """KV blocks that hold `tokens`."""
-        return math.ceil(tokens / self.block)
+    def blocks(self, tokens: float) -> float:
+        """KV blocks that hold `tokens` (a whole number)."""
+        return -(-tokens // self.block)
 
     def room(self, rep: Replica, rid: int) -> bool:
         return (
@@ -227,7 +245,7 @@ class EngineFleet(Fleet):
     def place(self, rid: int, rep: Replica, t: float) -> None:
         """Hand a request to a replica's waiting list; an idle replica starts a step at once."""
         rep.waiting.append(rid)
-        rep.waiting_kv += self.blocks(self.need[rid])
+        rep.waiting_kv += -(-self.need[rid] // self.block)  # its blocks (ceil)
         self.on[rid] = rep
         self.state[rid] = QUEUED
         rep.held += 1
@@ -241,7 +259,7 @@ class EngineFleet(Fleet):
     def route(self, rid: int, r: int, t: float) -> bool:
         """Place an arrival on the least-held replica of region r with room (lowest index on ties); False if
         none has room."""
-        heap, batch, need = self.by_held[r], self.batch, self.blocks(self.need[rid])
+        heap, batch, need = self.by_held[r], self.batch, -(-self.need[rid] // self.block)
         best: Replica | None = None
         skipped = []
         while heap:
@@ -327,7 +345,7 @@ class EngineFleet(Fleet):
         elif (
             waiting
             or rep.prefilling
-            or (rep.decoding and rep.kv + rep.by_phase[-rep.steps % self.block] > self.kv_cap)
+            or (self.limited and rep.kv + rep.by_phase[-rep.steps % self.block] > self.kv_cap)
         ):
             decodes, tokens, swap_time, prefill_kv, pairs = self.compose_mixed(rep, t)
             decode_kv = rep.decode_kv
@@ -350,7 +368,7 @@ class EngineFleet(Fleet):
     def start_prefill(self, rep: Replica, rid: int) -> None:
         """Move the waiting head onto the GPU: its KV is reserved, its prefill starts."""
         rep.waiting.popleft()
-        blocks = self.blocks(self.need[rid])
+        blocks = -(-self.need[rid] // self.block)
         rep.waiting_kv -= blocks
         rep.kv += blocks
         rep.running[rid] = None
@@ -440,9 +458,8 @@ class EngineFleet(Fleet):
         state, todo = self.state, self.todo
         decodes = rep.step_decodes
         if decodes:
-            rep.kv += rep.by_phase[
-                -rep.steps % self.block
-            ]  # a new block for each decode that filled its last
+            if self.limited:  # a new block for each decode that filled its last
+                rep.kv += rep.by_phase[-rep.steps % self.block]
             steps = rep.steps + 1
             rep.steps = steps
             rep.decode_kv += decodes
@@ -472,7 +489,8 @@ class EngineFleet(Fleet):
         base = self.base[rid] = self.need[rid]
         self.began[rid] = rep.steps
         rep.decode_kv += base
-        rep.by_phase[int(base - rep.steps) % self.block] += 1
+        if self.limited:
+            rep.by_phase[int(base - rep.steps) % self.block] += 1
         if self.left[rid] <= 0.0:
             self.complete(rid, rep, t)
             return
@@ -484,11 +502,12 @@ class EngineFleet(Fleet):
         """A decoding request holding `held` KV tokens leaves the decoders (its blocks are freed apart)."""
         rep.decoding -= 1
         rep.decode_kv -= held
-        rep.by_phase[int(self.base[rid] - self.began[rid]) % self.block] -= 1
+        if self.limited:
+            rep.by_phase[int(self.base[rid] - self.began[rid]) % self.block] -= 1
 
     def complete(self, rid: int, rep: Replica, t: float) -> None:
         held = self.base[rid] + (rep.steps - self.began[rid])
-        rep.kv -= self.blocks(held)
+        rep.kv -= -(-held // self.block)
         self.stop_decoding(rid, rep, held)
         del rep.running[rid]
         rep.held -= 1

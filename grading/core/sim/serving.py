@@ -71,7 +71,7 @@ class ReplicaModel:
     @cached_property
     def step_of_arrays(self) -> Callable:
         """`step` over numpy arrays (element by element)."""
-        return step_clock(self, np.maximum)
+        return step_clock(self, arrays=True)
 
     def comm(self, tokens: float) -> float:
         """Interconnect time of a step carrying `tokens` (decodes and prefill chunks)."""
