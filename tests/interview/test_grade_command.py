@@ -104,3 +104,20 @@ def test_the_reference_design_with_nonsense_jobs_and_failures_scores_at_most_hal
     assert report["scores"]["shape"] == 25.0 <= 100.0 / 2
     assert all(component["credit"] == 0.0 for component in report["design"]["components"])
     assert "Nothing scored for this box." in grade_command(SLUG, submission)
+
+
+def test_it_grades_the_depth_answers_the_page_saves(tmp_path):
+    slug = "seven-boxes-serving-walkthrough"
+    load_questions(tmp_path, slug)
+    # Think time 10 s: 2,000 / 20.5 s x 10.5 s = 1,024 in flight / 44.8 = 22.9, so 23 replicas.
+    depth = {
+        "curveballs": {"think-time-halves": {"numbers": {"replicas": "23"}}},
+        "follow_ups": {"batch-not-kv": {"order": ["tpot-sets-batch", "keep-room"], "number": "64"}},
+    }
+    report = json.loads(grade_command(slug, write(tmp_path, {"numbers": {}, "depth": depth}), "--json"))
+    replicas = report["depth"]["curveballs"][0]["lines"][2]
+    assert (replicas["name"], replicas["verdict"]) == ("replicas", "correct")
+    assert report["depth"]["follow_ups"][1]["credit"] == 1.0
+    text = grade_command(slug, write(tmp_path, {"numbers": {}, "depth": depth}))
+    assert "Curveball Think time halves" in text
+    assert "2 of 2 places match tpot-sets-batch > keep-room" in text

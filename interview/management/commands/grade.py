@@ -22,7 +22,7 @@ def _read_json(source: str) -> Any:
 
 
 class Command(BaseCommand):
-    help = "Grade a submission ({numbers, design, events}) against a question's published version."
+    help = "Grade a submission ({numbers, design, events, depth}) against a question's published version."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", help="the question's slug")
@@ -63,6 +63,26 @@ def summary(report: dict[str, Any]) -> str:
     if report["sensitivity"]:
         moves = ", ".join(f"{item['label']} ({item['elasticity']:+.2f})" for item in report["sensitivity"])
         out += ["", f"What moves the answer most: {moves}"]
+    out += _depth_summary(report.get("depth"))
     scores = {phase: score for phase, score in report["scores"].items() if score is not None}
     out += ["", "Scores: " + ", ".join(f"{phase} {score:g}" for phase, score in scores.items())]
     return "\n".join(out)
+
+
+def _depth_summary(depth: dict[str, Any] | None) -> list[str]:
+    """The depth phase in brief: each curveball's lines and consequences, each decision, their scores."""
+    if not depth:
+        return []
+    out = [""]
+    for curveball in depth["curveballs"]:
+        out.append(f"Curveball {curveball['title']} ({curveball['score']:g}): {curveball['says']}")
+        for line in curveball["lines"]:
+            out.append(f"  {line['verdict_label']:<22} {line['label']}: {line['message']}")
+        for consequence in curveball["design"]:
+            out.append(f"  {'met' if consequence['met'] else 'not met':<22} {consequence['message']}")
+    for decision in depth["follow_ups"]:
+        out.append(
+            f"Follow-up ({decision['score']:g}): {decision['text']} {decision['places']} of "
+            f"{decision['order_length']} places match {' > '.join(decision['best_order'])}"
+        )
+    return out
