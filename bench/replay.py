@@ -85,14 +85,15 @@ def print_grid() -> None:
 
 def print_submission(slug: str = HEAVIEST_QUESTION) -> None:
     """One submission's replays of `slug`: both sides, every serving scenario, DEFAULT_SEEDS seeds each."""
+    from grading.core.design_check import DEFAULT_PALETTE_PATH
+    from grading.core.figures_doc import PACK
     from grading.core.question_export import spec_to_dict
     from grading.core.question_files import load_palette, load_question
     from grading.core.replay_inputs import replay_inputs, replay_seeds
     from grading.core.sim import DEFAULT_SEEDS, run_scenario_seeds
 
-    bank = ROOT / "interview" / "bank" / "core"
-    palette = load_palette(bank.parent / "palette.yaml")
-    spec = spec_to_dict(load_question(bank / f"{slug}.yaml", palette=palette))
+    palette = load_palette(DEFAULT_PALETTE_PATH)  # the bank's own paths, wherever the bank lives
+    spec = spec_to_dict(load_question(PACK / f"{slug}.yaml", palette=palette))
     start = time.perf_counter()
     runs = []
     for side in ("reference", "candidate"):
