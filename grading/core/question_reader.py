@@ -41,6 +41,7 @@ from grading.core.question_types import (
 )
 from grading.core.report_text import format_quantity
 from grading.core.units import UnitError, compatible, parse_unit
+from grading.core.verdicts import within
 from grading.core.vocabulary import (
     CHECKS,
     CONCEPTS,
@@ -89,7 +90,6 @@ MAX_CURVEBALL_CHANGES = 3
 MIN_CURVEBALL_LINES, MAX_CURVEBALL_LINES = 2, 4
 MAX_CONSEQUENCES = 3
 MIN_OPTIONS, MAX_OPTIONS = 3, 6
-UNCHANGED_SHARE = 0.01  # a line that moves less than this under a curveball does not change
 
 
 class FieldReader:
@@ -665,22 +665,22 @@ def _check_curveball_model(reader: FieldReader, curveball: Curveball, field: str
                 f"{field}.asked[{index}].name",
                 f"{line.name!r} is an input; ask a line derived from the change",
             )
-        elif not line_moves(float(before[line.name]), float(after[line.name]), line.check):
+        elif not line_moves(float(before[line.name]), float(after[line.name]), line.check, line.tolerance):
             shown = format_quantity(
                 float(reference.display_value(line.name, after[line.name])),
                 reference.quantities[line.name].unit,
             )
             reader.add(
                 f"{field}.asked[{index}].name",
-                f"{line.name} is {shown} with or without the change; ask a line the change moves",
+                f"{line.name} is {shown} under the change, and its value before passes the line's check; "
+                "ask a line the change moves past its band",
             )
 
 
-def line_moves(before: float, after: float, check: str) -> bool:
-    """Whether a change moves a line: to another whole number on a count line, by over 1% on another."""
-    if check == "count":
-        return math.ceil(before - 1e-9) != math.ceil(after - 1e-9)
-    return abs(after - before) > UNCHANGED_SHARE * max(abs(before), abs(after))
+def line_moves(before: float, after: float, check: str, tolerance: float | None) -> bool:
+    """Whether a change moves a line: its value before the change must fail the line's own check against the
+    value after it (else the old answer passes and the curveball asks nothing new)."""
+    return not within(check, tolerance, before, after)
 
 
 def _read_mistakes(reader: FieldReader, top: Mapping[str, Any]) -> tuple[str, ...]:

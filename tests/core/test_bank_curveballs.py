@@ -91,3 +91,18 @@ def test_internal_gateway_seven_years_thirty_teams():
     assert values["req_rate"] == pytest.approx(90)
     assert values["audit_bytes_per_day"] == pytest.approx(85.536, rel=1e-4)
     assert values["audit_store"] == pytest.approx(54.64, rel=1e-3)
+
+
+def test_multimodal_peak_grows_to_four():
+    values = under("multimodal-latency", "peak-grows-to-four")
+    # GPU time 30 x 0.1 + 0.6 = 3.6 s; rho = 4 x 3.6 / 16 = 0.9. Sakasegawa with c = 16:
+    # 0.9^(sqrt(34) - 1 = 4.831) = 0.6011, / (16 x 0.1) x 3.6 s = 1.352 s (0.728 s at 3.8 edits a second).
+    assert values["rho"] == pytest.approx(0.9)
+    assert values["queue_wait"] == pytest.approx(1.352, abs=0.001)
+
+
+def test_multimodal_distillation_keeps_sixteen_steps():
+    values = under("multimodal-latency", "distillation-keeps-sixteen-steps")
+    # 16 x 0.1 s / 1.6 = 1.0 s; GPU time 1.6 s; 3.8 x 0.85 = 3.23 req/s x 1.6 / 0.7 = 7.38: 8 GPUs (6 before).
+    assert values["inference_opt"] == pytest.approx(1.0)
+    assert values["gpus_needed_opt"] == 8

@@ -150,7 +150,7 @@ def test_a_line_the_change_does_not_move_is_an_error():
     }  # arrival does not read the batch; replicas ceil(333.3/38.5) = 9
     data["curveballs"][1]["says"] = "The batch is {batch}."
     found = problems(data)
-    assert "with or without the change" in found["curveballs[1].asked[0].name"]
+    assert "its value before passes the line's check" in found["curveballs[1].asked[0].name"]
     assert "curveballs[1].asked[1].name" in found  # in flight does not read the batch either
 
 
@@ -162,7 +162,15 @@ def test_a_count_line_that_stays_the_same_whole_number_does_not_change():
         {"name": "replicas", "check": "count"},
         {"name": "gpus", "check": "count"},
     ]
-    assert "10 replica with or without the change" in problems(data)["curveballs[1].asked[0].name"]
+    assert problems(data)["curveballs[1].asked[0].name"].startswith("replicas is 10 replica under the change")
+
+
+def test_a_line_that_moves_less_than_its_band_is_an_error():
+    data = question()
+    data["curveballs"][1]["set"] = {"think": 21}  # arrival 1000/31 = 32.26 against 33.33: 3.3%, inside 5%
+    found = problems(data)
+    assert "curveballs[1].asked[0].name" in found  # arrival
+    assert "curveballs[1].asked[1].name" in found  # in flight 322.6 against 333.3, also 3.3%
 
 
 def test_an_option_list_with_no_defensible_order_is_an_error():
