@@ -45,6 +45,37 @@ CHARTS: dict[str, list[tuple[str, list[str]]]] = {
 }
 
 
+# The series' names in a chart's legend; a prefix key ("backlog_") names each series after its stage.
+SERIES_NAMES: dict[str, str] = {
+    "ttft_p95_s": "TTFT p95",
+    "queue": "Requests queued",
+    "replicas_running": "Replicas serving",
+    "replicas_starting": "Replicas starting",
+    "progress_frac": "Work done",
+    "nodes_in_repair": "Nodes in repair",
+    "done": "Items done",
+    "backlog_": "Backlog",
+    "billed_usd": "Billed",
+    "true_usd": "True cost",
+    "bucket_tokens": "Tokens in the bucket",
+    "admitted_rps": "Admitted",
+}
+# A chart of one of these series draws the scenario's SLO target on it, when the SLO sets one.
+SLO_LINES: dict[str, tuple[str, str]] = {"ttft_p95_s": ("SLO: TTFT p95", "s")}
+
+
+def series_name(key: str) -> str:
+    """The words for a series key: "replicas_running" -> "Replicas serving", "backlog_embed" -> "Backlog:
+    embed"."""
+    if key in SERIES_NAMES:
+        return SERIES_NAMES[key]
+    for prefix, words in SERIES_NAMES.items():
+        if prefix.endswith("_") and key.startswith(prefix):
+            return f"{words}: {key.removeprefix(prefix).replace('_', ' ')}"
+    words = key.replace("_", " ")
+    return words[:1].upper() + words[1:]
+
+
 class ReplayRun(models.Model):
     round = models.ForeignKey("interview.Round", on_delete=models.CASCADE, related_name="replay_runs")
     scenario = models.CharField(max_length=80, help_text="The scenario's name in the question version")
@@ -116,7 +147,12 @@ class ReplayRun(models.Model):
                 names = [name for name in series if name.startswith(key[:-1])] if key.endswith("*") else [key]
                 picked.update({name: series[name] for name in sorted(names) if name in series})
             if picked:
-                charts.append({"title": title, "series": picked})
+                chart = {"title": title, "series": picked, "names": {key: series_name(key) for key in picked}}
+                slo = self.inputs.get("slo") or {}
+                for key, (words, unit) in SLO_LINES.items():
+                    if key in picked and key in slo:
+                        chart["slo"] = {"label": f"{words} ≤ {slo[key]:g} {unit}", "value": slo[key]}
+                charts.append(chart)
         return {"t": series.get("t", []), "side": self.side, "charts": charts}
 
     @property

@@ -34,6 +34,22 @@ def duration(seconds: Any) -> str:
 
 
 @register.simple_tag
+def bands_explained() -> str:
+    """What a line's band means for its credit, from the grader's own constants."""
+    from grading.core import verdicts as v
+    from grading.core.report_text import format_percent
+
+    inner = format_percent(v.INNER_BAND)
+    magnitude, relative = (format_percent(v.LOOSE_CREDIT[kind]) for kind in ("magnitude", "relative"))
+    return (
+        f"Each line names its band. Inside “within 5%” or “within {inner}” a line is correct. A line "
+        f"checked for its order of magnitude (“within 3×”) is correct within {inner} of what your inputs "
+        f"imply and earns {magnitude} of its credit up to 3× away; a wide band (“within 30%”) is correct "
+        f"within {inner} and earns {relative} beyond it."
+    )
+
+
+@register.simple_tag
 def reference_rows(version) -> list[dict]:
     """Every quantity of a question version's model at its defaults, for authors and admins."""
     from grading.core.model import describe_model

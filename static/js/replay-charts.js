@@ -35,9 +35,10 @@
     var spec = data.charts[Number(canvas.dataset.index)];
     if (!spec) { return; }
     var colours = SIDE_COLOURS[data.side] || SIDE_COLOURS.candidate;
+    var names = spec.names || {};
     var datasets = Object.keys(spec.series).map(function (key, index) {
       return {
-        label: key,
+        label: names[key] || key,
         data: spec.series[key],
         borderColor: colours[index % colours.length],
         backgroundColor: colours[index % colours.length],
@@ -46,6 +47,18 @@
         spanGaps: true
       };
     });
+    if (spec.slo) {
+      // The SLO's target as a dashed line across the whole run, named in the legend.
+      datasets.push({
+        label: spec.slo.label,
+        data: data.t.map(function () { return spec.slo.value; }),
+        borderColor: "#b42318",
+        backgroundColor: "#b42318",
+        borderDash: [6, 4],
+        borderWidth: 1.5,
+        pointRadius: 0
+      });
+    }
     var chart = new window.Chart(canvas, {
       type: "line",
       data: { labels: data.t, datasets: datasets },

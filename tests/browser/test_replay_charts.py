@@ -27,3 +27,17 @@ def test_finished_runs_draw_their_charts_and_a_queued_run_polls_until_it_is_done
     expect(page.locator(f"#replay-run-{waiting.pk}")).not_to_have_attribute("hx-trigger", "every 1s")
     expect(page.locator("canvas[data-replay-chart][data-drawn]")).to_have_count(3 * len(runs))
     assert ReplayRun.objects.get(pk=waiting.pk).result is not None
+    # Each chart's legend names its series in words, and a latency chart draws the SLO's target.
+    legends = page.evaluate(
+        """() => [...document.querySelectorAll("figure.replay-chart")].map(f => ({
+            title: f.querySelector("figcaption").textContent,
+            labels: Chart.getChart(f.querySelector("canvas")).data.datasets.map(d => d.label),
+        }))"""
+    )
+    assert legends and all("_" not in label for legend in legends for label in legend["labels"]), legends
+    latency = [legend for legend in legends if legend["title"].startswith("Latency")]
+    assert latency, legends
+    for legend in latency:
+        name, slo = legend["labels"]
+        assert name == "TTFT p95" and slo.startswith("SLO: TTFT p95 ≤ ") and slo.endswith(" s"), legend
+    assert any("Replicas serving" in legend["labels"] for legend in legends), legends

@@ -65,6 +65,7 @@ def test_the_report_and_its_tables_fit_390_px(page, alice, tmp_path, transaction
     expect(page.locator("body")).to_contain_text("KV cache per token")
     expect(page.locator("main")).to_contain_text("Session-affine router")
     expect(page.locator("main canvas").first).to_be_visible()  # a replay's chart
+    expect(page.locator("#report-bands")).to_contain_text("“within 3×”")  # what the bands mean, once
     if os.environ.get("SEVENBOX_SHOTS"):
         page.screenshot(path=f"{os.environ['SEVENBOX_SHOTS']}/report-390.png", full_page=True)
     assert page.locator("main table").count() >= 1
