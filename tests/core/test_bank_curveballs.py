@@ -106,3 +106,65 @@ def test_multimodal_distillation_keeps_sixteen_steps():
     # 16 x 0.1 s / 1.6 = 1.0 s; GPU time 1.6 s; 3.8 x 0.85 = 3.23 req/s x 1.6 / 0.7 = 7.38: 8 GPUs (6 before).
     assert values["inference_opt"] == pytest.approx(1.0)
     assert values["gpus_needed_opt"] == 8
+
+
+def test_agent_sessions_tools_get_faster():
+    values = under("agent-sessions", "tools-get-faster")
+    # A step is 1 s of thinking + 5 s of tools = 6 s; 100 steps = 600 s = 10 min; the GPU's share 1/6;
+    # 2,000 sessions / 6 s = 333.3 generation steps a second.
+    assert values["session_time"] == pytest.approx(10.0)
+    assert values["gpu_duty"] == pytest.approx(1 / 6)
+    assert values["think_rate"] == pytest.approx(333.33, abs=0.01)
+
+
+def test_agent_sessions_contexts_double():
+    values = under("agent-sessions", "contexts-double")
+    # 64,000 tok x 320 KiB (327,680 B) = 20.97 GB a session; 434.9 GB of HBM / 20.97 = 20.7, so 20 pinned;
+    # recompute: 64,000 / 28,035 tok/s = 2.283 s of linear prefill + 1,310,720 x 64,000^2 = 5.369e15 FLOP of
+    # attention / 3,956 TFLOP/s = 1.357 s: 3.640 s.
+    assert values["kv_keep"] == pytest.approx(20.97, abs=0.01)
+    assert values["sessions_pinned"] == 20
+    assert values["recompute_s"] == pytest.approx(3.640, abs=0.001)
+
+
+def test_autoscaling_burst_triples():
+    values = under("autoscaling-cold-start", "burst-triples")
+    # Cold start 5 + 141.107 GB / 3 GB/s (47.04 s) + 15 + 3 = 70.04 s; 150 req/s x 70.04 = 10,505 requests.
+    # Pool: 150 x 10 s = 1,500 in flight / 64 = 23.44 replicas of slots + 150 x 2,000 / 28,035 = 10.70 of
+    # prefill = 34.14, so 35 replicas; 35 x 8 GPUs x $2 = $560 an hour.
+    assert values["backlog_nopool"] == pytest.approx(10_505, abs=1)
+    assert values["warm_pool"] == 35
+    assert values["warm_pool_cost"] == pytest.approx(560)
+
+
+def test_autoscaling_registry_pull():
+    values = under("autoscaling-cold-start", "registry-pull")
+    # 141.107 GB / 0.5 GB/s = 282.21 s of loading + 23 s = 305.21 s cold; 15 s of detection + 305.21 - 60 s of
+    # burst build = 260.21 s uncovered; 50 req/s x 305.21 s = 15,261 requests; the cooldown is one cold start.
+    assert values["t_cold"] == pytest.approx(305.21, abs=0.01)
+    assert values["uncovered_s"] == pytest.approx(260.21, abs=0.01)
+    assert values["backlog_nopool"] == pytest.approx(15_261, abs=1)
+    assert values["scale_up_cooldown"] == pytest.approx(305.21, abs=0.01)
+
+
+def test_checkpoint_storage_grows_to_4tb():
+    values = under("checkpoint-storage", "checkpoint-grows-4tb")
+    # 4 TB in 60 s = 66.67 GB/s = 533.3 Gb/s; drained over the other 1,800 - 60 = 1,740 s: 4e12 / 1,740
+    # = 2,298.9 MB/s; each of the 256 resuming GPUs loads 4,000 GB / 256 = 15.625 GB.
+    assert values["burst_bw"] == pytest.approx(66.667, abs=0.001)
+    assert values["burst_bw_bits"] == pytest.approx(533.33, abs=0.01)
+    assert values["drain_bw"] == pytest.approx(2_298.9, abs=0.1)
+    assert values["bytes_per_new_gpu"] == pytest.approx(15.625)
+
+
+def test_checkpoint_storage_job_grows_to_16k():
+    values = under("checkpoint-storage", "job-grows-16k")
+    # 4.74e-4 x 16,384 = 7.766 failures a day, one every 24 / 7.766 = 3.090 h = 11,125 s.
+    # Young/Daly: sqrt(2 x 60 s x 11,125 s) = 1,155.4 s = 19.26 min. Each failure loses 16,384 GPUs x
+    # (15 + 10) min = 6,826.7 GPU-h; x 7.766 a day = 53,016 GPU-h a day.
+    failures_a_day = 4.74e-4 * 16_384
+    assert values["job_mtbf"] == pytest.approx(24 / failures_a_day, rel=1e-9)
+    assert values["job_mtbf"] == pytest.approx(3.090, abs=0.001)
+    assert values["young_daly"] == pytest.approx(19.26, abs=0.01)
+    assert values["rollback_per_day"] == pytest.approx(failures_a_day * 16_384 * 25 / 60, rel=1e-9)
+    assert values["rollback_per_day"] == pytest.approx(53_016, abs=1)
