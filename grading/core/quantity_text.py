@@ -151,6 +151,14 @@ def not_converted(line_unit: str) -> str:
 
 
 _RESULT_MARK = re.compile(r"=>|->|→|⇒|=|≈")
+_LABEL_MARK = re.compile(
+    r"(?P<label>[A-Za-z][A-Za-z0-9 _/().-]{0,40}?)\s*(?P<mark>[:=~≈])\s*(?=[$~≈<>]?\s*[\d.])"
+)
+_GPU_COUNT = re.compile(r"(?P<count>\d{1,6})\s*[x×*]\s*(?P<model>[A-Za-z]\d{2,4}[A-Za-z]*)")
+_PER_SCALED = re.compile(
+    r"(?P<head>.+?\S)\s*(?:/|\s+per\s+)\s*(?P<scale>\d[\d,]*(?:\.\d+)?\s*(?:[kKMB]|thousand|million|billion|mn|bn)?|"
+    r"[kKMB](?=[a-z])|thousand|million|billion)\s*(?P<noun>[A-Za-z]+)\s*\Z"
+)
 _PARALLEL_WIDTH = re.compile(r"(?P<kind>(?i:tp|pp|dp|ep))\s*[=:]?\s*(?P<width>\d{1,6})")
 _BARE_NUMBER = re.compile(r"\s*\$?\s*(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d*)?|\.\d+)\s*")
 _RANGE = re.compile(r"(?P<low>[^-]*?\d[^-]*?)\s*(?:-|(?<=\s)to(?=\s))\s*(?P<high>\$?\s*[\d.].*)")
@@ -161,6 +169,7 @@ _NOTE_CLAUSE = re.compile(
     r"assuming|because|since|total|peak|worst)(?=\s|\Z)).*\Z",
     re.IGNORECASE,
 )
+_NOTE_WORD = re.compile(r"\s+(?P<thing>[A-Za-z][A-Za-z0-9-]*)\s*\Z")  # "200 ms target", "27% saved"
 _NOTE_PER_THING = re.compile(r"\s*(?:/|\s+per\s+)\s*(?:an?\s+|one\s+)?(?P<thing>[A-Za-z][A-Za-z_]*)\s*\Z")
 _SHARE_OF = re.compile(r"(?P<keep>%|percent)?\s*(?P<of>of\s.*)", re.IGNORECASE)
 
@@ -209,7 +218,15 @@ def parse_quantity(text: str) -> ParsedQuantity | ParseFailure:
     for old, new in _SPACES.items():
         cleaned = cleaned.replace(old, new)
     cleaned = cleaned.strip()
-    for around in (_stated_result, _parallel_width, _narrow_range, _leading_quantity):
+    for around in (
+        _parallel_width,
+        _stated_result,
+        _after_label,
+        _gpu_count,
+        _per_scaled_count,
+        _narrow_range,
+        _leading_quantity,
+    ):
         found = around(cleaned)
         if found is not None:
             return found
@@ -226,6 +243,56 @@ def _stated_result(text: str) -> ParsedQuantity | None:
     if not isinstance(result, ParsedQuantity):
         return None
     return _noted(result, f"read the result after {marks[-1].group(0)!r}")
+
+
+def _after_label(text: str) -> ParsedQuantity | None:
+    """ "TTFT ~ 180 ms", "p99: 180 ms", "KV = 320 KiB": the quantity after a label and its mark."""
+    match = _LABEL_MARK.match(text)
+    if not match:
+        return None
+    found = parse_quantity(text[match.end() :])
+    if not isinstance(found, ParsedQuantity):
+        return None
+    note = f"{match.group('label').strip()!r} read as a label"
+    if match.group("mark") in ("~", "≈"):
+        note += "; approximate"
+    return _noted(found, note)
+
+
+def _gpu_count(text: str) -> ParsedQuantity | None:
+    """ "8xH100", "8 × H100": eight GPUs."""
+    match = _GPU_COUNT.fullmatch(text)
+    if not match or counts_named_by(match.group("model")) != {"GPU"}:
+        return None
+    found = parse_quantity(f"{match.group('count')} GPU")
+    return (
+        _noted(found, f"{text!r} read as {match.group('count')} GPU")
+        if isinstance(found, ParsedQuantity)
+        else None
+    )
+
+
+def _per_scaled_count(text: str) -> ParsedQuantity | None:
+    """ "$0.97 per 1M tokens", "$0.97/Mtok", "12 GB per 1k requests": per one of the count, the figure
+    divided by the scale."""
+    match = _PER_SCALED.fullmatch(text)
+    if not match:
+        return None
+    scale_text = match.group("scale").replace(",", "").strip()
+    number = _NUMBER.match(scale_text)
+    count = float(number.group(0)) if number else 1.0
+    word = scale_text[number.end() :].strip() if number else scale_text
+    scale = _SCALE.fullmatch(word) if word else None
+    if word and not scale:
+        return None
+    factor = count * (_SCALES[scale.group("word") if len(word) <= 2 else word.lower()][1] if scale else 1.0)
+    if factor == 1:
+        return None
+    found = parse_quantity(f"{match.group('head')} per {match.group('noun')}")
+    if not isinstance(found, ParsedQuantity):
+        return None
+    note = f"per {format_number(factor)} {match.group('noun')} read as per one ÷ {format_number(factor)}"
+    return dataclasses.replace(_noted(found, note), base_value=found.base_value / factor)
 
 
 def _parallel_width(text: str) -> ParsedQuantity | None:
@@ -273,15 +340,17 @@ def _leading_quantity(text: str) -> ParsedQuantity | None:
     """The quantity before a note: a parenthesis ("51 (408 H100s)"), a clause ("40 ms at p95", "10 GB, the
     peak") or a "per" of something no vocabulary counts ("9.6 TB/dataset": one of what the line is about).
     A qualifier that changes the quantity ("per GPU", "each", "a day") is no note: it is read."""
-    for pattern in (_NOTE_PARENTHESIS, _NOTE_CLAUSE, _NOTE_PER_THING):
+    for pattern in (_NOTE_PARENTHESIS, _NOTE_CLAUSE, _NOTE_PER_THING, _NOTE_WORD):
         match = pattern.search(text)
         if not match or match.start() == 0:
             continue
-        if pattern is _NOTE_PER_THING and (
+        if pattern in (_NOTE_PER_THING, _NOTE_WORD) and (
             _is_unit_word(match.group("thing")) or counts_named_by(match.group("thing"))
         ):
             continue
         head = parse_quantity(text[: match.start()])
+        if pattern is _NOTE_WORD and isinstance(head, ParsedQuantity) and head.dims is None:
+            continue  # "44 widgets": a noun no vocabulary knows, not a note after a unit
         if isinstance(head, ParsedQuantity) and head.spread is None:
             return _noted(head, f"{text[match.start() :].strip()!r} read as a note")
     return None

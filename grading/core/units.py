@@ -74,7 +74,7 @@ COUNT_UNITS: tuple[tuple[str, tuple[str, ...]], ...] = (
 # Nouns people use for what a line counts, by the count they name ("44 conversations" on a session line).
 # A noun is read as a count the line has, so "machines" can be nodes or instances.
 COUNT_NOUNS: dict[str, tuple[str, ...]] = {
-    "session": ("conversation", "chat", "convo", "dialog", "dialogue", "thread"),
+    "session": ("conversation", "conv", "chat", "convo", "dialog", "dialogue", "thread"),
     "instance": ("machine", "server", "host", "vm", "box"),
     "node": ("machine", "server", "host", "box"),
     "GPU": ("card", "accelerator", "device", "h100", "a100", "h200", "b200"),

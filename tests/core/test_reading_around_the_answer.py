@@ -428,3 +428,27 @@ def test_number_words_stay_unread_and_the_message_shows_them_in_digits(text, hin
     failure = parse_quantity(text)
     assert isinstance(failure, ParseFailure) and failure.kind == "unparsed"
     assert failure.message.endswith(f"write digits, like {hint}")
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "value", "note"),
+    [
+        ("44 convs", "session", 44, "'convs' read as session"),
+        ("TTFT ~ 180ms", "ms", 0.18, "'TTFT' read as a label"),
+        ("p99: 180 ms", "ms", 0.18, "'p99' read as a label"),
+        ("200ms target", "ms", 0.2, "'target' read as a note"),
+        ("5 ms p99", "ms", 0.005, "'p99' read as a note"),
+        ("27 % saved", "", 0.27, "'saved' read as a note"),
+        ("8xH100", "GPU", 8, "read as 8 GPU"),
+        ("8 x H100", "GPU", 8, "read as 8 GPU"),
+        # $0.97 a million tokens is $0.97e-6 a token: the scale is read, never dropped as a note.
+        ("$0.97 per 1M tokens", "USD/tok", 0.97e-6, "÷ 1M"),
+        ("$0.97/Mtok", "USD/tok", 0.97e-6, "÷ 1M"),
+        ("$0.97 per million tokens", "USD/tok", 0.97e-6, "÷ 1M"),
+        ("12 GB per 1k requests", "GB/req", 12e6, "÷ 1,000"),
+    ],
+)
+def test_labels_trailing_words_hardware_and_scaled_counts_read_as_people_write_them(text, unit, value, note):
+    reading = on_line(text, unit)
+    assert reading.value == pytest.approx(value)
+    assert note in reading.note
