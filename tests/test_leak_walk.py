@@ -465,6 +465,35 @@ def test_no_title_or_summary_in_the_bank_states_an_asked_value_of_any_question()
     assert shown == []
 
 
+def test_no_depth_text_a_candidate_reads_before_submitting_states_an_asked_value():
+    """A curveball's title and sentence and a decision's question and choices are shown in the depth phase,
+    before submit: none may state a reference value the question asks (a trade-off is shown after submit)."""
+    from grading.core.depth import curveball_view, decision_view
+    from grading.core.drill_wording import PLACEHOLDER
+    from grading.core.question_export import spec_to_dict
+    from grading.core.question_files import load_pack
+
+    specs, errors = load_pack(CORE_PACK)
+    assert not errors
+    shown = []
+    for spec in specs:
+        asked = asked_values(spec_to_dict(spec))
+        texts = []
+        for curveball in spec.curveballs:  # the new values it states are its premise, not answers
+            texts += [curveball_view(spec, curveball)["title"], PLACEHOLDER.sub(" ", curveball.says)]
+        for item in spec.decisions:
+            view = decision_view(item, seed=1)
+            texts += [view["text"], *(option["choice"] for option in view["options"])]
+        shown += [
+            f"{spec.slug}.{name}: {pattern} in {text!r}"
+            for text in texts
+            for name, patterns in asked.items()
+            for pattern in patterns
+            if _found(pattern, text)
+        ]
+    assert shown == []
+
+
 def test_no_url_reachable_in_an_unsubmitted_round_states_an_asked_reference_value(bank, make_user):
     leaks = {url: sorted(set(shown)) for url, shown in walk(bank.walked, make_user).items()}
     if dump := os.environ.get("LEAK_WALK_DUMP"):
