@@ -165,7 +165,7 @@ _RANGE = re.compile(r"(?P<low>[^-]*?\d[^-]*?)\s*(?:-|(?<=\s)to(?=\s))\s*(?P<high
 MAX_RANGE_RATIO = 2.0  # a narrow range, "2-2.5 s"; "1-100 GB" is no answer
 _NOTE_PARENTHESIS = re.compile(r"\s+\(.*\)\s*\Z")
 _NOTE_CLAUSE = re.compile(
-    r"(?:\s*[,;](?=\s)|\s+(?:-|—|at|in|on|for|with|across|over|from|during|incl\.?|including|i\.e\.|e\.g\.|"
+    r"(?:\s*[,;](?=\s)|\s+/\s+(?=[~≈]?\d)|\s+(?:-|—|at|in|on|for|with|across|over|from|during|incl\.?|including|i\.e\.|e\.g\.|"
     r"assuming|because|since|total|peak|worst)(?=\s|\Z)).*\Z",
     re.IGNORECASE,
 )
@@ -286,8 +286,8 @@ def _per_scaled_count(text: str) -> ParsedQuantity | None:
     if word and not scale:
         return None
     factor = count * (_SCALES[scale.group("word") if len(word) <= 2 else word.lower()][1] if scale else 1.0)
-    if factor == 1:
-        return None
+    if factor <= 1 or not math.isclose(math.log10(factor), round(math.log10(factor)), abs_tol=1e-9):
+        return None  # per 1k, per 1M, per 100: a power of ten; "40 nodes / 320 GPUs" is no rate
     found = parse_quantity(f"{match.group('head')} per {match.group('noun')}")
     if not isinstance(found, ParsedQuantity):
         return None

@@ -452,3 +452,9 @@ def test_labels_trailing_words_hardware_and_scaled_counts_read_as_people_write_t
     reading = on_line(text, unit)
     assert reading.value == pytest.approx(value)
     assert note in reading.note
+
+
+def test_a_slash_between_two_quantities_is_a_note_and_only_a_power_of_ten_scales_a_per_count():
+    assert on_line("40 nodes / 320 GPUs", "node").value == 40  # the same fleet counted twice
+    assert on_line("$5 per 100 requests", "USD/req").value == pytest.approx(0.05)
+    assert on_line("$100K / month", "USD/month").value == pytest.approx(100e3 / (30 * 86400))
