@@ -204,6 +204,9 @@ def scorecard_save_view(request: HttpRequest, round_id: int) -> HttpResponse:
 @require_POST
 def scorecard_release_view(request: HttpRequest, round_id: int) -> HttpResponse:
     round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
+    if request.POST.get("confirm") != "yes":  # releasing cannot be undone: never on one stray click
+        messages.error(request, "Tick “It cannot change afterwards” to release the scorecard.")
+        return redirect(reverse("interview-console", args=[round_.pk]) + "#scoring")
     try:
         scorecard_release(round_=round_, interviewer=request.user)
     except InterviewError as exc:

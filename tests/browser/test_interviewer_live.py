@@ -91,6 +91,7 @@ def test_an_interviewer_watches_scores_and_releases_and_the_candidate_sees_the_s
 
     second_page.reload()
     expect(second_page.locator("#live-status")).to_contain_text("Submitted")
+    second_page.get_by_label("It cannot change afterwards").check()
     second_page.get_by_role("button", name="Release the scorecard to the candidate").click()
     second_page.wait_for_url(f"**/interviews/{round_id}/scorecard/")
     expect(second_page.locator("#scorecard")).to_contain_text("Lean yes")

@@ -148,7 +148,10 @@ def test_the_candidate_sees_the_scorecard_only_after_release(client, alice, bob,
     )
 
     client.force_login(bob)
-    released = client.post(f"/interviews/{invited_round.pk}/scorecard/release/")
+    unconfirmed = client.post(f"/interviews/{invited_round.pk}/scorecard/release/")
+    assert unconfirmed["Location"] == f"/interviews/{invited_round.pk}/#scoring"
+    assert Scorecard.objects.get(round=invited_round).released_at is None  # one click never releases
+    released = client.post(f"/interviews/{invited_round.pk}/scorecard/release/", {"confirm": "yes"})
     assert released["Location"] == f"/interviews/{invited_round.pk}/scorecard/"
     assert "Strong yes" in client.get(released["Location"]).content.decode()
 
