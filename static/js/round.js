@@ -30,8 +30,21 @@
     if (focus) tab.focus();
   }
 
+  // Where the panel sits below the canvas (a phone), a tapped tab brings the panel up under the sticky header.
+  const stacked = window.matchMedia("(max-width: 899px), (max-height: 559px)");
+  function bringPanelIntoView() {
+    const side = document.querySelector(".ws-side");
+    const header = document.querySelector(".ws-header");
+    if (!stacked.matches || !side) return;
+    const top = side.getBoundingClientRect().top + window.scrollY - (header ? header.offsetHeight : 0);
+    window.scrollTo({ top: Math.max(0, top), behavior: "instant" });
+  }
+
   for (const tab of tabs) {
-    tab.addEventListener("click", () => showTab(tab, false));
+    tab.addEventListener("click", () => {
+      showTab(tab, false);
+      bringPanelIntoView();
+    });
     tab.addEventListener("keydown", (event) => {
       const index = tabs.indexOf(tab);
       let next = null;
