@@ -243,3 +243,48 @@ def test_eight_gpu_review_documents_grow_to_8000():
     assert values["prefill_load"] == pytest.approx(1.427, abs=0.001)
     assert values["capacity_fixed"] == pytest.approx(2 / replica_s, rel=1e-6)
     assert values["servers_needed"] == 9
+
+
+def test_eval_pipeline_one_hour_turnaround():
+    values = under("eval-pipeline-10m-prompts", "one-hour-turnaround")
+    # 10M prompts in 3,600 s = 2,777.8 prompts/s. A prompt takes 1,000 / 28,035 + 250 / 10,400 = 0.05971 s of
+    # a replica (16.75 prompts/s); 9M after the 10% cache hits / 3,600 s = 2,500 prompts/s / (16.75 x 0.8)
+    # = 186.6, so 187 replicas, which finish 9M / (187 x 16.75 x 0.8 = 2,505.5/s) = 0.998 h.
+    replica_s = 1_000 / 28_035 + 250 / 10_400
+    assert values["rate_fast"] == pytest.approx(2_777.78, abs=0.01)
+    assert 2_500 * replica_s / 0.8 == pytest.approx(186.6, abs=0.1)
+    assert values["replicas_fast"] == 187
+    assert values["completion_fast"] == pytest.approx(9e6 * replica_s / (187 * 0.8) / 3_600, rel=1e-9)
+    assert values["completion_fast"] == pytest.approx(0.998, abs=0.001)
+
+
+def test_eval_pipeline_outputs_grow_to_1000():
+    values = under("eval-pipeline-10m-prompts", "outputs-grow-to-1000")
+    # 1,000 / 28,035 = 0.03567 s of prefill + 1,000 / 10,400 = 0.09615 s of decode = 0.13182 s a prompt;
+    # 625 prompts/s x 0.13182 / 0.8 = 103.0 replicas (ceil 103); 9M x 0.13182 s x 8 GPUs / 0.8
+    # = 3,295.6 GPU-h.
+    replica_s = 1_000 / 28_035 + 1_000 / 10_400
+    assert values["replica_s_per_prompt"] == pytest.approx(replica_s, rel=1e-9)
+    assert values["replica_s_per_prompt"] == pytest.approx(0.13182, abs=1e-5)
+    assert 625 * replica_s / 0.8 == pytest.approx(102.99, abs=0.01)
+    assert values["replicas_fast"] == 103
+    assert values["gpu_hours"] == pytest.approx(3_295.6, abs=0.1)
+
+
+def test_feature_store_five_hundred_candidates():
+    values = under("feature-store-no-leakage", "five-hundred-candidates")
+    # 10,000 req/s x 501 keys = 5.01M key reads a second x 100 features x 8 B = 4,008 MB/s. Fifty shards
+    # each meeting q with q^50 = 0.99: q = exp(ln 0.99 / 50) = 0.999799, so 2.01e-4 of a shard's lookups
+    # may run over (5.02e-4 with 20 shards).
+    assert values["lookup_rate"] == pytest.approx(5.01e6)
+    assert values["online_read_bw"] == pytest.approx(4_008)
+    assert values["shard_tail_frac"] == pytest.approx(2.0099e-4, rel=1e-4)
+
+
+def test_feature_store_ninety_day_window():
+    values = under("feature-store-no-leakage", "ninety-day-window")
+    # 2e8 samples a day x 90 days = 1.8e10 rows x 200 features x 8 B = 28.8 TB; the feature log joined:
+    # 6e7 keys x 1 snapshot a day x 90 days x 800 B = 4.32 TB.
+    assert values["training_rows"] == pytest.approx(1.8e10)
+    assert values["training_set_bytes"] == pytest.approx(28.8)
+    assert values["feature_log_bytes"] == pytest.approx(4.32)
