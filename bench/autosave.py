@@ -59,9 +59,9 @@ def prepare_database() -> list[tuple[str, int]]:
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
-    from interview.models import Question
-    from interview.services.question_bank import question_bank_load
-    from interview.services.rounds import round_start
+    from questions.models import Question
+    from questions.services.question_bank import question_bank_load
+    from rounds.services.rounds import round_start
 
     assert settings.DATABASES["default"]["ENGINE"].endswith("postgresql"), "the benchmark needs PostgreSQL"
     call_command("migrate", "--noinput", verbosity=0)
@@ -216,7 +216,7 @@ def server_pids(server) -> tuple[list[int], list[int]]:
 
 def check_no_save_lost(candidates: list[Candidate]) -> tuple[int, int]:
     """Every acknowledged save is stored once: revision = acknowledged; FIELDS_PER_SAVE events per save."""
-    from designs.models import Work, WorkEvent
+    from rounds.models import Work, WorkEvent
 
     lost = duplicated = 0
     for candidate in candidates:

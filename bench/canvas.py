@@ -48,10 +48,10 @@ def prepare() -> tuple[str, list[int], list[dict]]:
     django.setup()
     from django.core.management import call_command
 
-    from interview.models import Question
     from interview.services.accounts import user_sign_up
-    from interview.services.question_bank import question_bank_load
-    from interview.services.rounds import round_start
+    from questions.models import Question
+    from questions.services.question_bank import question_bank_load
+    from rounds.services.rounds import round_start
 
     call_command("migrate", "--noinput", verbosity=0)
     question_bank_load()

@@ -36,7 +36,7 @@ from grading.core.grader import grade  # noqa: E402
 from grading.core.quantity_text import parse_quantity  # noqa: E402
 from grading.core.question_files import load_question  # noqa: E402
 
-QUESTION = ROOT / "interview" / "bank" / "core" / "kv-cache-tiering.yaml"
+QUESTION = ROOT / "questions" / "bank" / "core" / "kv-cache-tiering.yaml"
 LINE = "kv_conv"
 REPEATS = 300
 STEP_SHARE_TARGET = 0.1
@@ -90,10 +90,10 @@ def bench_due_queue() -> None:
 
     from drills.models import DrillCard
     from drills.services import drill_due
-    from interview.models import Question
-    from interview.services.question_bank import question_bank_load
+    from questions.models import Question
+    from questions.services.question_bank import question_bank_load
 
-    question_bank_load(folder=ROOT / "interview" / "bank" / "core")
+    question_bank_load(folder=ROOT / "questions" / "bank" / "core")
     question = Question.objects.get(slug="kv-cache-tiering")
     times = {}
     for size in QUEUE_SIZES:

@@ -143,7 +143,7 @@ def prepare_database(database_url: str, users: int) -> list[str]:
     from django.core.management import call_command
 
     from interview.services.accounts import user_sign_up
-    from interview.services.question_bank import question_bank_load
+    from questions.services.question_bank import question_bank_load
 
     assert settings.DATABASES["default"]["ENGINE"].endswith("postgresql"), "the load session needs PostgreSQL"
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # accounts only, never used
@@ -163,7 +163,7 @@ def duplicated_saves(sent: dict[str, int]) -> int:
     past the number of saves sent to it."""
     from django.db.models import Count
 
-    from designs.models import Work, WorkEvent
+    from rounds.models import Work, WorkEvent
 
     twice = (
         WorkEvent.objects.values("round_id", "revision", "field")
@@ -194,7 +194,7 @@ def replays_settled(timeout_s: float) -> dict[str, int]:
     """Wait for the workers to finish what was queued, then count runs by outcome and by claims."""
     from django.db.models import Count, Q
 
-    from grading.models import ACTIVE_STATUSES, ReplayRun, ReplayStatus
+    from rounds.models import ACTIVE_STATUSES, ReplayRun, ReplayStatus
 
     deadline = time.monotonic() + timeout_s
     while ReplayRun.objects.filter(status__in=ACTIVE_STATUSES).exists() and time.monotonic() < deadline:
@@ -314,7 +314,7 @@ def start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Pope
 
 def lost_saves(acknowledged: dict[str, dict]) -> tuple[int, int]:
     """(acknowledged saves, lost): a round's last acknowledged revision and text must be in the database."""
-    from designs.models import Work, WorkEvent
+    from rounds.models import Work, WorkEvent
 
     checked = lost = 0
     works = {work.round_id: work for work in Work.objects.filter(round_id__in=[int(k) for k in acknowledged])}

@@ -1,7 +1,7 @@
 """Benchmark the reference models: (a) every model of a pack at its defaults, (b) the largest over 10,000
 samples.
 
-Run: `.venv/bin/python bench/models.py [pack folder]` (default: interview/bank/core). Prints medians beside
+Run: `.venv/bin/python bench/models.py [pack folder]` (default: questions/bank/core). Prints medians beside
 the targets. With no loadable question in the pack it times a built-in KV-cache model instead, so it always
 runs.
 """
@@ -81,7 +81,7 @@ def verdict(seconds: float, target: float) -> str:
 
 
 def main(argv: list[str]) -> int:
-    folder = Path(argv[1]) if len(argv) > 1 else ROOT / "interview" / "bank" / "core"
+    folder = Path(argv[1]) if len(argv) > 1 else ROOT / "questions" / "bank" / "core"
     started = time.perf_counter()
     specs, errors = load_pack(folder)
     load_s = time.perf_counter() - started

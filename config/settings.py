@@ -51,9 +51,9 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "questions",
+    "rounds",
     "interview",
-    "designs",
-    "grading",
     "drills",
 ]
 

@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from drills import services
 from drills.services import DrillNotFound, DrillOffer, DrillRefused
 from grading.core.vocabulary import TRACKS
-from interview.models import Question
+from questions.models import Question
 
 REFUSAL = inline_serializer(
     "DrillRefusal", {"detail": serializers.CharField(), "round": serializers.IntegerField(allow_null=True)}

@@ -9,7 +9,7 @@ class DrillCard(models.Model):
     """One step a person practises: a question's asked line, with its FSRS memory state and next due time."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="drill_cards")
-    question = models.ForeignKey("interview.Question", on_delete=models.CASCADE, related_name="drill_cards")
+    question = models.ForeignKey("questions.Question", on_delete=models.CASCADE, related_name="drill_cards")
     line = models.CharField(max_length=120, help_text="The asked quantity's name in the question's model")
     # FSRS state (fsrs.Card): learning 1, review 2, relearning 3; step within the learning steps.
     state = models.PositiveSmallIntegerField(default=1)
@@ -35,7 +35,7 @@ class DrillAnswer(models.Model):
     card = models.ForeignKey(DrillCard, on_delete=models.CASCADE, related_name="answers")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="drill_answers")
     question_version = models.ForeignKey(
-        "interview.QuestionVersion", on_delete=models.PROTECT, related_name="+"
+        "questions.QuestionVersion", on_delete=models.PROTECT, related_name="+"
     )
     seed = models.BigIntegerField()
     prompt = models.TextField()

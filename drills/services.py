@@ -25,9 +25,10 @@ from django.utils import timezone
 from drills.models import DrillAnswer, DrillCard
 from grading.core.drills import DrillError, DrillStep, drill_grade, drill_lines, drill_step
 from grading.core.vocabulary import TRACKS
-from grading.services import question_version_spec
-from interview.models import Question, QuestionVersion, Round
-from interview.services.reference_guard import questions_with_open_round, round_open_on_question
+from questions.models import Question, QuestionVersion
+from questions.services.grading import question_version_spec
+from rounds.models import Round
+from rounds.services.reference_guard import questions_with_open_round, round_open_on_question
 
 SESSION_STEPS = 5  # about five minutes
 NEW_PER_DAY = 5  # new steps introduced a day (across tracks, or in the track chosen)
@@ -75,7 +76,7 @@ class DrillResult:
     card: DrillCard
 
 
-# Which questions are held back: those with an open round (interview.services.reference_guard).
+# Which questions are held back: those with an open round (rounds.services.reference_guard).
 
 
 def _refuse_if_held_back(*, user, question: Question, now: datetime) -> None:

@@ -6,11 +6,11 @@ from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from designs.readings import describe_reading
 from drills import services
 from drills.services import DrillNotFound, DrillRefused
 from grading.core.vocabulary import TRACKS
-from interview.models import Question, QuestionVersion
+from questions.models import Question, QuestionVersion
+from rounds.readings import describe_reading
 
 SESSION_KEY = "drill_session"
 

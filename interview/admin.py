@@ -4,7 +4,7 @@ from django.http import HttpRequest
 from rest_framework.authtoken.models import TokenProxy
 
 from interview.forms_login import AdminLockoutAuthenticationForm
-from interview.models import Question, QuestionVersion
+from questions.models import Question, QuestionVersion
 
 
 class QuestionAdminForm(forms.ModelForm):

@@ -12,7 +12,7 @@ class Role(StrEnum):
     ADMIN = "admin"
 
 
-# Custom permissions each role's group carries (app_label.codename); declared on interview models' Meta.
+# Custom permissions each role's group carries (app_label.codename); declared on questions.Question's Meta.
 ROLE_PERMISSIONS: dict[Role, list[str]] = {
     Role.CANDIDATE: ["practise_rounds"],
     Role.INTERVIEWER: ["practise_rounds", "interview_candidates"],
@@ -47,7 +47,7 @@ def group_for(role: Role) -> Group:
     if created:
         group.permissions.set(
             Permission.objects.filter(
-                content_type__app_label="interview", codename__in=ROLE_PERMISSIONS[role]
+                content_type__app_label="questions", codename__in=ROLE_PERMISSIONS[role]
             )
         )
     return group

@@ -4,8 +4,8 @@ from celery import shared_task
 from django.core.mail import send_mail
 
 from interview.forms import SEND_MAIL_TASK
-from interview.services.grading import rounds_complete_reviews
 from interview.services.invitation_mail import SEND_INVITATION_MAIL_TASK, invitation_mail_send
+from rounds.services.grading import rounds_complete_reviews
 
 
 @shared_task(name="interview.complete_reviews", ignore_result=True)

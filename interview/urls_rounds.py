@@ -4,8 +4,7 @@ in interview/api/urls.py."""
 
 from django.urls import path
 
-from designs import views as work
-from interview.views import interviewer, replays, rounds
+from interview.views import interviewer, replays, rounds, work
 
 ROUND = "rounds/<int:round_id>/"
 RUN = ROUND + "replays/<int:run_id>/"

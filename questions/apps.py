@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
 
-class GradingConfig(AppConfig):
-    name = "grading"
-    verbose_name = "Grading and replays"
+class QuestionsConfig(AppConfig):
+    name = "questions"
+    verbose_name = "Questions"

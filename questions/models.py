@@ -30,6 +30,7 @@ class Question(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "interview_question"  # the table it had before the app moved (issue 29)
         ordering = ["track", "position", "slug"]
         permissions = [
             ("practise_rounds", "Can practise rounds"),
@@ -59,6 +60,7 @@ class QuestionVersion(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "interview_questionversion"
         ordering = ["question", "number"]
         constraints = [
             models.UniqueConstraint(fields=["question", "number"], name="unique_version_number"),

@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
 
-class DesignsConfig(AppConfig):
-    name = "designs"
-    verbose_name = "Designs"
+class RoundsConfig(AppConfig):
+    name = "rounds"
+    verbose_name = "Rounds"

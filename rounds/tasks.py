@@ -1,8 +1,9 @@
-"""Celery tasks for replays: each takes an id (or nothing) and calls one service in grading/replays.py."""
+"""Celery tasks for replays: each takes an id (or nothing) and calls one service in
+rounds/services/replays.py."""
 
 from celery import shared_task
 
-from grading.replays import (
+from rounds.services.replays import (
     HARD_TIME_LIMIT_S,
     RUN_REPLAY_TASK,
     SOFT_TIME_LIMIT_S,

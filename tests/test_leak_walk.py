@@ -32,9 +32,10 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from grading.core.grader import grade
-from interview.models import Question, Round, RoundStatus
-from interview.services.question_bank import CORE_PACK, question_bank_load
-from interview.services.rounds import round_opening_work, round_start
+from questions.models import Question
+from questions.services.question_bank import CORE_PACK, question_bank_load
+from rounds.models import Round, RoundStatus
+from rounds.services.rounds import round_opening_work, round_start
 
 pytestmark = pytest.mark.django_db
 QUESTIONS_WALKED = int(os.environ.get("LEAK_WALK_QUESTIONS", "11"))

@@ -15,15 +15,15 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from designs.services import work_save
-from grading import replays
-from grading.replays import replays_enqueue_for_round
 from interview.services.authoring import draft_create, sample_save
 from interview.services.discussion import comment_create, comment_report
 from interview.services.interviewing.invitations import invitation_create_for_username, invitation_create_link
 from interview.services.interviewing.notes import note_add
 from interview.services.interviewing.scorecards import scorecard_save
-from interview.services.rounds import round_start, round_submit
+from rounds.services import replays
+from rounds.services.replays import replays_enqueue_for_round
+from rounds.services.rounds import round_start, round_submit
+from rounds.services.work import work_save
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db
@@ -426,7 +426,7 @@ def reference_values(tmp_path, alice, client) -> list[str]:
 
 
 def leaks(client, alice, values) -> dict[str, list[str]]:
-    from interview.models import Question
+    from questions.models import Question
 
     round_ = round_start(candidate=alice, question=Question.objects.get(slug=KV_QUESTION), mode="timed")
     client.force_login(alice)

@@ -31,7 +31,7 @@ from grading.core.question_files import load_palette_file
 from grading.core.submission import CLIENT_ID, Arrow, Box
 
 CLIENT_KIND = "client"
-DEFAULT_PALETTE_PATH = Path(__file__).resolve().parents[2] / "interview" / "bank" / "palette.yaml"
+DEFAULT_PALETTE_PATH = Path(__file__).resolve().parents[2] / "questions" / "bank" / "palette.yaml"
 JOB_SHARE = 0.5  # of a component's credit; the failure mode earns the other half
 MAX_NGRAM_WORDS = 5
 MIN_TYPO_CHARS = 4

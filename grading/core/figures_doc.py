@@ -14,7 +14,7 @@ from grading.core.report_text import format_number
 from grading.core.units import from_base, parse_unit
 
 REPO = Path(__file__).resolve().parents[2]
-PACK = REPO / "interview" / "bank" / "core"
+PACK = REPO / "questions" / "bank" / "core"
 PAGE = REPO / "docs" / "seed-figures.md"
 
 

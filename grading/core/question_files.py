@@ -123,7 +123,7 @@ def load_palette_file(path: str | Path) -> tuple[dict[str, PaletteComponent], Ki
 
 
 WORKLOADS_FILE = "workloads.yaml"
-DEFAULT_WORKLOADS_PATH = Path(__file__).resolve().parents[2] / "interview" / "bank" / WORKLOADS_FILE
+DEFAULT_WORKLOADS_PATH = Path(__file__).resolve().parents[2] / "questions" / "bank" / WORKLOADS_FILE
 _SHARED_OVERRIDES = frozenset({"name", "shared", "label", "variable", "note"})
 _SHARED_IDENTITY = ("value", "unit", "range")
 

@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from interview.services.authoring import can_author, can_publish, model_check
-from interview.services.packs import MAX_FILE_BYTES, MAX_FILES, pack_export, pack_import
+from questions.services.packs import MAX_FILE_BYTES, MAX_FILES, pack_export, pack_import
 
 
 class PackFileSerializer(serializers.Serializer):

@@ -6,9 +6,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from interview.models import Question, QuestionVersion
 from interview.question_visibility import view_for
 from interview.views.catalogue import published_questions
+from questions.models import Question, QuestionVersion
 
 
 class QuestionSummarySerializer(serializers.ModelSerializer):

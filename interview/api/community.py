@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from interview.models import Comment, Question
+from interview.models import Comment
 from interview.services.bookmarks import bookmark_toggle
 from interview.services.discussion import (
     COMMENT_MAX_LENGTH,
@@ -26,6 +26,7 @@ from interview.services.discussion import (
 )
 from interview.views.catalogue import published_questions
 from interview.views.discussion import COMMENTS_PER_PAGE, is_moderator
+from questions.models import Question
 
 ErrorSerializer = inline_serializer(
     "DiscussionError",

@@ -9,10 +9,10 @@ from rest_framework.views import APIView
 from grading.core.submission import SubmissionError
 from grading.core.verdicts import VERDICTS
 from grading.core.vocabulary import CHECKS
-from grading.services import question_version_grade
 from interview.selectors import published_version_or_404
-from interview.services.reference_checks import reference_check_record
-from interview.services.reference_guard import reference_refusal, round_hiding_reference
+from questions.services.grading import question_version_grade
+from rounds.services.reference_checks import reference_check_record
+from rounds.services.reference_guard import reference_refusal, round_hiding_reference
 
 # Request: documented here; checked by grading.core.submission.read_submission, the same check as the CLI's.
 

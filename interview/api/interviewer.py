@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from interview.models import Invitation, Recommendation, Round, Scorecard
+from interview.models import Invitation, Recommendation, Scorecard
 from interview.selectors import round_for_interviewer
 from interview.services.interviewing.engine_comparison import scorecard_compare
 from interview.services.interviewing.errors import InterviewError, InterviewRateLimited, InvitationInvalid
@@ -33,7 +33,8 @@ from interview.services.interviewing.scorecards import (
     scorecard_release,
     scorecard_save,
 )
-from interview.services.rounds import round_close_if_expired
+from rounds.models import Round
+from rounds.services.rounds import round_close_if_expired
 
 # A refusal by the service ({"error": ...}) or DRF's own answer ({"detail": ...}, or field errors on a 400).
 ERROR = inline_serializer(

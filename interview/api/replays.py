@@ -10,8 +10,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from grading.models import ReplayRun, ReplaySide, ReplayStatus
-from grading.replays import (
+from interview.selectors import round_of_candidate
+from rounds.models import ReplayRun, ReplaySide, ReplayStatus, Round, RoundStatus
+from rounds.services.replays import (
     ReplayError,
     replay_cancel,
     replay_failure_score,
@@ -19,9 +20,7 @@ from grading.replays import (
     replays_current,
     replays_enqueue_for_round,
 )
-from interview.models import Round, RoundStatus
-from interview.selectors import round_of_candidate
-from interview.services.rounds import round_close_if_expired
+from rounds.services.rounds import round_close_if_expired
 
 ERROR = inline_serializer("ReplayError", {"detail": serializers.CharField()})
 

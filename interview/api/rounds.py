@@ -1,4 +1,5 @@
-"""Rounds over the API: start, read, submit, report (the save: designs.api). Each scoped to its owner."""
+"""Rounds over the API: start, read, submit, report (the save: interview.api.work). Each scoped to its
+owner."""
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -10,10 +11,11 @@ from rest_framework.views import APIView
 
 from interview.api.grading import ReportSerializer, ScoresSerializer
 from interview.api.review_report import ReviewSerializer
-from interview.models import Question, Round, RoundMode, RoundStatus
 from interview.selectors import round_of_candidate
-from interview.services.grading import round_review_complete
-from interview.services.rounds import RoundError, round_close_if_expired, round_start, round_submit
+from questions.models import Question
+from rounds.models import Round, RoundMode, RoundStatus
+from rounds.services.grading import round_review_complete
+from rounds.services.rounds import RoundError, round_close_if_expired, round_start, round_submit
 
 ERROR = inline_serializer("RoundError", {"error": serializers.CharField()})
 

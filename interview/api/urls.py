@@ -1,7 +1,7 @@
 from django.urls import include, path
 
-from designs.api import WorkSaveApi
 from interview.api import accounts, catalogue, grading, replays, rounds
+from interview.api.work import WorkSaveApi
 
 RUN = "rounds/<int:round_id>/replays/<int:run_id>/"
 

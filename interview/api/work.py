@@ -8,10 +8,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from designs.models import Work
-from designs.services import StaleRevision, work_save
-from designs.validation import MAX_FIX_TEXT, MAX_FIXES, MAX_NUMBER_TEXT, MAX_SCRATCH, WorkError
 from grading.core.vocabulary import FIX_CATEGORIES
+from rounds.models import Work
+from rounds.services.work import StaleRevision, work_save
+from rounds.validation import MAX_FIX_TEXT, MAX_FIXES, MAX_NUMBER_TEXT, MAX_SCRATCH, WorkError
 
 ERROR = inline_serializer("WorkError", {"error": serializers.CharField()})
 NOT_FOUND = inline_serializer("WorkNotFound", {"detail": serializers.CharField()})

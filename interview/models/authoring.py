@@ -11,7 +11,7 @@ class Draft(models.Model):
     slug = models.SlugField(max_length=80)
     data = models.JSONField(default=dict, help_text="The question file as a dict (may not validate yet)")
     based_on = models.ForeignKey(
-        "interview.QuestionVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "questions.QuestionVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

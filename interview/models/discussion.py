@@ -12,7 +12,7 @@ class AnchorKind(models.TextChoices):
 
 
 class Comment(models.Model):
-    question = models.ForeignKey("interview.Question", on_delete=models.CASCADE, related_name="comments")
+    question = models.ForeignKey("questions.Question", on_delete=models.CASCADE, related_name="comments")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="comments")
     parent = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.CASCADE, related_name="replies", help_text="One level"
@@ -74,7 +74,7 @@ class Report(models.Model):
 
 class ThreadLock(models.Model):
     question = models.OneToOneField(
-        "interview.Question", on_delete=models.CASCADE, related_name="thread_lock"
+        "questions.Question", on_delete=models.CASCADE, related_name="thread_lock"
     )
     locked_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -87,7 +87,7 @@ class ThreadLock(models.Model):
 
 class Bookmark(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bookmarks")
-    question = models.ForeignKey("interview.Question", on_delete=models.CASCADE, related_name="bookmarks")
+    question = models.ForeignKey("questions.Question", on_delete=models.CASCADE, related_name="bookmarks")
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -23,7 +23,7 @@ class Invitation(models.Model):
     from acceptance (`used_at`) until the candidate revokes it; `expires_at` bounds how long a link can be
     accepted."""
 
-    round = models.ForeignKey("interview.Round", on_delete=models.CASCADE, related_name="invitations")
+    round = models.ForeignKey("rounds.Round", on_delete=models.CASCADE, related_name="invitations")
     interviewer = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.CASCADE,
@@ -67,7 +67,7 @@ class Invitation(models.Model):
 class InterviewNote(models.Model):
     """A private note, stamped with the round's clock and phase when it was written."""
 
-    round = models.ForeignKey("interview.Round", on_delete=models.CASCADE, related_name="interview_notes")
+    round = models.ForeignKey("rounds.Round", on_delete=models.CASCADE, related_name="interview_notes")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     t = models.FloatField(help_text="Seconds since the round started")
     phase = models.CharField(max_length=20, blank=True)
@@ -87,7 +87,7 @@ class InterviewNote(models.Model):
 class Scorecard(models.Model):
     """The interviewer's rubric levels (1–4) with a note per dimension, a recommendation, and the release."""
 
-    round = models.OneToOneField("interview.Round", on_delete=models.CASCADE, related_name="scorecard")
+    round = models.OneToOneField("rounds.Round", on_delete=models.CASCADE, related_name="scorecard")
     interviewer = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="scorecards"
     )

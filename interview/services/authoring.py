@@ -16,7 +16,6 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Permissi
 from django.db import transaction
 
 from config.json_body import JsonTooDeep, json_loads_bounded
-from designs.palette import palette_components
 from grading.core.depth import consequence_problems
 from grading.core.design_check import load_index
 from grading.core.formula import FormulaError, parse_formula
@@ -28,12 +27,13 @@ from grading.core.question_types import Problem, QuestionSpec, SpecError
 from grading.core.report_text import format_quantity
 from grading.core.submission import SubmissionError
 from grading.core.vocabulary import PHASES
-from interview.models import Question, QuestionVersion
 from interview.models.authoring import Draft, SampleAnswer
 from interview.roles import Role, has_role, roles_of
 from interview.services.model_graph import ModelGraph, model_graph
-from interview.services.packs import number_notation, yaml_dump, yaml_error_message, yaml_read_text
-from interview.services.question_bank import question_version_publish
+from questions.models import Question, QuestionVersion
+from questions.palette import palette_components
+from questions.services.packs import number_notation, yaml_dump, yaml_error_message, yaml_read_text
+from questions.services.question_bank import question_version_publish
 
 TEXT_FIELDS = ("title", "summary", "prompt", "outline")
 CHOICE_FIELDS = ("track", "difficulty", "kind")
@@ -56,7 +56,7 @@ REQUIRED_SECTIONS = ("plan", "model", "asked", "rubric")
 MAX_SECTION_CHARS = 100_000
 MAX_TEXT_CHARS = 20_000
 MAX_QUANTITIES = 300
-PUBLISH_PERMISSION = "interview.publish_questions"
+PUBLISH_PERMISSION = "questions.publish_questions"
 
 
 class AuthoringError(Exception):
@@ -71,20 +71,20 @@ class AuthoringError(Exception):
 
 
 def can_author(user: AbstractBaseUser | AnonymousUser) -> bool:
-    """Authors and admins (by role), or anyone given `interview.author_questions`."""
+    """Authors and admins (by role), or anyone given `questions.author_questions`."""
     if not user.is_authenticated:
         return False
-    return bool(roles_of(user) & {Role.AUTHOR, Role.ADMIN}) or user.has_perm("interview.author_questions")
+    return bool(roles_of(user) & {Role.AUTHOR, Role.ADMIN}) or user.has_perm("questions.author_questions")
 
 
 def can_publish(user: AbstractBaseUser | AnonymousUser) -> bool:
-    """Admins publish; an author publishes when an admin granted them `interview.publish_questions`."""
+    """Admins publish; an author publishes when an admin granted them `questions.publish_questions`."""
     return user.is_authenticated and (has_role(user, Role.ADMIN) or user.has_perm(PUBLISH_PERMISSION))
 
 
 def publish_grant_set(*, user: AbstractBaseUser, granted: bool) -> None:
     """Give an author (or take back) the right to publish, as a per-user permission."""
-    permission = Permission.objects.get(content_type__app_label="interview", codename="publish_questions")
+    permission = Permission.objects.get(content_type__app_label="questions", codename="publish_questions")
     if granted:
         user.user_permissions.add(permission)
     else:

@@ -2,7 +2,8 @@
 
 from django.db import IntegrityError, transaction
 
-from interview.models import Bookmark, Question
+from interview.models import Bookmark
+from questions.models import Question
 
 
 def bookmark_toggle(*, user, question: Question, on: bool | None = None) -> bool:

@@ -10,10 +10,12 @@ from django.db.models import F, Prefetch, QuerySet
 from django.utils import timezone
 
 from interview.markdown import markdown_render
-from interview.models import Comment, Question, Report, Round, RoundStatus, ThreadLock, Vote
+from interview.models import Comment, Report, ThreadLock, Vote
 from interview.models.discussion import AnchorKind
 from interview.question_visibility import asked_line_view
 from interview.services.cache_counter import cache_count
+from questions.models import Question
+from rounds.models import Round, RoundStatus
 
 COMMENT_MAX_LENGTH = 4000
 REPORT_REASON_MAX_LENGTH = 500

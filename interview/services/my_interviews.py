@@ -4,8 +4,8 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from interview.models import Round, RoundStatus
 from interview.services.interviewing.access import rounds_interviewed_by
+from rounds.models import Round, RoundStatus
 
 MY_INTERVIEWS_LIMIT = 200
 

@@ -5,8 +5,8 @@ from enum import StrEnum
 
 from django.db.models import Count, Max, Q
 
-from interview.models import Question, Round, RoundStatus
-from interview.models.question_versions import Track
+from questions.models import Question, Track
+from rounds.models import Round, RoundStatus
 
 
 class ProgressStatus(StrEnum):

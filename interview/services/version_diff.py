@@ -5,7 +5,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
-from interview.services.packs import yaml_dump
+from questions.services.packs import yaml_dump
 
 
 @dataclass

@@ -4,7 +4,7 @@ from typing import Any
 
 from django import template
 
-from interview.models import Round
+from rounds.models import Round
 
 register = template.Library()
 

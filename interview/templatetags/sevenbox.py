@@ -54,7 +54,7 @@ def reference_rows(version) -> list[dict]:
     """Every quantity of a question version's model at its defaults, for authors and admins."""
     from grading.core.model import describe_model
     from grading.core.report_text import format_quantity
-    from grading.services import question_version_spec
+    from questions.services.grading import question_version_spec
 
     spec = question_version_spec(version)
     rows = describe_model(spec)

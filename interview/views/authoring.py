@@ -15,14 +15,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.json_body import json_loads_bounded
-from designs.palette import palette_for_canvas
-from designs.readings import describe_reading
 from grading.core.depth import curveball_preview
 from grading.core.drills import drill_samples
 from grading.core.question_export import spec_to_dict
 from grading.core.verdicts import VERDICTS
 from grading.core.vocabulary import DIFFICULTIES, KINDS, TRACKS
-from interview.models import Question, QuestionVersion, RoundMode, RoundStatus
 from interview.models.authoring import Draft, SampleAnswer
 from interview.question_visibility import PHASE_GUIDANCE, public_plan, public_view, workspace_phases
 from interview.roles import Role, group_for, has_role
@@ -51,9 +48,13 @@ from interview.services.authoring import (
     sheet_grade,
     version_republish,
 )
-from interview.services.packs import pack_export_zip, pack_files_from_upload, pack_import
-from interview.services.rounds import CLIENT_BOX
 from interview.services.version_diff import version_diff
+from questions.models import Question, QuestionVersion
+from questions.palette import palette_for_canvas
+from questions.services.packs import pack_export_zip, pack_files_from_upload, pack_import
+from rounds.models import RoundMode, RoundStatus
+from rounds.readings import describe_reading
+from rounds.services.rounds import CLIENT_BOX
 
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024

@@ -6,10 +6,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
-from interview.models import Question
 from interview.services.bookmarks import bookmark_toggle
 from interview.services.progress import NOT_STARTED, question_progress_for
 from interview.views.catalogue import published_questions
+from questions.models import Question
 
 
 def _get_published_question(slug: str) -> Question:

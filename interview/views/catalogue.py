@@ -3,15 +3,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from grading.core.vocabulary import CONCEPT_TITLES
-from interview.models import Question
-from interview.models.question_versions import Difficulty, Track
 from interview.question_visibility import can_see_reference, public_view
 from interview.services.bookmarks import bookmarked_question_ids
 from interview.services.interviewing.access import is_interviewer
 from interview.services.my_interviews import interviews_by_stage
 from interview.services.progress import NOT_STARTED, ProgressStatus, question_progress_for, track_progress_for
-from interview.services.reference_guard import round_hiding_reference
 from interview.views.discussion import thread_context
+from questions.models import Difficulty, Question, Track
+from rounds.services.reference_guard import round_hiding_reference
 
 
 def published_questions() -> QuerySet[Question]:

@@ -9,8 +9,8 @@ from django.views.decorators.http import require_GET
 
 from grading.core.vocabulary import CONCEPT_TITLES
 from interview.markdown import markdown_render
-from interview.models import Question
 from interview.views.catalogue import published_questions
+from questions.models import Question
 
 CONCEPTS_DIR = Path(__file__).resolve().parent.parent / "concepts"
 

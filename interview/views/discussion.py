@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from interview.htmx import htmx_refusal
-from interview.models import Comment, Question, Report
+from interview.models import Comment, Report
 from interview.roles import Role, roles_of
 from interview.services.discussion import (
     COMMENT_MAX_LENGTH,
@@ -32,6 +32,7 @@ from interview.services.discussion import (
     thread_is_locked,
     thread_set_locked,
 )
+from questions.models import Question
 
 COMMENTS_PER_PAGE = 20
 THREAD = "questions/_community.html#thread"

@@ -15,12 +15,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from designs.models import WorkEvent
-from designs.palette import palette_for_canvas
-from designs.timeline import WorkState, state_at
 from interview.htmx import htmx_refusal
 from interview.markdown import markdown_render
-from interview.models import Invitation, Question, Round, RoundMode, RoundStatus, Scorecard
+from interview.models import Invitation, Scorecard
 from interview.models.interviewing import Recommendation
 from interview.question_visibility import asked_line_view
 from interview.selectors import round_for_interviewer
@@ -47,8 +44,12 @@ from interview.services.interviewing.scorecards import (
     scorecard_save,
 )
 from interview.services.my_interviews import interviews_by_stage
-from interview.services.rounds import round_close_if_expired, round_opening_work
 from interview.views.rounds import round_clock
+from questions.models import Question
+from questions.palette import palette_for_canvas
+from rounds.models import Round, RoundMode, RoundStatus, WorkEvent
+from rounds.services.rounds import round_close_if_expired, round_opening_work
+from rounds.timeline import WorkState, state_at
 
 CONSOLE = "interviewer/console.html"
 POLL_STATUSES = (RoundStatus.ACTIVE, RoundStatus.SCHEDULED)

@@ -9,15 +9,15 @@ from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
 from grading.core.submission import SubmissionError, read_submission
-from grading.services import question_version_grade
 from interview.question_visibility import asked_line_view
 from interview.selectors import published_version_or_404
-from interview.services.reference_checks import (
+from questions.services.grading import question_version_grade
+from rounds.services.reference_checks import (
     questions_sharing_lines,
     reference_check_record,
     reference_checked_before,
 )
-from interview.services.reference_guard import reference_refusal, round_hiding_reference
+from rounds.services.reference_guard import reference_refusal, round_hiding_reference
 
 MAX_TEXT_CHARS = 200
 

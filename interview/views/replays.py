@@ -7,8 +7,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from grading.models import ReplayRun
-from grading.replays import (
+from interview.htmx import htmx_refusal
+from interview.selectors import round_of_candidate
+from rounds.models import ReplayRun, Round, RoundStatus
+from rounds.services.replays import (
     ReplayError,
     replay_cancel,
     replay_failure_report,
@@ -16,10 +18,7 @@ from grading.replays import (
     replays_current,
     replays_enqueue_for_round,
 )
-from interview.htmx import htmx_refusal
-from interview.models import Round, RoundStatus
-from interview.selectors import round_of_candidate
-from interview.services.rounds import round_close_if_expired
+from rounds.services.rounds import round_close_if_expired
 
 
 def _get_own_round(request: HttpRequest, round_id: int) -> Round:
@@ -54,7 +53,7 @@ def replays_page(request: HttpRequest, round_id: int) -> HttpResponse:
         "failure_report": replay_failure_report(round_),
         "is_review": round_.question_version.spec.get("kind") == "review",
     }
-    return render(request, "grading/replays.html", context)
+    return render(request, "rounds/services/replays.html", context)
 
 
 @login_required

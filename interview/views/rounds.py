@@ -5,16 +5,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from designs.palette import palette_for_canvas
-from designs.readings import describe_reading
-from grading.replays import replay_failure_report, replays_current
-from interview.models import Question, Round, RoundStatus
-from interview.models.question_versions import Track
 from interview.question_visibility import PHASE_GUIDANCE, public_plan, public_view, workspace_phases
 from interview.selectors import round_of_candidate
 from interview.services.design_drawing import designs_compared, question_headline
-from interview.services.grading import review_pending, round_review_complete
-from interview.services.rounds import (
+from questions.models import Question, Track
+from questions.palette import palette_for_canvas
+from rounds.models import Round, RoundStatus
+from rounds.readings import describe_reading
+from rounds.services.grading import review_pending, round_review_complete
+from rounds.services.replays import replay_failure_report, replays_current
+from rounds.services.rounds import (
     RoundError,
     round_abandon,
     round_close_if_expired,

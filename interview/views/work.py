@@ -7,10 +7,10 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from config.json_body import JsonTooDeep, json_loads_bounded
-from designs.models import Work
-from designs.readings import describe_reading
-from designs.services import StaleRevision, work_save
-from designs.validation import MAX_NUMBER_TEXT, WorkError
+from rounds.models import Work
+from rounds.readings import describe_reading
+from rounds.services.work import StaleRevision, work_save
+from rounds.validation import MAX_NUMBER_TEXT, WorkError
 
 
 def _get_own_work(request: HttpRequest, round_id: int) -> Work:

@@ -15,13 +15,13 @@ from typing import Any
 
 import yaml
 
-from designs.palette import PALETTE_FILE, palette_components
 from grading.core.question_export import spec_to_dict
 from grading.core.question_files import BankYamlLoader, pack_question_paths
 from grading.core.question_reader import parse_question
 from grading.core.question_types import SpecError
-from interview.models import Question
-from interview.services.question_bank import LoadReport, question_version_publish
+from questions.models import Question
+from questions.palette import PALETTE_FILE, palette_components
+from questions.services.question_bank import LoadReport, question_version_publish
 
 MAX_FILE_BYTES = 512 * 1024
 MAX_FILES = 300

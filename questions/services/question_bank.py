@@ -7,11 +7,11 @@ from pathlib import Path
 
 from django.db import transaction
 
-from designs.palette import PALETTE_FILE, palette_components
 from grading.core.question_export import spec_to_dict
 from grading.core.question_files import load_question, pack_question_paths, pack_workloads
 from grading.core.question_types import SpecError
-from interview.models import Question, QuestionVersion
+from questions.models import Question, QuestionVersion
+from questions.palette import PALETTE_FILE, palette_components
 
 CORE_PACK = PALETTE_FILE.parent / "core"
 
@@ -94,7 +94,7 @@ def question_bank_load(*, folder: Path = CORE_PACK) -> LoadReport:
 
 def _order_tracks() -> None:
     """Within a track: easy before hard, then by title; `position` drives "up next"."""
-    from interview.models.question_versions import DIFFICULTY_ORDER
+    from questions.models import DIFFICULTY_ORDER
 
     by_track: dict[str, list[Question]] = {}
     for question in Question.objects.exclude(current_version=None):

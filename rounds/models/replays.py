@@ -77,7 +77,7 @@ def series_name(key: str) -> str:
 
 
 class ReplayRun(models.Model):
-    round = models.ForeignKey("interview.Round", on_delete=models.CASCADE, related_name="replay_runs")
+    round = models.ForeignKey("rounds.Round", on_delete=models.CASCADE, related_name="replay_runs")
     scenario = models.CharField(max_length=80, help_text="The scenario's name in the question version")
     position = models.PositiveSmallIntegerField(default=0, help_text="The scenario's place in the question")
     side = models.CharField(max_length=10, choices=ReplaySide.choices)
@@ -99,6 +99,7 @@ class ReplayRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "grading_replayrun"  # the table it had before the app moved (issue 29)
         ordering = ["round", "position", "scenario", "side", "-generation"]
         constraints = [
             models.UniqueConstraint(

@@ -23,7 +23,7 @@ class RoundStatus(models.TextChoices):
 class Round(models.Model):
     candidate = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rounds")
     question_version = models.ForeignKey(
-        "interview.QuestionVersion", on_delete=models.PROTECT, related_name="rounds"
+        "questions.QuestionVersion", on_delete=models.PROTECT, related_name="rounds"
     )
     mode = models.CharField(max_length=10, choices=RoundMode.choices, default=RoundMode.TIMED)
     status = models.CharField(max_length=10, choices=RoundStatus.choices, default=RoundStatus.ACTIVE)
@@ -44,6 +44,7 @@ class Round(models.Model):
     score_arithmetic = models.FloatField(null=True, blank=True)
 
     class Meta:
+        db_table = "interview_round"  # the tables keep the names they had before the app moved (issue 29)
         ordering = ["-started_at"]
         indexes = [models.Index(fields=["candidate", "status"])]
 
@@ -122,11 +123,12 @@ class ReferenceCheck(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reference_checks"
     )
     question = models.ForeignKey(
-        "interview.Question", on_delete=models.CASCADE, related_name="reference_checks"
+        "questions.Question", on_delete=models.CASCADE, related_name="reference_checks"
     )
     checked_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        db_table = "interview_referencecheck"
         indexes = [models.Index(fields=["user", "question", "checked_at"])]
 
     def __str__(self) -> str:

@@ -7,13 +7,16 @@ class Work(models.Model):
     """The round's canvas (`design`), numbers sheet (`numbers`: name -> text as typed) and scratch notes; in a
     design-review round also the ranked fixes (`fixes`: [{text, category}], first fix first)."""
 
-    round = models.OneToOneField("interview.Round", on_delete=models.CASCADE, related_name="work")
+    round = models.OneToOneField("rounds.Round", on_delete=models.CASCADE, related_name="work")
     design = models.JSONField(default=dict)
     numbers = models.JSONField(default=dict)
     scratch = models.TextField(blank=True, default="")
     fixes = models.JSONField(default=list, blank=True)
     revision = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "designs_work"  # the tables keep the names they had before the app moved (issue 29)
 
     def __str__(self) -> str:
         return f"Work for round {self.round_id} at revision {self.revision}"
@@ -31,9 +34,7 @@ class WorkEvent(models.Model):
 
     # One index, (round, revision), serves every read (a round's events in order): each event an autosave
     # appends updates two indexes (with the key), not three.
-    round = models.ForeignKey(
-        "interview.Round", on_delete=models.CASCADE, related_name="events", db_index=False
-    )
+    round = models.ForeignKey("rounds.Round", on_delete=models.CASCADE, related_name="events", db_index=False)
     revision = models.PositiveIntegerField()
     t = models.FloatField(help_text="Seconds since the round started")
     phase = models.CharField(max_length=20)
@@ -42,6 +43,7 @@ class WorkEvent(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "designs_workevent"
         ordering = ["round", "revision", "id"]
         indexes = [models.Index(fields=["round", "revision"], name="workevent_round_revision")]
 

@@ -11,9 +11,9 @@ from django.db import transaction
 
 from grading.core.grader import GRADER_VERSION
 from grading.core.review_check import grade_review, review_with_replays
-from grading.replays import review_replays_from_runs
-from grading.services import question_version_grade, question_version_spec
-from interview.models import Round, RoundStatus
+from questions.services.grading import question_version_grade, question_version_spec
+from rounds.models import Round, RoundStatus
+from rounds.services.replays import review_replays_from_runs
 
 log = logging.getLogger(__name__)
 GRADING_FAILED = (

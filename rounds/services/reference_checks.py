@@ -10,7 +10,8 @@ from datetime import datetime
 from django.utils import timezone
 
 from grading.core.shared_lines import answer_figures, revealed_answers, stated_figures
-from interview.models import Question, ReferenceCheck
+from questions.models import Question
+from rounds.models import ReferenceCheck
 
 _figures: dict[str, tuple[set, dict]] = {}  # by version content hash: versions are immutable
 

@@ -12,9 +12,10 @@ from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
-from interview.models import Question, Round, RoundStatus
-from interview.services.reference_checks import questions_sharing_lines
-from interview.services.rounds import round_close_if_expired
+from questions.models import Question
+from rounds.models import Round, RoundStatus
+from rounds.services.reference_checks import questions_sharing_lines
+from rounds.services.rounds import round_close_if_expired
 
 UNSUBMITTED = (RoundStatus.ACTIVE, RoundStatus.SCHEDULED)
 

@@ -34,7 +34,7 @@ from grading.core.failure_modes import failure_report
 from grading.core.replay_inputs import replay_inputs, replay_seed, replay_seeds, simulator_version
 from grading.core.review_check import review_replays_summary, review_side
 from grading.core.sim import run_scenario_seeds
-from grading.models import FINISHED_STATUSES, ReplayRun, ReplaySide, ReplayStatus
+from rounds.models import FINISHED_STATUSES, ReplayRun, ReplaySide, ReplayStatus
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """Round workflows: start, submit, abandon, and closing a round at its deadline. Saving the work is
-designs.services.work_save."""
+rounds.services.work.work_save."""
 
 import logging
 import random
@@ -7,14 +7,14 @@ import random
 from django.db import transaction
 from django.utils import timezone
 
-from designs.models import Work
 from grading.core.report_text import format_unit
-from grading.replays import replays_enqueue_for_round
-from grading.services import question_version_model
-from interview.models import Question, QuestionVersion, Round, RoundMode, RoundStatus
-from interview.services.grading import round_grade
-from interview.services.reference_checks import reference_last_checked
-from interview.services.variants import variant_draw
+from questions.models import Question, QuestionVersion
+from questions.services.grading import question_version_model
+from rounds.models import Round, RoundMode, RoundStatus, Work
+from rounds.services.grading import round_grade
+from rounds.services.reference_checks import reference_last_checked
+from rounds.services.replays import replays_enqueue_for_round
+from rounds.services.variants import variant_draw
 
 log = logging.getLogger(__name__)
 

@@ -5,8 +5,8 @@ import math
 import numpy as np
 
 from grading.core.report_text import format_quantity
-from grading.services import question_version_model, question_version_spec
-from interview.models import QuestionVersion
+from questions.models import QuestionVersion
+from questions.services.grading import question_version_model, question_version_spec
 
 
 def _nice(value: float, *, whole: bool) -> float:

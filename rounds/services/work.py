@@ -11,9 +11,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from designs.models import Work, WorkEvent
-from designs.outline import version_outline
-from designs.validation import (
+from rounds.models import Work, WorkEvent
+from rounds.outline import version_outline
+from rounds.validation import (
     WorkError,
     clean_design,
     clean_fixes,

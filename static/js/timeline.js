@@ -1,6 +1,6 @@
 // Timeline replay: a slider over a finished round's time; the canvas, sheet and scratch show the work as it
 // was at that moment, and notes written later are dimmed. Each event carries the full new value of one field
-// (design, scratch or numbers.NAME), as designs/timeline.py documents; this is the same fold, client-side.
+// (design, scratch or numbers.NAME), as rounds/timeline.py documents; this is the same fold, client-side.
 (function () {
   "use strict";
 

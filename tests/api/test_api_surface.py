@@ -6,10 +6,10 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
-from grading.models import ReplayRun
-from grading.replays import replay_execute
-from interview.models import QuestionVersion
-from interview.services.rounds import round_start
+from questions.models import QuestionVersion
+from rounds.models import ReplayRun
+from rounds.services.replays import replay_execute
+from rounds.services.rounds import round_start
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db

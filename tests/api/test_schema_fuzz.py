@@ -21,7 +21,7 @@ from config.wsgi import application
 from interview.services.api_tokens import api_token_issue
 from interview.services.discussion import comment_create
 from interview.services.interviewing.invitations import invitation_create_for_username
-from interview.services.rounds import round_start
+from rounds.services.rounds import round_start
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db

@@ -5,8 +5,9 @@ a round on it; the author edits the model, sees the sample's verdict change, and
 import pytest
 from playwright.sync_api import expect
 
-from interview.models import Question, Round, RoundStatus
 from interview.services.authoring import publish_grant_set
+from questions.models import Question
+from rounds.models import Round, RoundStatus
 from tests.browser.canvas_helpers import add_box, connect_boxes, wait_for_saved
 from tests.browser.conftest import log_in, show_tab
 from tests.interview import authoring_fixtures as q

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from playwright.sync_api import expect
 
-from designs.models import Work
+from rounds.models import Work
 from tests.browser.canvas_helpers import (
     add_box,
     box_center,

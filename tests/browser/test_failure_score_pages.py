@@ -6,11 +6,9 @@ import re
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from designs.models import Work
-from grading.models import ReplayRun, ReplayStatus
-from grading.replays import replay_execute
-from interview.models import ReferenceCheck
-from interview.services.rounds import round_start, round_submit
+from rounds.models import ReferenceCheck, ReplayRun, ReplayStatus, Work
+from rounds.services.replays import replay_execute
+from rounds.services.rounds import round_start, round_submit
 from tests.browser.conftest import log_in
 from tests.interview.bank_fixtures import load_questions
 

@@ -7,7 +7,8 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from interview.models import InterviewNote, Round, RoundStatus, Scorecard
+from interview.models import InterviewNote, Scorecard
+from rounds.models import Round, RoundStatus
 from tests.browser.canvas_helpers import add_box
 from tests.browser.conftest import log_in, show_tab
 from tests.browser.round_helpers import invite_by_username, start_timed_round

@@ -4,7 +4,7 @@ page, concept pages, catalogue); after submit the report shows the headline figu
 import pytest
 from playwright.sync_api import expect
 
-from interview.models import Round, RoundStatus
+from rounds.models import Round, RoundStatus
 from tests.browser.conftest import log_in
 from tests.browser.round_helpers import start_timed_round
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions

@@ -2,11 +2,11 @@
 
 from playwright.sync_api import expect
 
-from grading import replays
-from grading.models import ReplayRun
-from grading.replays import replay_execute, replays_enqueue_for_round
+from rounds.models import ReplayRun
+from rounds.services import replays
+from rounds.services.replays import replay_execute, replays_enqueue_for_round
 from tests.browser.conftest import log_in
-from tests.grading.replay_fixtures import load_question, submitted_round
+from tests.rounds.replay_fixtures import load_question, submitted_round
 
 
 def test_finished_runs_draw_their_charts_and_a_queued_run_polls_until_it_is_done(

@@ -7,10 +7,9 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from designs.models import Work
-from designs.services import work_save
-from grading.models import ReplayRun, ReplayStatus
-from grading.replays import replay_execute
+from rounds.models import ReplayRun, ReplayStatus, Work
+from rounds.services.replays import replay_execute
+from rounds.services.work import work_save
 from tests.browser.conftest import log_in, show_tab
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 

@@ -6,9 +6,8 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from grading.models import ReplayRun, ReplayStatus
-from grading.replays import replay_execute
-from interview.models import Round, RoundStatus
+from rounds.models import ReplayRun, ReplayStatus, Round, RoundStatus
+from rounds.services.replays import replay_execute
 from tests.browser.canvas_helpers import arrow_item, box_item, canvas_parts, read_design, wait_for_saved
 from tests.browser.conftest import log_in, show_tab
 from tests.interview.bank_fixtures import load_questions

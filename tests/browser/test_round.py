@@ -6,8 +6,7 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from designs.models import Work
-from interview.models import Round, RoundStatus
+from rounds.models import Round, RoundStatus, Work
 from tests.browser.canvas_helpers import add_box, connect_boxes, read_design, set_failure, set_job
 from tests.browser.conftest import log_in, show_tab
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions

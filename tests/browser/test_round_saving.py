@@ -5,7 +5,7 @@ request."""
 import pytest
 from playwright.sync_api import expect
 
-from designs.models import Work
+from rounds.models import Work
 from tests.browser.canvas_helpers import add_box, read_design
 from tests.browser.conftest import log_in, show_tab, wait_on_page
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions

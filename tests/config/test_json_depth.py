@@ -7,7 +7,7 @@ import pytest
 
 from config.json_body import MAX_JSON_DEPTH, json_depth_exceeds
 from interview.services.api_tokens import api_token_issue
-from interview.services.rounds import round_start
+from rounds.services.rounds import round_start
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from interview.services.rounds import round_start
+from rounds.services.rounds import round_start
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 REPO = Path(__file__).resolve().parents[2]

@@ -182,9 +182,9 @@ def test_every_capacity_of_the_review_questions_reads_the_prefill_rate(slug, cap
     assert prefill in question(slug).model.reference.upstream(capacity)
 
 
-# Shared workload figures: one source (interview/bank/workloads.yaml) that every question uses.
+# Shared workload figures: one source (questions/bank/workloads.yaml) that every question uses.
 
-WORKLOADS = Path(__file__).resolve().parents[2] / "interview" / "bank" / "workloads.yaml"
+WORKLOADS = Path(__file__).resolve().parents[2] / "questions" / "bank" / "workloads.yaml"
 SHARED_RATE = "chat_replica_rate_70b_tp8"
 
 

@@ -7,7 +7,7 @@ from grading.core.design_check import ReferenceBox, ReferenceDesign, check_desig
 from grading.core.question_files import load_pack, load_palette_file
 from grading.core.submission import Box
 
-PALETTE = "interview/bank/palette.yaml"
+PALETTE = "questions/bank/palette.yaml"
 NONSENSE = ("asdf", "asdf asdf", "lorem ipsum dolor sit amet", "qwerty zxcv uiop", "xyzzy plugh", "...")
 
 # DOMAIN.md section 2, "The seven boxes between an API call and a GPU": each box's one job and its primary way
@@ -71,7 +71,7 @@ def test_the_palette_file_carries_a_version_and_every_kind_has_jobs_and_failure_
 
 
 def test_every_job_and_failure_mode_of_every_bank_reference_design_is_recognised(vocabulary):
-    specs, errors = load_pack("interview/bank/core")
+    specs, errors = load_pack("questions/bank/core")
     assert not errors
     unnamed = [
         (spec.slug, node.kind, field_name, text)
@@ -173,7 +173,7 @@ def test_the_report_shows_what_the_box_and_the_reference_name():
 def test_every_bank_question_grades_its_reference_design_full_and_its_nonsense_twin_at_most_half():
     from grading.core.grader import grade
 
-    specs, _ = load_pack("interview/bank/core")
+    specs, _ = load_pack("questions/bank/core")
     for spec in specs:
         if not spec.design.nodes or spec.kind == "review":
             continue

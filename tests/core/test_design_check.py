@@ -191,7 +191,7 @@ def test_two_boxes_of_one_kind_both_count_for_it(index):
 
 
 def test_every_bank_reference_design_passes_its_own_check(index):
-    specs, _ = load_pack("interview/bank/core")
+    specs, _ = load_pack("questions/bank/core")
     assert specs
     for spec in specs:
         design = ReferenceDesign(
@@ -206,7 +206,7 @@ def test_every_bank_reference_design_passes_its_own_check(index):
 
 
 def test_every_bank_reference_box_is_found_by_its_label_alone(index):
-    specs, _ = load_pack("interview/bank/core")
+    specs, _ = load_pack("questions/bank/core")
     assert specs
     misses = []
     for spec in specs:

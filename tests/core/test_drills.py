@@ -11,7 +11,7 @@ from grading.core.question_files import load_question
 from grading.core.question_reader import parse_question
 from grading.core.question_types import SpecError
 
-BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
+BANK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
 KV = load_question(BANK / "kv-cache-tiering.yaml")
 
 

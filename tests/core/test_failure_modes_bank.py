@@ -15,7 +15,7 @@ from grading.core.replay_inputs import replay_inputs, replay_seeds
 from grading.core.sim import run_scenario_seeds
 from tests.core.test_review_check import FIXED_NUMBERS
 
-BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
+BANK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
 
 
 def replayed(slug: str, side: str, numbers: dict | None = None, seeds: int = 2) -> dict:

@@ -14,7 +14,7 @@ from grading.core.grader import grade
 from grading.core.question_files import load_question
 from grading.core.question_types import QuestionSpec
 
-BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
+BANK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
 
 
 @cache

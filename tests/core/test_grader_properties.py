@@ -15,7 +15,7 @@ from grading.core.model import ModelError
 from grading.core.question_files import load_pack
 from grading.core.question_types import QuestionSpec
 
-BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
+BANK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
 SPECS, _ = load_pack(BANK)
 SPEC_BY_SLUG = {spec.slug: spec for spec in SPECS}
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

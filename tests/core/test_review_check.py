@@ -18,7 +18,7 @@ from grading.core.review_check import (
 )
 from grading.core.submission import read_submission
 
-BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
+BANK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import pytest
 from grading.core.question_files import load_pack
 from grading.core.units import from_base, parse_unit
 
-PACK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
+PACK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
 SPECS, LOAD_ERRORS = load_pack(PACK)
 FIGURES = [
     pytest.param(spec, figure, id=f"{spec.slug}:{figure.quantity}={figure.value:g} {figure.unit}")

@@ -6,7 +6,7 @@ from grading.core.question_export import spec_to_dict
 from grading.core.question_files import load_question
 from grading.core.shared_lines import answer_figures, revealed_answers, stated_figures
 
-BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
+BANK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
 
 
 def spec(slug: str) -> dict:

@@ -18,7 +18,7 @@ from grading.core.replay_inputs import replay_inputs
 from grading.core.review_check import grade_review
 from grading.core.sim import FAMILIES, run_scenario
 
-BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
+BANK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
 SLUGS = sorted(path.stem for path in BANK.glob("*.yaml"))
 EXTREMES = (0.0, -1.0, -1e30, 1e30, 1e-30, 1e-300, 0.5)
 SHORT = {"serving": 120.0, "training": 86400.0, "pipeline": 600.0, "events": 120.0}

@@ -15,7 +15,7 @@ from grading.core.sim import run_scenario
 from grading.core.sim.queueing import TIMED_OUT, FleetConfig, Requests, simulate_fleet
 from grading.core.sim.slo_words import is_upper, slo_sentence
 
-BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
+BANK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
 SHARE_KEYS = {"rejected_max_frac", "timed_out_max_frac", "failed_max_frac", "dropped_max_frac"}
 
 

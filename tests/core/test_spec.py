@@ -309,7 +309,7 @@ def test_a_review_question_needs_its_planted_flaws_and_round_trips():
     from grading.core.question_types import SpecError
 
     path = (
-        Path(__file__).resolve().parents[2] / "interview" / "bank" / "core" / "eight-gpu-design-review.yaml"
+        Path(__file__).resolve().parents[2] / "questions" / "bank" / "core" / "eight-gpu-design-review.yaml"
     )
     spec = load_question(path)
     assert spec.kind == "review" and spec.review and len(spec.review.flaws) >= 5

@@ -14,11 +14,11 @@ from drills import services
 from drills.models import DrillAnswer, DrillCard
 from drills.services import DrillRefused, drill_answer, drill_next, drill_next_for_question, drill_progress
 from grading.core.drills import drill_lines
-from grading.services import question_version_spec
-from interview.models import Round
 from interview.services.interviewing.scheduling import round_schedule_for_candidate
-from interview.services.reference_guard import questions_with_open_round, round_open_on_question
-from interview.services.rounds import round_start, round_submit
+from questions.services.grading import question_version_spec
+from rounds.models import Round
+from rounds.services.reference_guard import questions_with_open_round, round_open_on_question
+from rounds.services.rounds import round_start, round_submit
 from tests.conftest import TEST_PASSWORD
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 

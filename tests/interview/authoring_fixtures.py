@@ -99,7 +99,7 @@ GOOD_SHEET = {
 
 def question_dict() -> dict:
     """The whole question as a file-format dict (for tests that skip the editor)."""
-    from interview.services.packs import yaml_read_text
+    from questions.services.packs import yaml_read_text
 
     return {
         "slug": SLUG,

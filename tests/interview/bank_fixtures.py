@@ -3,8 +3,8 @@
 import shutil
 from pathlib import Path
 
-from interview.models import Question
-from interview.services.question_bank import CORE_PACK, question_bank_load
+from questions.models import Question
+from questions.services.question_bank import CORE_PACK, question_bank_load
 
 KV_QUESTION = "kv-cache-tiering"
 PLAN_QUESTION = "forty-five-minute-plan"

@@ -5,8 +5,9 @@ from pathlib import Path
 
 from django.utils import timezone
 
-from interview.models import Question, Round, RoundMode, RoundStatus
-from interview.services.question_bank import CORE_PACK, question_bank_load
+from questions.models import Question
+from questions.services.question_bank import CORE_PACK, question_bank_load
+from rounds.models import Round, RoundMode, RoundStatus
 
 # Both in the inference track: the easy one comes first, so the hard one is "up next" after it.
 BANK_FILES = ("forty-five-minute-plan.yaml", "llm-batching-system.yaml")

@@ -2,9 +2,9 @@
 
 import pytest
 
-from interview.models import Round
 from interview.services.interviewing.invitations import invitation_create_for_username
-from interview.services.rounds import round_start
+from rounds.models import Round
+from rounds.services.rounds import round_start
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 

@@ -72,11 +72,11 @@ def test_password_reset_sends_a_link_by_email(client, alice, celery_worker):
 
 def test_roles_are_groups_with_permissions(alice, bob, author, admin_user):
     assert roles_of(bob) == {Role.CANDIDATE, Role.INTERVIEWER}
-    assert bob.has_perm("interview.interview_candidates")
-    assert not alice.has_perm("interview.interview_candidates")
-    assert author.has_perm("interview.author_questions")
-    assert not author.has_perm("interview.publish_questions")
-    assert admin_user.has_perm("interview.publish_questions")
+    assert bob.has_perm("questions.interview_candidates")
+    assert not alice.has_perm("questions.interview_candidates")
+    assert author.has_perm("questions.author_questions")
+    assert not author.has_perm("questions.publish_questions")
+    assert admin_user.has_perm("questions.publish_questions")
 
 
 def test_a_non_admin_cannot_reach_the_admin(client, alice, author):

@@ -5,7 +5,7 @@ import pytest
 from django.contrib import admin
 from django.urls import reverse
 
-from interview.models import Question, QuestionVersion
+from questions.models import Question, QuestionVersion
 from tests.interview.bank_fixtures import KV_QUESTION, PLAN_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db

@@ -5,12 +5,15 @@ import json
 import pytest
 from django.urls import reverse
 
-from designs.models import Work  # noqa: F401 - rounds create their work row
-from interview.models import Question, QuestionVersion, Round
 from interview.models.authoring import Draft, SampleAnswer
 from interview.services.authoring import draft_create, draft_save, publish_grant_set, sample_save
-from interview.services.packs import yaml_dump, yaml_read_text
-from interview.services.rounds import round_start, round_submit
+from questions.models import Question, QuestionVersion
+from questions.services.packs import yaml_dump, yaml_read_text
+from rounds.models import (
+    Round,
+    Work,  # noqa: F401 - rounds create their work row
+)
+from rounds.services.rounds import round_start, round_submit
 from tests.conftest import TEST_PASSWORD
 from tests.interview import authoring_fixtures as q
 

@@ -13,13 +13,12 @@ import pytest
 from django.utils import timezone
 from hypothesis import HealthCheck, example, given, settings
 
-from designs.services import work_save
-from designs.validation import WorkError
-from grading import replays
-from grading.models import ReplayRun, ReplayStatus
-from grading.replays import replay_execute
-from interview.models import Round, RoundStatus
-from interview.services.rounds import round_start, round_submit
+from rounds.models import ReplayRun, ReplayStatus, Round, RoundStatus
+from rounds.services import replays
+from rounds.services.replays import replay_execute
+from rounds.services.rounds import round_start, round_submit
+from rounds.services.work import work_save
+from rounds.validation import WorkError
 from tests.core.test_sim_extreme_inputs import SLUGS, typed_numbers
 from tests.core.test_typed_input_properties import NOT_A_NUMBER, typed_sheets
 from tests.interview.bank_fixtures import load_questions

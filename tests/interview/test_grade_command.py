@@ -80,7 +80,7 @@ def test_an_unknown_question_is_refused(tmp_path):
 
 def reference_design(nonsense: bool = False) -> dict:
     from grading.core.question_files import read_yaml
-    from interview.services.question_bank import CORE_PACK
+    from questions.services.question_bank import CORE_PACK
 
     design = read_yaml(CORE_PACK / f"{SLUG}.yaml")["design"]
     nodes = [

@@ -8,8 +8,7 @@ import pytest
 from django.http import Http404
 from django.utils import timezone
 
-from designs.services import work_save
-from interview.models import InterviewNote, Invitation, Round, RoundStatus, Scorecard
+from interview.models import InterviewNote, Invitation, Scorecard
 from interview.roles import Role
 from interview.selectors import round_for_interviewer
 from interview.services.interviewing.calibration import calibration_for
@@ -24,7 +23,9 @@ from interview.services.interviewing.invitations import (
 from interview.services.interviewing.notes import note_add
 from interview.services.interviewing.scheduling import round_begin_scheduled, round_schedule_for_candidate
 from interview.services.interviewing.scorecards import scorecard_release, scorecard_save
-from interview.services.rounds import round_start, round_submit
+from rounds.models import Round, RoundStatus
+from rounds.services.rounds import round_start, round_submit
+from rounds.services.work import work_save
 from tests.interview.interviewing_fixtures import alice_round, invited_round, kv_question  # noqa: F401
 
 pytestmark = pytest.mark.django_db

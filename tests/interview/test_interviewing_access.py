@@ -14,7 +14,7 @@ from django.urls import URLPattern
 from django.utils import timezone
 
 from interview.api.interviewer import urlpatterns as api_urlpatterns
-from interview.models import Invitation, Round
+from interview.models import Invitation
 from interview.roles import Role
 from interview.services.accounts import user_grant_role
 from interview.services.interviewing.invitations import (
@@ -24,10 +24,11 @@ from interview.services.interviewing.invitations import (
 )
 from interview.services.interviewing.notes import note_add
 from interview.services.interviewing.scorecards import scorecard_save
-from interview.services.rounds import round_submit
 from interview.urls_interviewer import interviewer_urlpatterns
 from interview.urls_rounds import round_urlpatterns
 from interview.views import interviewer
+from rounds.models import Round
+from rounds.services.rounds import round_submit
 from tests.interview.interviewing_fixtures import alice_round, invited_round, kv_question  # noqa: F401
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@
 import pytest
 
 from interview.models import Invitation
-from interview.services.rounds import round_submit
+from rounds.services.rounds import round_submit
 from tests.interview.interviewing_fixtures import alice_round, invited_round, kv_question  # noqa: F401
 
 pytestmark = pytest.mark.django_db

@@ -8,21 +8,14 @@ import pytest
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from designs.models import WorkEvent
-from designs.services import work_save
-from interview.models import (
-    InterviewNote,
-    Invitation,
-    Question,
-    QuestionVersion,
-    Round,
-    RoundStatus,
-    Scorecard,
-)
+from interview.models import InterviewNote, Invitation, Scorecard
 from interview.services.interviewing.notes import note_add
 from interview.services.interviewing.scheduling import round_schedule_for_candidate
 from interview.services.interviewing.scorecards import scorecard_release, scorecard_save
-from interview.services.rounds import round_submit
+from questions.models import Question, QuestionVersion
+from rounds.models import Round, RoundStatus, WorkEvent
+from rounds.services.rounds import round_submit
+from rounds.services.work import work_save
 from tests.interview.bank_fixtures import KV_QUESTION
 from tests.interview.interviewing_fixtures import alice_round, invited_round, kv_question  # noqa: F401
 

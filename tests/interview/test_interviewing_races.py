@@ -11,7 +11,7 @@ from interview.models import Invitation
 from interview.roles import Role
 from interview.services.interviewing.errors import InvitationInvalid
 from interview.services.interviewing.invitations import invitation_accept, invitation_create_link
-from interview.services.rounds import round_start
+from rounds.services.rounds import round_start
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 CLICKS = 6

@@ -9,9 +9,9 @@ from django.db import connection
 from django.template.defaultfilters import floatformat
 from django.test.utils import CaptureQueriesContext
 
-from designs.services import work_save
-from interview.models import Round
-from interview.services.rounds import round_start, round_submit
+from rounds.models import Round
+from rounds.services.rounds import round_start, round_submit
+from rounds.services.work import work_save
 from tests.interview.bank_fixtures import KV_QUESTION, PLAN_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db
@@ -62,7 +62,7 @@ def test_the_catalogue_lists_the_bank_without_reading_a_spec(client, alice, ques
 
 
 def test_the_version_title_migration_copies_each_specs_title(questions):
-    from interview.models import QuestionVersion
+    from questions.models import QuestionVersion
 
     QuestionVersion.objects.update(title="")
     migration = importlib.import_module("interview.migrations.0009_version_title")

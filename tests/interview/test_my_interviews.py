@@ -7,13 +7,13 @@ import pytest
 from celery.worker import state as worker_state
 from django.core import mail
 
-from interview.models import Round
 from interview.roles import Role
 from interview.services.interviewing.invitations import invitation_create_for_username
 from interview.services.interviewing.scheduling import round_schedule_for_candidate
 from interview.services.interviewing.scorecards import scorecard_release, scorecard_save
 from interview.services.my_interviews import interviews_by_stage
-from interview.services.rounds import round_start, round_submit
+from rounds.models import Round
+from rounds.services.rounds import round_start, round_submit
 from tests.interview.interviewing_fixtures import alice_round, invited_round, kv_question  # noqa: F401
 from tests.waiting import wait_for
 

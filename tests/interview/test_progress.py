@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from interview.models import RoundStatus
 from interview.services.progress import ProgressStatus, question_progress_for, track_progress_for
+from rounds.models import RoundStatus
 from tests.interview.community_helpers import BATCHING_SLUG, PLAN_SLUG, questions_load, round_record
 
 pytestmark = pytest.mark.django_db

@@ -6,9 +6,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from interview.models import Round, RoundStatus
 from interview.services.interviewing.scheduling import round_schedule_for_candidate
-from interview.services.rounds import round_start, round_submit
+from rounds.models import Round, RoundStatus
+from rounds.services.rounds import round_start, round_submit
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.usefixtures("db")

@@ -6,12 +6,12 @@ progress and calibration count it apart."""
 import pytest
 from django.urls import reverse
 
-from interview.models import ReferenceCheck, Round
 from interview.services.interviewing.calibration import calibration_for
 from interview.services.interviewing.invitations import invitation_create_for_username
 from interview.services.interviewing.scorecards import scorecard_release, scorecard_save
 from interview.services.progress import question_progress_for
-from interview.services.rounds import round_start, round_submit
+from rounds.models import ReferenceCheck, Round
+from rounds.services.rounds import round_start, round_submit
 from tests.interview.bank_fixtures import KV_QUESTION
 from tests.interview.interviewing_fixtures import kv_question  # noqa: F401
 

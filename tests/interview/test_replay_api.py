@@ -6,11 +6,11 @@ from django.apps import apps
 from rest_framework.test import APIClient
 
 if apps.ready:  # the pure grading run (-p no:django) still collects this module
-    from grading import replays
-    from grading.models import ReplayRun, ReplayStatus
-    from grading.replays import replay_execute
-    from interview.services.rounds import round_start
-from tests.grading.replay_fixtures import load_question, submitted_round
+    from rounds.models import ReplayRun, ReplayStatus
+    from rounds.services import replays
+    from rounds.services.replays import replay_execute
+    from rounds.services.rounds import round_start
+from tests.rounds.replay_fixtures import load_question, submitted_round
 
 pytestmark = pytest.mark.django_db
 

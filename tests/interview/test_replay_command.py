@@ -6,7 +6,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.grading.replay_fixtures import QUESTION_SLUG, load_question
+from tests.rounds.replay_fixtures import QUESTION_SLUG, load_question
 
 pytestmark = pytest.mark.usefixtures("db")  # not a django_db mark: the pure run (-p no:django) collects this
 

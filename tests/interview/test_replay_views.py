@@ -10,11 +10,11 @@ from django.urls import reverse
 import config.celery as celery_config
 
 if apps.ready:  # the pure grading run (-p no:django) still collects this module
-    from grading import replays
-    from grading.models import ReplayRun, ReplayStatus
-    from grading.replays import BROKER_DOWN_NOTE, replay_execute, replays_enqueue_for_round
+    from rounds.models import ReplayRun, ReplayStatus
+    from rounds.services import replays
+    from rounds.services.replays import BROKER_DOWN_NOTE, replay_execute, replays_enqueue_for_round
 from tests.conftest import TEST_PASSWORD
-from tests.grading.replay_fixtures import load_question, slow_run, submitted_round
+from tests.rounds.replay_fixtures import load_question, slow_run, submitted_round
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from designs.services import work_save
-from interview.services.rounds import round_start, round_submit
+from rounds.services.rounds import round_start, round_submit
+from rounds.services.work import work_save
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db

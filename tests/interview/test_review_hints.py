@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from interview.services.question_bank import CORE_PACK
-from interview.services.rounds import round_start
+from questions.services.question_bank import CORE_PACK
+from rounds.services.rounds import round_start
 from tests.interview.bank_fixtures import load_questions
 
 pytestmark = pytest.mark.django_db

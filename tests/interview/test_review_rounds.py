@@ -4,12 +4,11 @@ import json
 
 import pytest
 
-from designs.models import WorkEvent
-from designs.services import work_save
-from designs.validation import WorkError
-from grading import replays
-from grading.models import ReplayRun
-from interview.services.rounds import round_start, round_submit
+from rounds.models import ReplayRun, WorkEvent
+from rounds.services import replays
+from rounds.services.rounds import round_start, round_submit
+from rounds.services.work import work_save
+from rounds.validation import WorkError
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db
@@ -178,7 +177,7 @@ def test_an_author_edits_a_review_questions_flaws_in_the_editor_and_they_round_t
 
     from interview.models.authoring import Draft
     from interview.services.authoring import draft_check
-    from interview.services.packs import yaml_dump, yaml_read_text
+    from questions.services.packs import yaml_dump, yaml_read_text
 
     client.force_login(admin_user)
     client.post(reverse("authoring-question-edit", args=[REVIEW_QUESTION]))
@@ -255,8 +254,8 @@ def test_the_review_fills_in_from_its_replay_jobs_as_the_synchronous_grading_wou
     client, alice, review_round, sent, django_capture_on_commit_callbacks, settings
 ):
     from grading.core.review_check import grade_review
-    from grading.replays import replay_execute
-    from interview.services.grading import round_submission
+    from rounds.services.grading import round_submission
+    from rounds.services.replays import replay_execute
 
     client.force_login(alice)
     round_ = _submit_a_marked_review(client, review_round, django_capture_on_commit_callbacks)
@@ -293,8 +292,8 @@ def test_the_review_fills_in_from_its_replay_jobs_as_the_synchronous_grading_wou
 def test_the_periodic_task_completes_a_review_nobody_has_looked_at_once_its_runs_are_done(
     client, alice, review_round, sent, django_capture_on_commit_callbacks
 ):
-    from grading.replays import replay_execute
     from interview.tasks import complete_reviews
+    from rounds.services.replays import replay_execute
 
     client.force_login(alice)
     round_ = _submit_a_marked_review(client, review_round, django_capture_on_commit_callbacks)

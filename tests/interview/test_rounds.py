@@ -3,9 +3,9 @@ from datetime import timedelta
 
 import pytest
 
-from designs.services import work_save
-from interview.models import Round, RoundStatus
-from interview.services.rounds import round_start
+from rounds.models import Round, RoundStatus
+from rounds.services.rounds import round_start
+from rounds.services.work import work_save
 from tests.interview.bank_fixtures import KV_QUESTION, PLAN_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db
@@ -136,7 +136,7 @@ def test_a_design_round_starts_with_the_client_box_on_the_canvas(timed_round):
 
 
 def test_arrows_from_the_client_box_on_the_canvas_pass_the_path_check(timed_round):
-    from interview.services.rounds import round_submit
+    from rounds.services.rounds import round_submit
 
     spec = timed_round.spec
     nodes = [*timed_round.work.design["nodes"]]

@@ -14,10 +14,10 @@ from rest_framework.test import APIClient
 from grading.core.question_export import spec_to_dict
 from grading.core.question_files import load_pack, read_yaml
 from grading.core.question_reader import parse_question
-from interview.models import Question, QuestionVersion
 from interview.services.authoring import publish_grant_set
-from interview.services.packs import pack_export, pack_import, yaml_dump
-from interview.services.question_bank import CORE_PACK
+from questions.models import Question, QuestionVersion
+from questions.services.packs import pack_export, pack_import, yaml_dump
+from questions.services.question_bank import CORE_PACK
 from tests.conftest import TEST_PASSWORD
 from tests.interview.bank_fixtures import KV_QUESTION, PLAN_QUESTION, load_questions
 
@@ -47,7 +47,7 @@ def test_every_bank_question_dumps_to_yaml_that_reads_back_to_the_same_question(
 
 def test_text_that_looks_like_a_number_stays_text_through_a_dump():
     data = {"a": "1e6", "b": "off", "c": "two\nlines\n", "d": 3.35e12}
-    from interview.services.packs import yaml_read_text
+    from questions.services.packs import yaml_read_text
 
     assert yaml_read_text(yaml_dump(data)) == data
 

@@ -7,9 +7,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from grading.core.vocabulary import PHASES
-from interview.models import Question, QuestionVersion
 from interview.question_visibility import PHASE_GUIDANCE
-from interview.services.question_bank import CORE_PACK, question_bank_load
+from questions.models import Question, QuestionVersion
+from questions.services.question_bank import CORE_PACK, question_bank_load
 from tests.interview.bank_fixtures import KV_QUESTION, PLAN_QUESTION, load_questions, make_pack
 
 pytestmark = pytest.mark.django_db

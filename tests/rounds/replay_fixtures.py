@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.utils import timezone
 
-BANK = Path(__file__).resolve().parents[2] / "interview" / "bank" / "core"
+BANK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
 QUESTION_SLUG = "seven-boxes-serving-walkthrough"
 CANDIDATE_NUMBERS = {"replicas": "12", "b_max": "64", "tpot": "banana", "arrival_rate": "65 req/s"}
 
@@ -26,8 +26,8 @@ SLOW_INPUTS = {
 
 
 def load_question(tmp_path: Path):
-    from interview.models import Question
-    from interview.services.question_bank import question_bank_load
+    from questions.models import Question
+    from questions.services.question_bank import question_bank_load
 
     folder = tmp_path / "bank"
     folder.mkdir(exist_ok=True)
@@ -39,9 +39,8 @@ def load_question(tmp_path: Path):
 
 def submitted_round(candidate, question, numbers: dict | None = None):
     """A practice round with `numbers` saved, marked submitted (the grader is not needed for replays)."""
-    from designs.models import Work
-    from interview.models import Round, RoundStatus
-    from interview.services.rounds import round_start
+    from rounds.models import Round, RoundStatus, Work
+    from rounds.services.rounds import round_start
 
     round_ = round_start(candidate=candidate, question=question, mode="practice")
     Work.objects.filter(round=round_).update(numbers=dict(CANDIDATE_NUMBERS if numbers is None else numbers))
@@ -53,7 +52,7 @@ def submitted_round(candidate, question, numbers: dict | None = None):
 def slow_run(round_, *, duration_s: float = 4500, scenario: str = "slow-steady-load"):
     """A queued run with hand-made, slow inputs (no message sent)."""
     from grading.core.replay_inputs import replay_seed, simulator_version
-    from grading.models import ReplayRun
+    from rounds.models import ReplayRun
 
     return ReplayRun.objects.create(
         round=round_,

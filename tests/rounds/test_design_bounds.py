@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from designs.validation import MAX_DESIGN_CHARS, MAX_FIELD_TEXT, MAX_ID_TEXT
-from interview.services.rounds import round_start
+from rounds.services.rounds import round_start
+from rounds.validation import MAX_DESIGN_CHARS, MAX_FIELD_TEXT, MAX_ID_TEXT
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db

@@ -1,8 +1,8 @@
-"""The save's boundary checks on the canvas's free notes and group containers (designs.validation)."""
+"""The save's boundary checks on the canvas's free notes and group containers (rounds.validation)."""
 
 import pytest
 
-from designs.validation import MAX_GROUPS, MAX_NOTE_TEXT, MAX_NOTES, WorkError, clean_design
+from rounds.validation import MAX_GROUPS, MAX_NOTE_TEXT, MAX_NOTES, WorkError, clean_design
 
 BOXES = [
     {"id": "sch", "kind": "scheduler", "label": "Batcher"},

@@ -11,9 +11,9 @@ from django.conf import settings
 from django.utils import timezone
 
 if apps.ready:  # the pure grading run (-p no:django) still collects this module
-    from grading import replays
-    from grading.models import ReplayRun, ReplayStatus
-    from grading.replays import replay_cancel, replays_dispatch, replays_sweep
+    from rounds.models import ReplayRun, ReplayStatus
+    from rounds.services import replays
+    from rounds.services.replays import replay_cancel, replays_dispatch, replays_sweep
 from tests.grading.replay_fixtures import load_question, slow_run, submitted_round
 from tests.waiting import wait_for
 

@@ -16,9 +16,10 @@ from django.utils import timezone
 
 if apps.ready:  # the pure grading run (-p no:django) still collects this module
     from config.celery import app as celery_app
-    from grading import replays
-    from grading.models import ReplayRun, ReplayStatus
-    from grading.replays import (
+    from interview.services.interviewing.engine_comparison import scorecard_compare
+    from rounds.models import ReplayRun, ReplayStatus
+    from rounds.services import replays
+    from rounds.services.replays import (
         MAX_ATTEMPTS,
         ReplayError,
         replay_cancel,
@@ -29,9 +30,8 @@ if apps.ready:  # the pure grading run (-p no:django) still collects this module
         replays_send,
         replays_sweep,
     )
-    from interview.services.interviewing.engine_comparison import scorecard_compare
 from tests.conftest import USES_POSTGRES, USES_REDIS
-from tests.grading.replay_fixtures import load_question, slow_run, submitted_round
+from tests.rounds.replay_fixtures import load_question, slow_run, submitted_round
 from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]

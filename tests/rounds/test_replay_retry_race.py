@@ -9,11 +9,11 @@ from django.apps import apps
 from django.db import connection
 
 if apps.ready:  # the pure grading run (-p no:django) still collects this module
-    from grading import replays
-    from grading.models import ReplayRun, ReplayStatus
-    from grading.replays import replay_retry, replays_enqueue_for_round
+    from rounds.models import ReplayRun, ReplayStatus
+    from rounds.services import replays
+    from rounds.services.replays import replay_retry, replays_enqueue_for_round
 from tests.conftest import USES_POSTGRES
-from tests.grading.replay_fixtures import load_question, submitted_round
+from tests.rounds.replay_fixtures import load_question, submitted_round
 
 
 # SQLite's in-memory test database is one shared cache: two threads writing get "table is locked" at once.

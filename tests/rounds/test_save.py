@@ -1,4 +1,4 @@
-"""Saving a round's work (designs.services.work_save behind the page's autosave view) and the sheet's
+"""Saving a round's work (rounds.services.work.work_save behind the page's autosave view) and the sheet's
 read-back: revisions, the stale-tab refusal, the deadline lock, boundary checks, text PostgreSQL refuses."""
 
 import json
@@ -7,11 +7,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from designs.models import WorkEvent
-from designs.readings import describe_reading
-from designs.services import StaleRevision, work_save
-from interview.models import Round
-from interview.services.rounds import round_start
+from rounds.models import Round, WorkEvent
+from rounds.readings import describe_reading
+from rounds.services.rounds import round_start
+from rounds.services.work import StaleRevision, work_save
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db

@@ -1,6 +1,6 @@
 """The timeline rebuilds a round's work at any moment from its event log (pure: no database)."""
 
-from designs.timeline import Event, WorkState, as_events, moments, state_at
+from rounds.timeline import Event, WorkState, as_events, moments, state_at
 
 BOX = {"nodes": [{"id": "gateway", "kind": "gateway"}], "edges": []}
 TWO_BOXES = {"nodes": [{"id": "gateway", "kind": "gateway"}, {"id": "engine", "kind": "engine"}], "edges": []}

@@ -2,7 +2,7 @@
 
 The folder is named so pytest collects it after every other test folder, and the hook below, running after
 pytest-django has grouped tests by database use, moves these tests to the very end. A Celery worker SIGKILLed
-mid-replay is covered in tests/grading/test_replay_jobs.py
+mid-replay is covered in tests/rounds/test_replay_jobs.py
 (test_a_worker_killed_mid_run_loses_the_run_to_the_sweep_and_it_finishes_once), not repeated here.
 """
 

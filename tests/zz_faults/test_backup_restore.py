@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from designs.services import work_save
-from interview.models import Round
-from interview.services.rounds import round_start, round_submit
+from rounds.models import Round
+from rounds.services.rounds import round_start, round_submit
+from rounds.services.work import work_save
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,7 +27,7 @@ import json, sys
 import django
 django.setup()
 from django.db import connection
-from interview.models import Round
+from rounds.models import Round
 round_ = Round.objects.select_related("work", "candidate").get(pk=int(sys.argv[1]))
 with connection.cursor() as cursor:
     cursor.execute("SELECT report::text FROM interview_round WHERE id = %s", [round_.pk])

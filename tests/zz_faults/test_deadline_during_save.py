@@ -12,10 +12,9 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from designs.models import WorkEvent
-from designs.services import SaveResult, WorkLocked, work_save
-from interview.models import Round, RoundStatus
-from interview.services.rounds import round_close_if_expired, round_start
+from rounds.models import Round, RoundStatus, WorkEvent
+from rounds.services.rounds import round_close_if_expired, round_start
+from rounds.services.work import SaveResult, WorkLocked, work_save
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db(transaction=True)

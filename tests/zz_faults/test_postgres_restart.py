@@ -8,8 +8,8 @@ import pytest
 import requests
 from django.test import Client
 
-from designs.models import Work, WorkEvent
-from interview.services.rounds import round_start
+from rounds.models import Work, WorkEvent
+from rounds.services.rounds import round_start
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 from tests.waiting import wait_for
 from tests.zz_faults.services import postgres_restart

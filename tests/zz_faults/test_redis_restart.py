@@ -5,13 +5,13 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from designs.services import work_save
-from grading.models import ReplayRun, ReplayStatus
-from grading.replays import BROKER_DOWN_NOTE, replays_sweep
-from interview.services.rounds import round_start
+from rounds.models import ReplayRun, ReplayStatus
+from rounds.services.replays import BROKER_DOWN_NOTE, replays_sweep
+from rounds.services.rounds import round_start
+from rounds.services.work import work_save
 from tests.conftest import TEST_PASSWORD
-from tests.grading.replay_fixtures import load_question, submitted_round
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
+from tests.rounds.replay_fixtures import load_question, submitted_round
 from tests.waiting import wait_for
 from tests.zz_faults.services import redis_is_up, redis_stopped
 

@@ -4,9 +4,9 @@ accepted, unrevoked invitation (the views' look-up: interview.selectors.round_fo
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 
-from interview.models import Round
+from rounds.models import Round
 
-INTERVIEW_PERMISSION = "interview.interview_candidates"
+INTERVIEW_PERMISSION = "questions.interview_candidates"
 
 
 def is_interviewer(user: AbstractBaseUser | AnonymousUser) -> bool:

@@ -4,13 +4,14 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from interview.models import Recommendation, RoundStatus, Scorecard
+from interview.models import Recommendation, Scorecard
 from interview.services.interviewing.engine_comparison import (
     DISAGREEMENT_LEVELS,
     ENGINE_PHASES,
     engine_level,
     scorecard_compare,
 )
+from rounds.models import RoundStatus
 
 YES_SIDE = {Recommendation.LEAN_YES, Recommendation.YES, Recommendation.STRONG_YES}
 

@@ -4,15 +4,16 @@ Engine levels. The grading engine scores phases 0–100; a score is read as a ru
 below 25 is level 1, 25 to below 50 level 2, 50 to below 75 level 3, 75 and above level 4 (`ENGINE_BANDS`).
 `numbers`, `arithmetic`, `shape` and `depth` (the curveballs and follow-up decisions, when the round answered
 them) come from the round's report, `failures` from the failure replays
-(`grading.replays.replay_failure_score`); `communication` has no engine side. An interviewer's level
+(`rounds.services.replays.replay_failure_score`); `communication` has no engine side. An interviewer's level
 disagrees with the engine when they differ by more than one level."""
 
 from dataclasses import dataclass
 from typing import Any
 
-from grading.replays import replay_failure_score, replays_current
-from interview.models import Round, RoundStatus, Scorecard
+from interview.models import Scorecard
 from interview.services.interviewing.scorecards import rubric_of
+from rounds.models import Round, RoundStatus
+from rounds.services.replays import replay_failure_score, replays_current
 
 ENGINE_BANDS = ((25.0, 1), (50.0, 2), (75.0, 3))  # score below the bound -> level; else 4
 DISAGREEMENT_LEVELS = 1  # flagged when |interviewer - engine| is more than this

@@ -11,11 +11,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.celery import send_by_name
-from interview.models import Invitation, Round
+from interview.models import Invitation
 from interview.services.interviewing.access import is_interviewer
 from interview.services.interviewing.errors import InterviewError, InterviewRateLimited, InvitationInvalid
 from interview.services.invitation_mail import SEND_INVITATION_MAIL_TASK
 from interview.services.rate_limits import INVITATION_ACCEPT, INVITATION_LINK, rate_limit_exceeded
+from rounds.models import Round
 
 LINK_VALID_FOR = timedelta(hours=24)
 LINK_VALID_FOR_MAX = timedelta(days=14)

@@ -6,8 +6,9 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
-from interview.models import InterviewNote, Round, RoundStatus
+from interview.models import InterviewNote
 from interview.services.interviewing.errors import InterviewError
+from rounds.models import Round, RoundStatus
 
 NOTE_MAX_LENGTH = 4000
 

@@ -5,8 +5,8 @@ from typing import Any
 
 from grading.core.model import ModelError
 from grading.core.report_text import format_number
-from grading.services import question_version_model
-from interview.models import Round
+from questions.services.grading import question_version_model
+from rounds.models import Round
 
 
 def reference_values(round_: Round) -> list[dict[str, Any]]:

@@ -5,10 +5,12 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from interview.models import Invitation, Question, Round, RoundMode, RoundStatus
+from interview.models import Invitation
 from interview.services.interviewing.access import is_interviewer
 from interview.services.interviewing.errors import InterviewError
-from interview.services.rounds import round_start
+from questions.models import Question
+from rounds.models import Round, RoundMode, RoundStatus
+from rounds.services.rounds import round_start
 
 
 def round_schedule_for_candidate(

@@ -8,8 +8,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from grading.core.vocabulary import RUBRIC_DIMENSIONS, RUBRIC_LEVELS
-from interview.models import Recommendation, Round, RoundStatus, Scorecard
+from interview.models import Recommendation, Scorecard
 from interview.services.interviewing.errors import InterviewError
+from rounds.models import Round, RoundStatus
 
 LEVEL_NOTE_MAX_LENGTH = 2000
 

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from interview.services.packs import pack_export_folder
+from questions.services.packs import pack_export_folder
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from interview.services.packs import pack_files_from_folder, pack_import
+from questions.services.packs import pack_files_from_folder, pack_import
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from interview.services.question_bank import CORE_PACK, question_bank_load
+from questions.services.question_bank import CORE_PACK, question_bank_load
 
 
 class Command(BaseCommand):

@@ -5,8 +5,8 @@ import json as jsonlib
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from grading.core.model import ModelError, describe_model
-from grading.services import question_version_spec
-from interview.models import Question
+from questions.models import Question
+from questions.services.grading import question_version_spec
 
 
 def _parse_sets(pairs: list[str]) -> dict[str, str]:

@@ -16,14 +16,14 @@ from grading.core.failure_modes import failure_score
 from grading.core.replay_inputs import SIDES, replay_inputs, replay_seed, simulator_version
 from grading.core.sim import run_scenario
 
-BANK = Path(settings.BASE_DIR) / "interview" / "bank" / "core"
+BANK = Path(settings.BASE_DIR) / "questions" / "bank" / "core"
 
 
 def question_spec(slug: str) -> tuple[dict, str]:
     """The published version's spec from the database, else the question bank file; and where it came from."""
     from django.db import DatabaseError
 
-    from interview.models import Question
+    from questions.models import Question
 
     try:
         question = Question.objects.filter(slug=slug).select_related("current_version").first()

@@ -6,7 +6,7 @@ from pathlib import Path
 from grading.core.question_files import load_palette
 from grading.core.question_types import PaletteComponent
 
-PALETTE_FILE = Path(__file__).resolve().parent.parent / "interview" / "bank" / "palette.yaml"
+PALETTE_FILE = Path(__file__).resolve().parent.parent / "questions" / "bank" / "palette.yaml"
 GROUP_ORDER = {"serving": 0, "platform": 1, "training": 2, "data": 3}
 
 

@@ -9,8 +9,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from grading.core.submission import SubmissionError
-from grading.services import question_version_grade
-from interview.selectors import published_question_version
+from questions.selectors import published_question_version
+from questions.services.grading import question_version_grade
 
 
 def _read_json(source: str) -> Any:
