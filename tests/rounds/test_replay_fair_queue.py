@@ -14,7 +14,7 @@ if apps.ready:  # the pure grading run (-p no:django) still collects this module
     from rounds.models import ReplayRun, ReplayStatus
     from rounds.services import replays
     from rounds.services.replays import replay_cancel, replays_dispatch, replays_sweep
-from tests.grading.replay_fixtures import load_question, slow_run, submitted_round
+from tests.rounds.replay_fixtures import load_question, slow_run, submitted_round
 from tests.waiting import wait_for
 
 BACKLOG = 6
