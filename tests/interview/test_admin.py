@@ -40,12 +40,12 @@ def test_no_admin_page_answers_a_server_error(client, admin_user, questions):
 def test_question_versions_are_read_only_in_the_admin(client, admin_user, questions):
     client.force_login(admin_user)
     version = questions[KV_QUESTION].current_version
-    assert client.get(reverse("admin:interview_questionversion_add")).status_code == 403
-    assert client.post(reverse("admin:interview_questionversion_add"), {}).status_code == 403
-    page = client.get(reverse("admin:interview_questionversion_change", args=[version.pk]))
+    assert client.get(reverse("admin:questions_questionversion_add")).status_code == 403
+    assert client.post(reverse("admin:questions_questionversion_add"), {}).status_code == 403
+    page = client.get(reverse("admin:questions_questionversion_change", args=[version.pk]))
     assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
     deleted = client.post(
-        reverse("admin:interview_questionversion_delete", args=[version.pk]), {"post": "yes"}
+        reverse("admin:questions_questionversion_delete", args=[version.pk]), {"post": "yes"}
     )
     assert deleted.status_code == 403 and QuestionVersion.objects.filter(pk=version.pk).exists()
 
@@ -67,7 +67,7 @@ def question_form(question: Question, **changes) -> dict:
 def test_a_question_can_only_point_at_one_of_its_own_versions(client, admin_user, questions):
     client.force_login(admin_user)
     kv, plan = questions[KV_QUESTION], questions[PLAN_QUESTION]
-    url = reverse("admin:interview_question_change", args=[kv.pk])
+    url = reverse("admin:questions_question_change", args=[kv.pk])
     page = client.get(url).content.decode()
     assert f'<option value="{kv.current_version_id}" selected>' in page
     assert f'<option value="{plan.current_version_id}"' not in page
