@@ -53,7 +53,7 @@ def replays_page(request: HttpRequest, round_id: int) -> HttpResponse:
         "failure_report": replay_failure_report(round_),
         "is_review": round_.question_version.spec.get("kind") == "review",
     }
-    return render(request, "rounds/services/replays.html", context)
+    return render(request, "grading/replays.html", context)
 
 
 @login_required
