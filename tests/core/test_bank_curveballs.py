@@ -288,3 +288,143 @@ def test_feature_store_ninety_day_window():
     assert values["training_rows"] == pytest.approx(1.8e10)
     assert values["training_set_bytes"] == pytest.approx(28.8)
     assert values["feature_log_bytes"] == pytest.approx(4.32)
+
+
+def test_forty_five_minute_plan_agent_mode_prompts():
+    values = under("forty-five-minute-plan", "agent-mode-prompts")
+    # 3,000 developers / (20 s + 0.5 + 250 x 0.04 = 30.5 s) = 98.36 req/s x 9,000 tokens = 885,246 tok/s;
+    # / 28,035 tok/s a replica = 31.58 replicas of prefill compute (7.02 at 2,000-token prompts).
+    assert values["prefill_tok_s"] == pytest.approx(3_000 / 30.5 * 9_000, rel=1e-9)
+    assert values["prefill_tok_s"] == pytest.approx(885_246, abs=1)
+    assert values["prefill_share"] == pytest.approx(31.58, abs=0.01)
+
+
+def test_forty_five_minute_plan_whole_company_launch():
+    values = under("forty-five-minute-plan", "whole-company-launch")
+    # 6,000 / 30.5 s = 196.72 req/s; x 10.5 s = 2,065.6 in flight; / (64 x 0.7 = 44.8) = 46.1, so 47 replicas.
+    assert values["arrival_rate"] == pytest.approx(196.72, abs=0.01)
+    assert values["in_flight"] == pytest.approx(2_065.6, abs=0.1)
+    assert values["replicas"] == 47
+
+
+def test_gpu_cloud_fleet_grows_fourfold():
+    values = under("gpu-cloud-provisioning", "fleet-grows-fourfold")
+    # 16,000 nodes / 30 s = 533.3 reconciles a second x 0.05 s = 26.7 in progress. 128,000 GPUs x 4.74e-4
+    # = 60.67 node failures a day x 3 days = 182.0 nodes in repair; x 2 = 364.03, so 365 spares.
+    assert values["reconcile_rate"] == pytest.approx(533.33, abs=0.01)
+    assert values["reconciles_in_flight"] == pytest.approx(26.67, abs=0.01)
+    assert values["nodes_in_repair"] == pytest.approx(182.016)
+    assert values["spare_nodes"] == 365
+
+
+def test_gpu_cloud_bad_gpu_batch():
+    values = under("gpu-cloud-provisioning", "bad-gpu-batch")
+    # 32,000 GPUs x 1e-3 = 32 failures a day x 3 days = 96 in repair, x 2 = 192 spares; the 512-GPU job:
+    # 512 x 1e-3 x 3 x 2 = 3.07, so 4 spares.
+    assert values["nodes_in_repair"] == pytest.approx(96)
+    assert values["spare_nodes"] == 192
+    assert values["job_spares"] == 4
+
+
+def test_gpu_cloud_pull_within_ninety_seconds():
+    values = under("gpu-cloud-provisioning", "pull-within-ninety-seconds")
+    # 10 s x 2 strikes = 20 s to detect + 60 s to drain = 80 s = 1.33 min; + 300 s for a spare = 380 s;
+    # 512 GPUs x 380 s = 54.04 GPU-h stalled a failure (76.8 before).
+    assert values["time_to_pull"] == pytest.approx(80 / 60)
+    assert values["restart_time"] == pytest.approx(380)
+    assert values["stall_gpu_hours"] == pytest.approx(512 * 380 / 3_600)
+
+
+def test_gpu_credits_cluster_grows_to_16k():
+    values = under("gpu-credit-system", "cluster-grows-to-16k")
+    # 16,384 / 8 = 2,048 nodes; 16,384 x 720 h = 11,796,480 GPU-h a month; the idle 10% at $2 = $2,359,296;
+    # a team's guarantee 16,384 / 8 = 2,048 GPUs waits at most a 30-minute grace: 1,024 GPU-h.
+    assert values["nodes"] == 2_048
+    assert values["gpu_hours_month"] == pytest.approx(16_384 * 720)
+    assert values["idle_cost_month"] == pytest.approx(16_384 * 720 * 0.1 * 2)
+    assert values["starved_gpu_hours"] == pytest.approx(1_024)
+
+
+def test_gpu_credits_ten_second_debits():
+    values = under("gpu-credit-system", "ten-second-debits")
+    # 2,000 jobs / 10 s = 200 debits a second x 2,592,000 s = 518.4M a month; each is worth
+    # 3,686.4 busy GPUs x 10 s x $2/h / 2,000 jobs = $0.01024.
+    assert values["debit_rate"] == pytest.approx(200)
+    assert values["debits_month"] == pytest.approx(518.4e6)
+    assert values["debit_value"] == pytest.approx(3_686.4 * 10 / 3_600 * 2 / 2_000)
+    assert values["debit_value"] == pytest.approx(0.01024)
+
+
+def test_observability_batch_halves_for_latency():
+    values = under("inference-observability", "batch-halves-for-latency")
+    # 32 tokens a 12 ms step = 2,666.7 tok/s a replica; 8 GPUs x $2/h = $0.004444/s / 2,666.7 = $1.667e-6 a
+    # token; a span at $1.7e-6 is 1.02 times that; the 16-sequence tenant is half of the batch.
+    assert values["gpu_cost_per_token"] == pytest.approx(8 * 2 / 3_600 / (32 / 0.012), rel=1e-9)
+    assert values["gpu_cost_per_token"] == pytest.approx(1.6667e-6, rel=1e-4)
+    assert values["trace_to_serving"] == pytest.approx(1.02)
+    assert values["tenant_share"] == pytest.approx(0.5)
+
+
+def test_observability_fleet_grows_to_50k():
+    values = under("inference-observability", "fleet-grows-to-50k")
+    # 50,000 GPUs x 30 series = 1.5M; x 1,000 tenant values = 1.5B series x 4 KiB (4,096 B) = 6.144 TB;
+    # / 2M series a shard = 750 shards.
+    assert values["base_series"] == pytest.approx(1.5e6)
+    assert values["series_with_tenant"] == pytest.approx(1.5e9)
+    assert values["tenant_tsdb_memory"] == pytest.approx(6.144)
+    assert values["shards_needed"] == 750
+
+
+def test_job_scheduler_a_million_pending():
+    values = under("job-scheduler-100k-jobs", "a-million-pending")
+    # 1,000,000 jobs x 10 us = 10 s a scan; log2(1e6) = 19.93 comparisons; at 1 job a second the backlog
+    # is 1,000,000 s = 277.8 h of queue (Little's law).
+    assert values["scan_time"] == pytest.approx(10)
+    assert values["heap_compares"] == pytest.approx(19.93, abs=0.01)
+    assert values["backlog_wait"] == pytest.approx(1e6 / 3_600)
+
+
+def test_job_scheduler_topology_scoring():
+    values = under("job-scheduler-100k-jobs", "topology-scoring")
+    # 100,000 x 20 us = 2 s a scan, two 1 s ticks; the index checks 64 bucket heads x 20 us = 1.28 ms.
+    assert values["scan_time"] == pytest.approx(2)
+    assert values["scan_share"] == pytest.approx(2)
+    assert values["index_time"] == pytest.approx(1.28)
+
+
+def test_kv_tiering_fp8():
+    values = under("kv-cache-tiering", "fp8-kv")
+    # 2 x 80 layers x 8 heads x 128 x 1 B = 163,840 B = 160 KiB a token; x 30,000 = 4.915 GB a conversation;
+    # (8 x 80 GB x 0.9 - 141.107 GB) / 4.915 GB = 88.5, so 88 in HBM. Break-even: 163,840 B x (8 x 989e12
+    # x 0.5) FLOP/s / (2 x 70.55e9) FLOP a token = 4.593 GB/s.
+    assert values["kv_bytes_per_token"] == pytest.approx(160)
+    assert values["kv_conv"] == pytest.approx(4.9152)
+    assert values["convs_in_hbm"] == 88
+    assert values["breakeven_bw"] == pytest.approx(163_840 * 8 * 989e12 * 0.5 / (2 * 70_553_706_496) / 1e9)
+    assert values["breakeven_bw"] == pytest.approx(4.593, abs=0.001)
+
+
+def test_kv_tiering_contexts_grow_to_64k():
+    values = under("kv-cache-tiering", "contexts-grow-to-64k")
+    # 64,000 x 327,680 B = 20.97 GB; 434.89 GB / 20.97 = 20.7, so 20 conversations in HBM. Recompute:
+    # 2 x 70.55e9 x 64,000 = 9.031e15 FLOP + attention 2 x 80 x 8,192 x 64,000^2 = 5.369e15 = 1.440e16 FLOP
+    # / 3.956e15 FLOP/s = 3.640 s; reload 20.97 GB / 400 GB/s = 52.4 ms; 0.2 returns a second x (3.640 -
+    # 0.052) s = 0.7175 of a replica saved.
+    recompute = (2 * 70_553_706_496 * 64_000 + 2 * 80 * 8_192 * 64_000**2) / (8 * 989e12 * 0.5)
+    assert values["kv_conv"] == pytest.approx(20.97, abs=0.01)
+    assert values["convs_in_hbm"] == 20
+    assert values["recompute_s"] == pytest.approx(recompute, rel=1e-9)
+    assert values["recompute_s"] == pytest.approx(3.640, abs=0.001)
+    assert values["saved_frac"] == pytest.approx(0.2 * (recompute - 64_000 * 327_680 / 400e9), rel=1e-9)
+    assert values["saved_frac"] == pytest.approx(0.7175, abs=0.0001)
+
+
+def test_kv_tiering_slow_nvme_fast_prefill():
+    values = under("kv-cache-tiering", "slow-nvme-fast-prefill")
+    # Prefill at 8 x 989e12 x 0.7 = 5.538e15 FLOP/s: (4.233e15 + 1.180e15) / 5.538e15 = 0.977 s; break-even
+    # 327,680 B x 5.538e15 / 1.411e11 = 12.86 GB/s; NVMe reads 9.83 GB at 7 GB/s in 1,404 ms, slower than
+    # recomputing.
+    assert values["recompute_s"] == pytest.approx(0.9773, abs=0.0001)
+    assert values["breakeven_bw"] == pytest.approx(12.86, abs=0.01)
+    assert values["reload_nvme_s"] == pytest.approx(30_000 * 327_680 / 7e9 * 1e3)
+    assert values["reload_nvme_s"] > values["recompute_s"] * 1e3
