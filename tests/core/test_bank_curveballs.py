@@ -428,3 +428,33 @@ def test_kv_tiering_slow_nvme_fast_prefill():
     assert values["breakeven_bw"] == pytest.approx(12.86, abs=0.01)
     assert values["reload_nvme_s"] == pytest.approx(30_000 * 327_680 / 7e9 * 1e3)
     assert values["reload_nvme_s"] > values["recompute_s"] * 1e3
+
+
+def test_artifact_distribution_model_grows_to_405b():
+    values = under("model-artifact-distribution", "model-grows-to-405b")
+    # 405e9 x 2 B = 810 GB; a thousand nodes need 810 TB: at 40 Gb/s (5 GB/s) from the origin 162,000 s
+    # = 45 h.
+    # One copy over a 100 Gb/s NIC: 810 GB x 8 / 100 Gb/s = 64.8 s; the disk (5 GB/s) and the origin's one
+    # copy take 162 s, the slowest pipe, x 3 swarm overhead = 486 s.
+    assert values["artifact_bytes"] == pytest.approx(810)
+    assert values["origin_only_time"] == pytest.approx(45)
+    assert values["one_copy_time"] == pytest.approx(64.8)
+    assert values["fanout_time"] == pytest.approx(486)
+
+
+def test_artifact_distribution_config_only_release():
+    values = under("model-artifact-distribution", "config-only-release")
+    # A tenth of 141.107 GB = 14.11 GB a node, 14.11 TB for the fleet; from the origin 14.11e12 B / 5 GB/s
+    # = 2,822 s = 0.784 h; one copy over 100 Gb/s 1.129 s; the slowest pipe (disk or origin, 2.822 s) x 3
+    # = 8.47 s.
+    assert values["fleet_bytes"] == pytest.approx(14.1107, abs=1e-4)
+    assert values["origin_only_time"] == pytest.approx(14.1107e12 / 5e9 / 3_600, rel=1e-4)
+    assert values["one_copy_time"] == pytest.approx(1.1289, abs=1e-4)
+    assert values["fanout_time"] == pytest.approx(8.466, abs=0.001)
+
+
+def test_artifact_distribution_slow_nics():
+    values = under("model-artifact-distribution", "slow-nics")
+    # 141.107 GB x 8 / 25 Gb/s = 45.15 s, now slower than the disk's and the origin's 28.2 s: x 3 = 135.5 s.
+    assert values["one_copy_time"] == pytest.approx(45.15, abs=0.01)
+    assert values["fanout_time"] == pytest.approx(3 * 45.154, abs=0.01)
