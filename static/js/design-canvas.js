@@ -2162,7 +2162,13 @@
     }
 
     exportPng() {
+      // The picture shows the design, not what is selected: unselect quietly, draw, select again.
+      const selected = this.cy.$(":selected");
+      this.syncing = true;
+      selected.unselect();
       const blob = this.cy.png({ output: "blob", full: true, scale: 2, bg: "#ffffff" });
+      selected.select();
+      this.syncing = false;
       this.download(blob, "design.png");
       this.announce("Exported design.png.");
     }

@@ -18,6 +18,8 @@ from tests.browser.canvas_helpers import (
     connect_boxes,
     connect_boxes_by_drag,
     read_design,
+    select_box,
+    selected_id,
     set_failure,
     set_job,
 )
@@ -227,6 +229,8 @@ def test_export_writes_a_png_and_an_svg_that_show_the_boxes(round_page, tmp_path
     a, b = add_box(page, "api gateway"), add_box(page, "model router")
     set_job(page, a, "Authenticate the caller")
     connect_boxes(page, a, b)
+    select_box(page, a)
+    assert selected_id(page) == a  # exported with a box selected: the picture has no selection highlight
     canvas_root(page).locator("[data-action=export]").click()
     with page.expect_download() as png_download:
         canvas_root(page).locator("[data-action=export-png]").click()
@@ -246,13 +250,20 @@ def test_export_writes_a_png_and_an_svg_that_show_the_boxes(round_page, tmp_path
             const ctx = c.getContext("2d");
             ctx.drawImage(img, 0, 0);
             const d = ctx.getImageData(0, 0, c.width, c.height).data;
-            let n = 0;
-            for (let i = 0; i < d.length; i += 4) if (d[i] < 128 && d[i + 1] < 128 && d[i + 2] < 128) n++;
-            return n;
+            let n = 0, highlight = 0;
+            for (let i = 0; i < d.length; i += 4) {
+                if (d[i] < 128 && d[i + 1] < 128 && d[i + 2] < 128) n++;
+                // the selection's blue, #1d4ed8
+                if (Math.abs(d[i] - 29) < 24 && Math.abs(d[i + 1] - 78) < 24 && Math.abs(d[i + 2] - 216) < 24)
+                    highlight++;
+            }
+            return [n, highlight];
         }""",
         "data:image/png;base64," + base64.b64encode(data).decode(),
     )
-    assert dark > 500
+    dark, highlight = dark
+    assert dark > 500 and highlight == 0
+    assert selected_id(page) == a  # and the box is still selected on the canvas
 
     expect(canvas_root(page).locator("[data-action=export-svg]")).to_be_hidden()  # the formats closed
     canvas_root(page).locator("[data-action=export]").click()
