@@ -27,9 +27,9 @@ def catalogue(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()[:100]
     track = request.GET.get("track", "")
     difficulty = request.GET.get("difficulty", "")
-    if query:
+    for word in query.split()[:10]:  # every word somewhere in the title, summary or slug, in any order
         questions = questions.filter(
-            Q(title__icontains=query) | Q(summary__icontains=query) | Q(slug__icontains=query)
+            Q(title__icontains=word) | Q(summary__icontains=word) | Q(slug__icontains=word)
         )
     if track in Track.values:
         questions = questions.filter(track=track)
