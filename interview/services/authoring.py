@@ -437,8 +437,13 @@ def draft_publish(*, draft: Draft, user: AbstractBaseUser) -> QuestionVersion:
     spec, problems = draft_check(draft.data)
     if spec is None:
         raise AuthoringError(problems)
+    # The version is the draft's author's work; an admin who publishes it for them is named after them.
+    author = draft.owner
+    source = f"draft by {author.get_username()}"
+    if author.pk != user.pk:
+        source += f", published by {user.get_username()}"
     version, _ = question_version_publish(
-        spec_dict=spec_to_dict(spec), source=f"editor:{user.get_username()}"[:200], created_by=user
+        spec_dict=spec_to_dict(spec), source=source[:200], created_by=author
     )
     Draft.objects.filter(pk=draft.pk).update(based_on=version)
     draft.based_on = version

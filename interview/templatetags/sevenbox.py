@@ -33,6 +33,14 @@ def duration(seconds: Any) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
+@register.filter
+def verdict_words(verdict: Any) -> str:
+    """A verdict code as people read it: "arithmetic_slip" -> "Arithmetic slip"."""
+    from grading.core.verdicts import LABELS
+
+    return LABELS.get(str(verdict), str(verdict))
+
+
 @register.simple_tag
 def bands_explained() -> str:
     """What a line's band means for its credit, from the grader's own constants."""

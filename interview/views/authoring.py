@@ -18,7 +18,7 @@ from config.json_body import json_loads_bounded
 from grading.core.depth import curveball_preview
 from grading.core.drills import drill_samples
 from grading.core.question_export import spec_to_dict
-from grading.core.verdicts import VERDICTS
+from grading.core.verdicts import LABELS, VERDICTS
 from grading.core.vocabulary import DIFFICULTIES, KINDS, TRACKS
 from interview.models.authoring import Draft, SampleAnswer
 from interview.question_visibility import PHASE_GUIDANCE, public_plan, public_view, workspace_phases
@@ -263,7 +263,7 @@ def preview(request: HttpRequest, draft_id: int) -> HttpResponse:
         context["numbers"] = numbers
         context["numbers_json"] = json.dumps(numbers)
         context["report"] = sheet_grade(spec=spec, numbers=numbers)
-        context["verdicts"] = VERDICTS
+        context["verdicts"] = [(verdict, LABELS[verdict]) for verdict in VERDICTS]
         if request.htmx:
             return render(request, "authoring/preview.html#try-result", context)
     if spec is not None:

@@ -83,7 +83,7 @@ def test_an_author_writes_publishes_and_edits_a_question_a_candidate_has_answere
     for name, text in q.GOOD_SHEET.items():
         page.locator(f"#n-{name}").fill(text)
     page.get_by_role("button", name="Grade this sheet").click()
-    expect(page.locator("#try-lines tr[data-line=gpus_needed]")).to_contain_text("correct")
+    expect(page.locator("#try-lines tr[data-line=gpus_needed]")).to_contain_text("Correct (whole number, ±1)")
     page.locator("#sample-name").fill("a good one")
     page.get_by_role("button", name="Save sample answer").click()
     page.wait_for_url(draft_url)
@@ -92,7 +92,7 @@ def test_an_author_writes_publishes_and_edits_a_question_a_candidate_has_answere
     page.get_by_role("link", name="Publish…").click()
     expect(page.locator("#samples")).to_contain_text("a good one")
     page.locator("#confirm-publish").click()
-    expect(page.locator("#versions tr[data-version='1']")).to_contain_text("editor:ada")
+    expect(page.locator("#versions tr[data-version='1']")).to_contain_text("draft by ada")
 
     # A candidate completes a round on the new question and gets a grade.
     log_in(second_page, "alice")
@@ -119,9 +119,9 @@ def test_an_author_writes_publishes_and_edits_a_question_a_candidate_has_answere
     type_model(page, q.MODEL_EDITED)
     expect(page.locator("#model-values tr[data-quantity=gpus_needed] td.value")).to_have_text("156 GPU")
     page.get_by_role("button", name="Save draft").click()
-    expect(page.locator("#samples")).to_contain_text("gpus_needed: expected correct, now arithmetic_slip")
+    expect(page.locator("#samples")).to_contain_text("gpus_needed: expected Correct, now Arithmetic slip")
     page.get_by_role("link", name="Publish…").click()
-    expect(page.locator("#samples")).to_contain_text("now arithmetic_slip")
+    expect(page.locator("#samples")).to_contain_text("now Arithmetic slip")
     expect(page.locator("#diff")).to_contain_text("model.gpu_tok_rate")
     page.locator("#confirm-publish").click()
     expect(page.locator("#versions tr[data-version='2']")).to_be_visible()

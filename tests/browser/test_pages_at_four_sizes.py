@@ -157,3 +157,12 @@ def test_the_round_the_report_and_the_console_keep_every_control_and_label_in_re
     second_page.wait_for_function("() => SevenboxCanvas.get(document.getElementById('live-canvas'))")
     found += problems_on(second_page, "console", width)
     assert found == [], "\n".join(found)
+
+
+def test_the_staff_navigation_is_one_line_at_1440(page, admin_user):
+    page.set_viewport_size({"width": 1440, "height": 900})
+    log_in(page, admin_user.username)
+    tops = page.locator(".nav a, .nav button").evaluate_all(
+        "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
+    )
+    assert len(tops) >= 10 and max(tops) - min(tops) <= 6, tops  # every link on one row

@@ -6,7 +6,13 @@ import pytest
 from django.urls import reverse
 
 from interview.models.authoring import Draft, SampleAnswer
-from interview.services.authoring import draft_create, draft_save, publish_grant_set, sample_save
+from interview.services.authoring import (
+    draft_create,
+    draft_publish,
+    draft_save,
+    publish_grant_set,
+    sample_save,
+)
 from questions.models import Question, QuestionVersion
 from questions.services.packs import yaml_dump, yaml_read_text
 from rounds.models import (
@@ -201,7 +207,9 @@ def test_the_preview_shows_what_a_candidate_sees_and_grades_a_typed_sheet(client
     sheet = {f"numbers.{name}": text for name, text in q.GOOD_SHEET.items()}
     response = client.post(reverse("authoring-preview", args=[draft.pk]), sheet, HTTP_HX_REQUEST="true")
     html = response.content.decode()
-    assert 'id="try-result"' in html and "Overall 100.0" in html and html.count(">correct</td>") == 6
+    assert 'id="try-result"' in html and "Overall 100.0" in html and html.count('data-verdict="correct"') == 6
+    assert ">Correct (within" in html and ">Arithmetic slip</option>" in html  # words, not verdict codes
+    assert ">arithmetic_slip<" not in html and ">correct</td>" not in html
 
 
 def test_a_sample_answer_is_saved_with_its_expected_verdicts_and_regraded_after_a_model_change(
@@ -218,10 +226,10 @@ def test_a_sample_answer_is_saved_with_its_expected_verdicts_and_regraded_after_
     client.post(reverse("authoring-draft", args=[draft.pk]), editor_form(model=q.MODEL_EDITED))
     page = client.get(reverse("authoring-draft", args=[draft.pk])).content.decode()
     assert "expected verdicts changed" in page
-    assert "<code>gpus_needed</code>: expected correct, now <strong>arithmetic_slip</strong>" in page
+    assert "<code>gpus_needed</code>: expected Correct, now <strong>Arithmetic slip</strong>" in page
     publish_grant_set(user=author, granted=True)
     publish_page = client.get(reverse("authoring-publish", args=[draft.pk])).content.decode()
-    assert publish_page.index("now <strong>arithmetic_slip") < publish_page.index("confirm-publish")
+    assert publish_page.index("now <strong>Arithmetic slip") < publish_page.index("confirm-publish")
     client.post(reverse("authoring-sample-accept", args=[sample.pk]))
     sample.refresh_from_db()
     assert sample.expected["gpus_needed"] == "arithmetic_slip"
@@ -247,7 +255,12 @@ def test_an_admin_lets_an_author_publish_from_the_publishers_page(client, author
     response = client.post(reverse("authoring-publish", args=[draft.pk]))
     assert response.status_code == 302
     version = Question.objects.get(slug=q.SLUG).current_version
-    assert version.number == 1 and version.source == "editor:ada" and version.created_by == author
+    assert version.number == 1 and version.source == "draft by ada" and version.created_by == author
+
+
+def test_a_version_an_admin_publishes_credits_the_drafts_author(author, admin_user, draft):
+    version = draft_publish(draft=draft, user=admin_user)
+    assert version.created_by == author and version.source == "draft by ada, published by root"
 
 
 def test_publishing_an_unchanged_draft_makes_no_new_version(client, publisher, draft):
@@ -356,7 +369,7 @@ def test_the_live_model_check_regrades_the_sample_answers_before_anything_is_sav
     html = client.post(url, {"model": q.MODEL}).content.decode()
     assert 'id="live-samples"' in html and "every expected verdict holds" in html
     html = client.post(url, {"model": q.MODEL_EDITED}).content.decode()
-    assert "<code>gpus_needed</code>: expected correct, now <strong>arithmetic_slip</strong>" in html
+    assert "<code>gpus_needed</code>: expected Correct, now <strong>Arithmetic slip</strong>" in html
     draft.refresh_from_db()
     assert draft.data["model"]["quantities"][4]["value"] == 2500  # nothing saved
 
