@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from designs.models import Work
-from designs.services import work_save
-from grading.models import ReplayRun, ReplayStatus
-from grading.replays import replay_execute
 from interview.services.interviewing.invitations import invitation_create_for_username
-from interview.services.rounds import round_start, round_submit
+from rounds.models import ReplayRun, ReplayStatus, Work
+from rounds.services.replays import replay_execute
+from rounds.services.rounds import round_start, round_submit
+from rounds.services.work import work_save
 from tests.browser.canvas_helpers import canvas_root
 from tests.browser.conftest import log_in, show_tab
 from tests.interview.bank_fixtures import KV_QUESTION, load_questions
