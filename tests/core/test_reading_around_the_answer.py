@@ -458,3 +458,12 @@ def test_a_slash_between_two_quantities_is_a_note_and_only_a_power_of_ten_scales
     assert on_line("40 nodes / 320 GPUs", "node").value == 40  # the same fleet counted twice
     assert on_line("$5 per 100 requests", "USD/req").value == pytest.approx(0.05)
     assert on_line("$100K / month", "USD/month").value == pytest.approx(100e3 / (30 * 86400))
+
+
+def test_a_range_is_right_only_when_both_ends_are_inside_the_band():
+    # 2 x 80 x 8 x 128 x 2 B = 320 KiB a token, checked within 2%: 318 and 322 are both inside (0.6% off);
+    # 300 is 6% low, so 300-340 is not right although its midpoint is exactly 320.
+    both = graded("kv-cache-tiering", {"kv_bytes_per_token": "318-322 KiB"})["kv_bytes_per_token"]
+    assert both["verdict"] == "correct" and "midpoint" in both["note"]
+    wide = graded("kv-cache-tiering", {"kv_bytes_per_token": "300-340 KiB/token"})["kv_bytes_per_token"]
+    assert wide["verdict"] == "arithmetic_slip"
