@@ -56,6 +56,7 @@ from grading.core.report_text import (
     format_number,
     format_percent,
     format_quantity,
+    format_unit,
     operand,
 )
 from grading.core.submission import CurveballAnswer, DecisionAnswer, Submission, read_submission
@@ -78,6 +79,7 @@ _GRADING_FIELDS = ("slug", "model", "asked", "design", "plan")
 _PREPARED_CACHE_SIZE = 128
 MAX_SHARE = 2.0  # a plain line up to this (200%) may be written as a percentage: a share, a load, overcommit
 MIN_TERM_FACTOR = 8.0  # a factor hidden in one term: bits, a thousand, minutes (not KB versus KiB)
+BASE_UNIT_PREFIX = 1e6  # a bare number may be in the base unit on a line with this large a prefix or more
 NO_LIMIT_STAND_IN = 1e6  # the bank's (and the replay's) "no limit" for a queue: a million, never reached
 MIN_TERM_EFFECT = 2.0  # ... that moves the line twice or more (a slip of a third is no hidden factor)
 MAX_TERM_EFFECT_ORDERS = 3.5  # ... and by no more than a few thousandfold
@@ -643,6 +645,11 @@ class _Run:
             return
         value = reading.value
         check, tolerance = (line.check, line.tolerance) if line is not None else UNASKED_CHECK
+        in_base = self._bare_in_base_units(
+            name, reading, check, tolerance, (implied_stated, implied_corrected)
+        )
+        if in_base is not None:
+            value, self.notes[name] = in_base
         # A "per GPU" the line does not have: times the count of them in the chain when it has one; a figure
         # the qualifier does not fit (the whole labelled per GPU, or per node with no nodes in the chain) is
         # the right working with the wrong unit, charged here; later lines use the figure meant.
@@ -729,6 +736,28 @@ class _Run:
             f"; this line is for all of them: × {many} (your {_in_sentence(self.p.labels[count])})",
         )
         return reading.value * self.stated[count], note
+
+    def _bare_in_base_units(
+        self, name: str, reading: _Reading, check: str, tolerance: float | None, implied: tuple[Any, Any]
+    ) -> tuple[np.float64, str] | None:
+        """A bare number on a line with a large prefix (PFLOP, GB/s) that is right in the unit without it:
+        "1.44e17" on a PFLOP line is 1.44e17 FLOP. Only from a millionfold prefix up, where no slip of a
+        prefix or two lands by chance (a bare 0.2 on a ms line stays 0.2 ms)."""
+        factor = self.p.factor[name]
+        if reading.unit_written or factor < BASE_UNIT_PREFIX or self.p.units[name].dims.counts.exponents:
+            return None
+        as_base = reading.value / factor
+        if any(
+            math.isfinite(each) and v.within(check, tolerance, float(reading.value), each) for each in implied
+        ):
+            return None
+        if not any(
+            math.isfinite(each) and v.within(check, tolerance, float(as_base), each) for each in implied
+        ):
+            return None
+        base = format_unit(str(self.p.units[name].dims))
+        note = f"read as {format_number(float(as_base))} {base}, the line's unit without its prefix"
+        return np.float64(as_base), _joined_note(reading.note, note)
 
     def _per_in_chain(self, name: str, per: str) -> bool:
         """Whether the line's chain is itself per one `per` (a GB/GPU term, or a label "HBM per GPU"):
@@ -1262,6 +1291,10 @@ def _beyond_a_float(value: float) -> str:
     return "(more than 1e308)" if value > 0 else "(less than -1e308)"
 
 
+def _joined_note(*notes: str) -> str:
+    return "; ".join(note for note in notes if note)
+
+
 def _within(check: str, tolerance: float | None, value: float, implied: float, reading: _Reading) -> bool:
     """`v.within` for a reading; a range ("2-2.5 s") passes only when both its ends do; "unbounded" only
     where their numbers give no finite value (a queue at a utilisation of 1 or more)."""
@@ -1517,6 +1550,8 @@ def _line_report(prepared: _Prepared, reference: _Reference, run: _Run, line: _L
     reading = run.readings.get(name)
     factor = prepared.factor[name]
     given = None if reading is None else reading.value
+    if given is not None and name in run.notes:  # read again by the grading (per GPU, the base unit)
+        given = run.stated[name]
     implied = (
         None if line.is_input else (outcome.implied if outcome.implied is not None else run.implied.get(name))
     )

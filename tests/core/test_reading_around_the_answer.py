@@ -467,3 +467,12 @@ def test_a_range_is_right_only_when_both_ends_are_inside_the_band():
     assert both["verdict"] == "correct" and "midpoint" in both["note"]
     wide = graded("kv-cache-tiering", {"kv_bytes_per_token": "300-340 KiB/token"})["kv_bytes_per_token"]
     assert wide["verdict"] == "arithmetic_slip"
+
+
+def test_a_bare_number_in_the_base_unit_of_a_line_with_a_large_prefix_is_read_in_it():
+    # 1.8 PFLOP a pass x 40 steps x 2 (guidance) = 144 PFLOP = 1.44e17 FLOP: the bare figure in FLOP.
+    line = graded("video-generation-serving", {"flops_request": "1.44e17"})["flops_request"]
+    assert line["verdict"] == "correct" and "1.44e17 FLOP" in line["note"]
+    assert line["given"] == 144  # shown in the line's unit, as it was read
+    # On a millisecond line a bare 0.0246 for 24.6 ms stays a slip of a thousand: no such reading there.
+    assert graded("kv-cache-tiering", {"reload_dram_s": "0.0246"})["reload_dram_s"]["verdict"] == "unit_error"
