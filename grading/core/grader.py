@@ -79,6 +79,8 @@ _GRADING_FIELDS = ("slug", "model", "asked", "design", "plan")
 _PREPARED_CACHE_SIZE = 128
 MAX_SHARE = 2.0  # a plain line up to this (200%) may be written as a percentage: a share, a load, overcommit
 MIN_TERM_FACTOR = 8.0  # a factor hidden in one term: bits, a thousand, minutes (not KB versus KiB)
+MONTH_DAYS = 30  # the bank's month (units.py)
+CALENDAR_MONTH_DAYS = (31, 28, 29)
 BASE_UNIT_PREFIX = 1e6  # a bare number may be in the base unit on a line with this large a prefix or more
 NO_LIMIT_STAND_IN = 1e6  # the bank's (and the replay's) "no limit" for a queue: a million, never reached
 MIN_TERM_EFFECT = 2.0  # ... that moves the line twice or more (a slip of a third is no hidden factor)
@@ -645,11 +647,11 @@ class _Run:
             return
         value = reading.value
         check, tolerance = (line.check, line.tolerance) if line is not None else UNASKED_CHECK
-        in_base = self._bare_in_base_units(
-            name, reading, check, tolerance, (implied_stated, implied_corrected)
-        )
-        if in_base is not None:
-            value, self.notes[name] = in_base
+        implied_both = (implied_stated, implied_corrected)
+        read_again = self._bare_in_base_units(name, reading, check, tolerance, implied_both)
+        read_again = read_again or self._calendar_month(name, reading, check, tolerance, implied_both)
+        if read_again is not None:
+            value, self.notes[name] = read_again
         # A "per GPU" the line does not have: times the count of them in the chain when it has one; a figure
         # the qualifier does not fit (the whole labelled per GPU, or per node with no nodes in the chain) is
         # the right working with the wrong unit, charged here; later lines use the figure meant.
@@ -758,6 +760,28 @@ class _Run:
         base = format_unit(str(self.p.units[name].dims))
         note = f"read as {format_number(float(as_base))} {base}, the line's unit without its prefix"
         return np.float64(as_base), _joined_note(reading.note, note)
+
+    def _calendar_month(
+        self, name: str, reading: _Reading, check: str, tolerance: float | None, implied: tuple[Any, Any]
+    ) -> tuple[np.float64, str] | None:
+        """A monthly line worked with a calendar month (28 to 31 days) where the bank's month is 30 days:
+        right, read as the 30-day figure, with a note (3,047,424 GPU-hours for 31 days is 2,949,120)."""
+        if "month" not in self.p.units[name].text or not reading.value:
+            return None
+        if any(
+            _finite(each) is not None and v.within(check, tolerance, float(reading.value), each)
+            for each in implied
+        ):
+            return None
+        for days in CALENDAR_MONTH_DAYS:
+            as_thirty = reading.value * MONTH_DAYS / days
+            if any(
+                _finite(each) is not None and v.within(check, tolerance, float(as_thirty), each)
+                for each in implied
+            ):
+                note = f"a {days}-day month: read as {self.p.shown(name, as_thirty)} for the bank's 30 days"
+                return np.float64(as_thirty), _joined_note(reading.note, note)
+        return None
 
     def _per_in_chain(self, name: str, per: str) -> bool:
         """Whether the line's chain is itself per one `per` (a GB/GPU term, or a label "HBM per GPU"):

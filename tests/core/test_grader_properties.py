@@ -97,6 +97,8 @@ def test_one_derived_value_beyond_its_tolerance_is_one_wrong_line_and_changes_no
     model = spec.model.reference
     factors = v.unit_factors(model.dims(name), tuple(model.dims(dep) for dep in model.upstream(name)))
     assume(new != 0 and v.match_unit_factor(new / value, factors, 0.2, 1.0) is None)
+    if "month" in model.quantities[name].unit:  # a 28- to 31-day month is a reading, not a slip (issue 30)
+        assume(all(abs(new / value * 30 / days - 1) > 0.1 for days in (28, 29, 31)))
     baseline = by_name(grade(spec, {"numbers": numbers}))
     report = by_name(grade(spec, {"numbers": {**numbers, name: repr(new)}}))
     line = report[name]

@@ -476,3 +476,13 @@ def test_a_bare_number_in_the_base_unit_of_a_line_with_a_large_prefix_is_read_in
     assert line["given"] == 144  # shown in the line's unit, as it was read
     # On a millisecond line a bare 0.0246 for 24.6 ms stays a slip of a thousand: no such reading there.
     assert graded("kv-cache-tiering", {"reload_dram_s": "0.0246"})["reload_dram_s"]["verdict"] == "unit_error"
+
+
+def test_a_monthly_line_worked_with_a_calendar_month_is_right_with_a_note():
+    # 4,096 GPUs x 24 h x 30 days = 2,949,120 GPU-hours; with a 31-day month 3,047,424 (3.3% more, outside
+    # the line's 2%): a defensible month, read as the 30-day figure. 3,200,000 fits no month length.
+    line = graded("gpu-credit-system", {"gpu_hours_month": "3,047,424 GPU-h"})["gpu_hours_month"]
+    assert line["verdict"] == "correct" and "a 31-day month" in line["note"]
+    assert graded("gpu-credit-system", {"gpu_hours_month": "3,200,000 GPU-h"})["gpu_hours_month"][
+        "verdict"
+    ] == ("arithmetic_slip")
