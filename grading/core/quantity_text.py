@@ -24,7 +24,16 @@ Rules, in order:
 - A trailing "of the fleet" after a fraction or percentage is noted and dropped; a trailing "each" or
   "apiece" is noted and dropped (one of what the line counts).
 - The rest is a unit over our registry (grading/core/units.py): "KiB/tok", "Gb/s" (bits), "tokens per second",
-  "GPU-hours", "%" (0.01), "x" (a plain ratio).
+  "GPU-hours", "%" (0.01), "x" (a plain ratio); "a day", "every hour" are per that period.
+- Text that does not read so is read the way people write around an answer (issue 30), each way noted: a
+  parallel width ("TP8"); the stated result of shown working, after the last "=" or arrow ("80 × 8 × 128 × 4 B
+  = 320 KiB"); the quantity after a label ("TTFT ~ 180 ms"); a count of GPUs by model ("8xH100"); a per-count
+  with a power-of-ten scale ("$0.97 per 1M tokens", "/Mtok": divided by it); a narrow range (its midpoint,
+  both ends kept, "2-2.5 s"); and the leading quantity before a note ("6 nodes (48 GPUs)", "40 ms at p95",
+  "9.6 TB/dataset", "200 ms target"). Number words stay unread, their message writing them in digits.
+- On a line (`read_on_line`): "unbounded", "no limit", "∞" are an unbounded value; a share ("2.3%") where the
+  line asks for an amount is the wrong dimension; one vocabulary of count nouns (units.COUNT_NOUNS) names the
+  line's counts; a figure naming no count is in the line's counts ("3/s" on requests per second per team).
 """
 
 from __future__ import annotations
