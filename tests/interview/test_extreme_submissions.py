@@ -70,7 +70,8 @@ def test_a_review_round_with_ninety_gigabytes_everywhere_replays_and_reports(
     round_ = submit_with(
         alice, question, typed_numbers(slug, "same size everywhere"), django_capture_on_commit_callbacks
     )
-    for run_id in sent:
+    # every run, not only the two the fair queue sent first: the test is the worker here
+    for run_id in ReplayRun.objects.filter(round=round_).values_list("pk", flat=True):
         assert replay_execute(run_id=run_id) in ("done", "failed")
     for run in ReplayRun.objects.filter(round=round_):
         finite(run.result)
