@@ -4,7 +4,7 @@ in interview/api/urls.py."""
 
 from django.urls import path
 
-from interview.views import interviewer, replays, rounds, work
+from interview.views import depth, interviewer, replays, rounds, work
 
 ROUND = "rounds/<int:round_id>/"
 RUN = ROUND + "replays/<int:run_id>/"
@@ -16,6 +16,9 @@ round_urlpatterns = [
     path(ROUND + "save/", work.save, name="round-save"),
     path(ROUND + "read/", work.read_number, name="round-read"),
     path(ROUND + "clock/", rounds.clock, name="round-clock"),
+    path(ROUND + "depth/", depth.depth_panel, name="round-depth"),
+    path(ROUND + "depth/next/", depth.depth_next, name="round-depth-next"),
+    path(ROUND + "depth/save/", depth.depth_save, name="round-depth-save"),
     path(ROUND + "submit/", rounds.submit, name="round-submit"),
     path(ROUND + "abandon/", rounds.abandon, name="round-abandon"),
     path(ROUND + "report/", rounds.report, name="round-report"),

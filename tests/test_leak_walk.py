@@ -19,6 +19,7 @@ review question besides (a review round opens on a given design and a filled she
 """
 
 import functools
+import html
 import json
 import math
 import os
@@ -31,10 +32,12 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from grading.core.depth import curveball_says
 from grading.core.grader import grade
 from questions.models import Question
 from questions.services.question_bank import CORE_PACK, question_bank_load
 from rounds.models import Round, RoundStatus
+from rounds.services.depth import round_depth_next
 from rounds.services.rounds import round_opening_work, round_start
 
 pytestmark = pytest.mark.django_db
@@ -350,10 +353,48 @@ def bank(db) -> Bank:
     return Bank(walked=longest + [q for q in asking if is_review(q) and q not in longest], asking=asking)
 
 
-def walk(bank: list[Question], make_user) -> dict[str, list[str]]:
+def depth_texts(spec_data: dict, *, opened: bool) -> set[str]:
+    """What of a question's depth phase a candidate must not read yet: before it opens, every curveball's
+    title and sentence and every decision's choices and trade-offs; once open, the trade-offs and the design
+    consequences, which wait for the report."""
+    spec = question_version_spec_of(spec_data)
+    texts = {consequence.says for curveball in spec.curveballs for consequence in curveball.design}
+    texts |= {option.tradeoff for item in spec.decisions for option in item.options}
+    if not opened:
+        units = {quantity.name: quantity.unit for quantity in spec.model.quantities}
+        texts |= {curveball.title for curveball in spec.curveballs}
+        texts |= {curveball_says(curveball, units) for curveball in spec.curveballs}
+        texts |= {option.choice for item in spec.decisions for option in item.options}
+    return texts
+
+
+def question_version_spec_of(spec_data: dict):
+    from grading.core.question_reader import parse_question
+
+    return parse_question(spec_data, f"{spec_data['slug']}.yaml")
+
+
+def curveball_sentences(spec_data: dict) -> str:
+    spec = question_version_spec_of(spec_data)
+    units = {quantity.name: quantity.unit for quantity in spec.model.quantities}
+    return "\n".join(curveball_says(curveball, units) for curveball in spec.curveballs)
+
+
+def depth_shown(texts: set[str], text: str) -> list[str]:
+    plain = html.unescape(text)
+    return sorted(f"depth: {phrase[:60]}" for phrase in texts if phrase in plain)
+
+
+def walk(bank: list[Question], make_user, *, depth_open: bool = False) -> dict[str, list[str]]:
     """One candidate with an unsubmitted timed round on every walked question requests every URL; a request
-    that ends a round (submit, abandon) hands the walk on to a fresh candidate with fresh rounds."""
+    that ends a round (submit, abandon) hands the walk on to a fresh candidate with fresh rounds. With
+    `depth_open` every round's depth phase is open (all its curveballs shown) and only the round's own URLs
+    are walked; without it the depth phase stays closed (its URLs are not posted to)."""
     public = premises()
+    hidden = set().union(*(depth_texts(q.current_version.spec, opened=depth_open) for q in bank))
+    if depth_open:  # a curveball's new values are its premise, public once it is shown
+        said = "\n".join(curveball_sentences(q.current_version.spec) for q in bank)
+        public = {slug: (prompt + "\n" + said, given) for slug, (prompt, given) in public.items()}
     values = pattern_index({q.slug: round_values(q, public) for q in bank})
     specs = [q.current_version.spec for q in bank]
     question_slugs = sorted({slug for spec in specs for slug in (spec["slug"], *spec.get("related", []))})
@@ -365,6 +406,9 @@ def walk(bank: list[Question], make_user) -> dict[str, list[str]]:
     def fresh() -> tuple[Client, list[Round]]:
         user = make_user(f"walker{len(walkers)}")
         rounds = [round_start(candidate=user, question=question, mode="timed") for question in bank]
+        for round_ in rounds if depth_open else ():
+            for _ in question_version_spec_of(round_.spec).curveballs or [None]:
+                round_depth_next(round_=round_)
         client = Client()
         client.force_login(user)
         walkers.append((client, rounds))
@@ -375,6 +419,8 @@ def walk(bank: list[Question], make_user) -> dict[str, list[str]]:
     for template in url_templates():
         if template.startswith(SKIPPED_PREFIXES):
             continue
+        if (not depth_open and "depth/next/" in template) or (depth_open and "{round_id}" not in template):
+            continue  # closed: never move to the phase; open: only the round's own URLs
         params = {
             "slug": concept_slugs if "concepts/" in template else question_slugs,
             "round_id": [str(round_.pk) for round_ in rounds],
@@ -389,7 +435,7 @@ def walk(bank: list[Question], make_user) -> dict[str, list[str]]:
                     response = client.generic("POST", url, body, content_type=content_type)
                 raw = without_drawn_premises(url, response.content.decode("utf-8", "replace"), held_back)
                 text = raw + " " + TAGS.sub(" ", raw)
-                shown = found_in(values, text)
+                shown = found_in(values, text) + depth_shown(hidden, raw)
                 if shown:
                     leaks.setdefault(f"{method} {url}", []).extend(shown)
                 if method == "GET" and response.status_code == 404:

@@ -9,11 +9,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from interview.api.grading import ReportSerializer, ScoresSerializer
+from interview.api.grading import DepthAnswersSerializer, ReportSerializer, ScoresSerializer
 from interview.api.review_report import ReviewSerializer
 from interview.selectors import round_of_candidate
 from questions.models import Question
 from rounds.models import Round, RoundMode, RoundStatus
+from rounds.services.depth import DepthError, round_depth_save, round_depth_view
 from rounds.services.grading import round_review_complete
 from rounds.services.rounds import RoundError, round_close_if_expired, round_start, round_submit
 
@@ -158,3 +159,88 @@ class RoundReportApi(APIView):
         if round_.status != RoundStatus.SUBMITTED:
             return Response({"error": "This round has not been submitted yet."}, status=409)
         return Response({"report": round_review_complete(round_=round_).report})
+
+
+class DepthLineViewSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    unit = serializers.CharField()
+    given = serializers.CharField(help_text="What the candidate typed so far")
+
+
+class DepthNoteSerializer(serializers.Serializer):
+    box = serializers.CharField(help_text="A box id of the design, or empty")
+    text = serializers.CharField()
+
+
+class CurveballViewSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    title = serializers.CharField()
+    says = serializers.CharField(help_text="The change, with its new values")
+    lines = DepthLineViewSerializer(many=True)
+    notes = DepthNoteSerializer(many=True, help_text="What-changes notes on boxes (blank rows to fill)")
+
+
+class DecisionOptionViewSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    choice = serializers.CharField()
+    place = serializers.IntegerField(allow_null=True, help_text="Its place in the candidate's order so far")
+
+
+class DecisionNumberViewSerializer(serializers.Serializer):
+    label = serializers.CharField()
+    unit = serializers.CharField()
+    given = serializers.CharField()
+
+
+class DecisionViewSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    text = serializers.CharField()
+    options = DecisionOptionViewSerializer(many=True, help_text="In an order drawn for the round")
+    places = serializers.ListField(child=serializers.IntegerField())
+    number = DecisionNumberViewSerializer(allow_null=True)
+
+
+class DepthViewSerializer(serializers.Serializer):
+    has_depth = serializers.BooleanField(
+        help_text="Whether the question has curveballs or follow-up decisions"
+    )
+    open = serializers.BooleanField(
+        help_text="The depth phase has started (the clock, or the candidate moved)"
+    )
+    locked = serializers.BooleanField(help_text="The round has ended")
+    more = serializers.BooleanField(help_text="Another curveball can be shown")
+    curveballs = CurveballViewSerializer(many=True, help_text="The curveballs shown so far, in order")
+    decisions = DecisionViewSerializer(many=True)
+
+
+class RoundDepthApi(APIView):
+    @extend_schema(
+        responses={200: DepthViewSerializer, 404: NOT_FOUND},
+        summary="The depth phase of your round: the curveballs shown so far and the follow-up decisions",
+    )
+    def get(self, request: Request, round_id: int) -> Response:
+        """Nothing of the curveballs or follow-ups before the round's clock reaches its depth phase (or you
+        move there on the round page); then the curveballs shown so far, one more at a time, and the
+        follow-up decisions, with what you typed. No reference value and no trade-off until the report."""
+        round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
+        view = round_depth_view(round_=round_)
+        return Response(DepthViewSerializer(view).data)
+
+    @extend_schema(
+        request=DepthAnswersSerializer,
+        responses={200: DepthViewSerializer, 400: ERROR, 404: NOT_FOUND},
+        summary="Save your depth answers (the shape the grader reads under `depth`)",
+    )
+    def post(self, request: Request, round_id: int) -> Response:
+        """Keep the depth answers for the curveballs shown and the follow-ups: `{curveballs: {id: {numbers,
+        notes}}, follow_ups: {id: {order, number}}}`, the same JSON the round page saves and `grade` reads."""
+        round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
+        answers = request.data if isinstance(request.data, dict) else None
+        if answers is None:
+            return Response({"error": "Send an object with curveballs and follow_ups."}, status=400)
+        try:
+            round_depth_save(round_=round_, answers=answers)
+        except DepthError as error:
+            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(DepthViewSerializer(round_depth_view(round_=round_)).data)

@@ -12,6 +12,7 @@ urlpatterns = [
     path("rounds/<int:round_id>/save/", WorkSaveApi.as_view(), name="api-round-save"),
     path("rounds/<int:round_id>/submit/", rounds.RoundSubmitApi.as_view(), name="api-round-submit"),
     path("rounds/<int:round_id>/report/", rounds.RoundReportApi.as_view(), name="api-round-report"),
+    path("rounds/<int:round_id>/depth/", rounds.RoundDepthApi.as_view(), name="api-round-depth"),
     path("rounds/<int:round_id>/replays/", replays.ReplayListApi.as_view(), name="api-replay-list"),
     path(RUN, replays.ReplayRunApi.as_view(), name="api-replay-run"),
     path(RUN + "cancel/", replays.ReplayCancelApi.as_view(), name="api-replay-cancel"),

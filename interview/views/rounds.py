@@ -12,6 +12,7 @@ from questions.models import Question, Track
 from questions.palette import palette_for_canvas
 from rounds.models import Round, RoundStatus
 from rounds.readings import describe_reading
+from rounds.services.depth import round_depth_view
 from rounds.services.grading import review_pending, round_review_complete
 from rounds.services.replays import replay_failure_report, replays_current
 from rounds.services.rounds import (
@@ -83,6 +84,7 @@ def detail(request: HttpRequest, round_id: int) -> HttpResponse:
         "canvas_palette": palette_for_canvas(round_.spec),
         "canvas_design": work.design,
         "clock": round_clock(round_),
+        "depth": round_depth_view(round_=round_),
     }
     return render(request, "rounds/round.html", context)
 

@@ -12,6 +12,10 @@ class Work(models.Model):
     numbers = models.JSONField(default=dict)
     scratch = models.TextField(blank=True, default="")
     fixes = models.JSONField(default=list, blank=True)
+    # The depth phase (issue 33): the answers in the grader's shape (grading.core.submission, "depth") and how
+    # many curveballs have been shown (0: the phase has not started for this round).
+    depth = models.JSONField(default=dict, blank=True)
+    depth_shown = models.PositiveSmallIntegerField(default=0)
     revision = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 

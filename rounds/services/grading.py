@@ -13,6 +13,7 @@ from grading.core.grader import GRADER_VERSION
 from grading.core.review_check import grade_review, review_with_replays
 from questions.services.grading import question_version_grade, question_version_spec
 from rounds.models import Round, RoundStatus
+from rounds.services.depth import round_depth_answers
 from rounds.services.replays import review_replays_from_runs
 
 log = logging.getLogger(__name__)
@@ -27,6 +28,9 @@ def round_submission(round_: Round) -> dict:
         {"t": event.t, "phase": event.phase, "field": event.field}
         for event in round_.events.order_by("revision", "id").only("t", "phase", "field")
     ]
+    depth = round_depth_answers(round_)
+    if depth is not None:
+        submission["depth"] = depth
     return submission
 
 
