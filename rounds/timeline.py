@@ -84,8 +84,3 @@ def state_at(
             break
         apply_event(state, event)
     return state
-
-
-def moments(rows: Iterable[Event | Mapping[str, Any] | Sequence[Any]]) -> list[float]:
-    """The distinct times at which something changed, ascending: the stops of a timeline slider."""
-    return sorted({event.t for event in as_events(rows)})

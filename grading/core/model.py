@@ -451,10 +451,6 @@ class ReferenceModel:
         """A value of `name` in its display unit, in base units."""
         return display_value * self.units[name].factor
 
-    def display_values(self, values: Mapping[str, Value]) -> dict[str, Value]:
-        """`evaluate`'s result in display units."""
-        return {name: self.display_value(name, value) for name, value in values.items()}
-
     def dims(self, name: str) -> Dims:
         """The declared dimensions of `name` (from its unit)."""
         return self.units[name].dims

@@ -66,11 +66,6 @@ def format_quantity(value: float, unit: str) -> str:
     return f"{number} {format_unit(unit)}" if unit else number
 
 
-def format_ratio(ratio: float) -> str:
-    """How many times larger, for messages: "8×", "1,000×", "2.4×"."""
-    return f"{format_number(ratio)}×"
-
-
 def format_percent(fraction: float) -> str:
     """A fraction as a percentage: 0.123 -> "12%", 0.024 -> "2.4%", 0.0004 -> "0.04%"."""
     percent = abs(fraction) * 100

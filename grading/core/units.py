@@ -523,12 +523,6 @@ def compatible(a_unit: str | Unit | Dims, b_unit: str | Unit | Dims) -> bool:
     return len(signs) <= 1
 
 
-def to_base(magnitude: float | np.ndarray, unit: str | Unit) -> float | np.ndarray:
-    """A magnitude in `unit` as base units (bytes, seconds, FLOP, W, USD, 1 per count)."""
-    factor = unit.factor if isinstance(unit, Unit) else parse_unit(unit).factor
-    return magnitude * factor
-
-
 def from_base(value: float | np.ndarray, unit: str | Unit) -> float | np.ndarray:
     """A value in base units expressed in `unit`."""
     factor = unit.factor if isinstance(unit, Unit) else parse_unit(unit).factor

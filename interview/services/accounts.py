@@ -30,15 +30,6 @@ def user_grant_role(*, user: AbstractUser, role: Role) -> None:
         user.save(update_fields=["is_staff", "is_superuser"])
 
 
-@transaction.atomic
-def user_revoke_role(*, user: AbstractUser, role: Role) -> None:
-    user.groups.remove(group_for(role))
-    if role is Role.ADMIN:
-        user.is_staff = False
-        user.is_superuser = False
-        user.save(update_fields=["is_staff", "is_superuser"])
-
-
 def user_log_out_everywhere(*, user: AbstractUser) -> int:
     """Ends every session of the user (each browser, this one too) and deletes the API token; returns the
     number of sessions ended."""

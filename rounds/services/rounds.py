@@ -146,13 +146,3 @@ def round_close_if_expired(*, round_: Round) -> Round:
     if round_.status == RoundStatus.ACTIVE and round_.is_past_deadline():
         return round_submit(round_id=round_.pk)
     return round_
-
-
-def rounds_close_expired() -> int:
-    """The periodic sweep: grade every timed round whose deadline passed."""
-    expired = Round.objects.filter(status=RoundStatus.ACTIVE, deadline__lte=timezone.now()).values_list(
-        "pk", flat=True
-    )
-    for round_id in expired:
-        round_submit(round_id=round_id)
-    return len(expired)

@@ -1,6 +1,6 @@
 """The timeline rebuilds a round's work at any moment from its event log (pure: no database)."""
 
-from rounds.timeline import Event, WorkState, as_events, moments, state_at
+from rounds.timeline import Event, WorkState, as_events, state_at
 
 BOX = {"nodes": [{"id": "gateway", "kind": "gateway"}], "edges": []}
 TWO_BOXES = {"nodes": [{"id": "gateway", "kind": "gateway"}, {"id": "engine", "kind": "engine"}], "edges": []}
@@ -46,10 +46,6 @@ def test_same_time_events_keep_log_order():
     log = [(5.0, "scratch", "first"), (5.0, "scratch", "second")]
     assert [event.value for event in as_events(log)] == ["first", "second"]
     assert state_at(log, 5).scratch == "second"
-
-
-def test_moments_are_the_distinct_change_times():
-    assert moments(LOG) == [10.0, 20.0, 30.0, 40.0, 50.0]
 
 
 def test_rebuilding_never_mutates_the_log():

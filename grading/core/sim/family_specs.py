@@ -72,13 +72,6 @@ class FamilySpec:
     slo: tuple[SloSpec, ...]
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def param(self, name: str) -> ParamSpec:
-        """The spec of parameter `name`."""
-        for spec in self.params:
-            if spec.name == name:
-                return spec
-        raise KeyError(name)
-
     def slo_spec(self, key: str) -> SloSpec:
         """The spec of SLO key `key`."""
         for spec in self.slo:
