@@ -1,7 +1,6 @@
 """Drills over the API, for scripts and mobile clients: the next due step, answering it, and progress."""
 
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
@@ -12,7 +11,7 @@ from rest_framework.views import APIView
 from drills import services
 from drills.services import DrillNotFound, DrillOffer, DrillRefused
 from grading.core.vocabulary import TRACKS
-from questions.models import Question
+from questions.selectors import published_question_or_404
 
 REFUSAL = inline_serializer(
     "DrillRefusal", {"detail": serializers.CharField(), "round": serializers.IntegerField(allow_null=True)}
@@ -80,9 +79,7 @@ class DrillNextApi(APIView):
         query.is_valid(raise_exception=True)
         try:
             if "question" in query.validated_data:
-                question = get_object_or_404(
-                    Question.objects.exclude(current_version=None), slug=query.validated_data["question"]
-                )
+                question = published_question_or_404(query.validated_data["question"])
                 first = tuple(n for n in query.validated_data.get("first", "").split(",") if n)
                 offer = services.drill_next_for_question(user=request.user, question=question, first=first)
             else:

@@ -181,7 +181,7 @@ def _new_card(*, user, now: datetime, track: str | None) -> DrillCard | None:
     """The next step the person has never drilled, from the question drilled least today (so a session
     mixes questions), easier questions first, lines in the order asked."""
     questions = (
-        Question.objects.exclude(current_version=None)
+        Question.objects.published()
         .exclude(pk__in=questions_with_open_round(user=user, now=now))
         .select_related("current_version")
     )

@@ -9,16 +9,11 @@ from django.views.decorators.http import require_GET, require_POST
 from drills import services
 from drills.services import DrillNotFound, DrillRefused
 from grading.core.vocabulary import TRACKS
-from questions.models import Question, QuestionVersion
+from questions.models import QuestionVersion
+from questions.selectors import published_question_or_404
 from rounds.readings import describe_reading
 
 SESSION_KEY = "drill_session"
-
-
-def _get_published_question(slug: str) -> Question:
-    return get_object_or_404(
-        Question.objects.exclude(current_version=None).select_related("current_version"), slug=slug
-    )
 
 
 def _session_count(request: HttpRequest) -> dict:
@@ -77,7 +72,7 @@ def session(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def question_steps(request: HttpRequest, slug: str) -> HttpResponse:
-    question = _get_published_question(slug)
+    question = published_question_or_404(slug)
     _start_again_when_done(request)
     first = tuple(name for name in request.GET.get("first", "").split(",") if name)
     try:

@@ -9,13 +9,20 @@ from django.shortcuts import get_object_or_404
 from interview.services.interviewing.access import rounds_interviewed_by
 from questions.models import QuestionVersion
 from questions.selectors import published_question_version
-from rounds.models import Round
+from rounds.models import ReplayRun, Round
 
 
 def round_of_candidate(*, user, round_id: int) -> Round:
     """The candidate's own round."""
     return get_object_or_404(
         Round.objects.select_related("question_version__question", "work"), pk=round_id, candidate=user
+    )
+
+
+def run_of_candidate(*, user, round_id: int, run_id: int) -> ReplayRun:
+    """A replay run of the candidate's own round."""
+    return get_object_or_404(
+        ReplayRun.objects.select_related("round"), pk=run_id, round_id=round_id, round__candidate=user
     )
 
 

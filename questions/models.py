@@ -16,6 +16,12 @@ Difficulty = _choices("Difficulty", DIFFICULTY_TITLES)
 DIFFICULTY_ORDER = {difficulty: rank for rank, difficulty in enumerate(DIFFICULTIES)}
 
 
+class QuestionQuerySet(models.QuerySet):
+    def published(self) -> "QuestionQuerySet":
+        """Questions with a current version (what people may see), that version fetched with them."""
+        return self.exclude(current_version=None).select_related("current_version")
+
+
 class Question(models.Model):
     slug = models.SlugField(max_length=80, unique=True)
     title = models.CharField(max_length=200)
@@ -28,6 +34,8 @@ class Question(models.Model):
         "QuestionVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = QuestionQuerySet.as_manager()
 
     class Meta:
         db_table = "interview_question"  # the table it had before the app moved (issue 29)

@@ -311,7 +311,7 @@ def premises() -> dict[str, tuple[str, str]]:
     """Question slug -> (its prompt, the given design and opening sheet of a review question): what any
     candidate reads of it before submitting."""
     found = {}
-    for question in Question.objects.exclude(current_version=None).select_related("current_version"):
+    for question in Question.objects.published():
         version = question.current_version
         design, numbers = round_opening_work(version=version, variant_values={})
         given = [str(node.get(key, "")) for node in design["nodes"] for key in ("label", "job")]
@@ -345,7 +345,7 @@ def bank(db) -> Bank:
     ids_far_from_answers()
     report = question_bank_load(folder=CORE_PACK)
     assert not report.errors, report.errors
-    questions = list(Question.objects.exclude(current_version=None).select_related("current_version"))
+    questions = list(Question.objects.published())
     public = premises()
     asking = [q for q in questions if round_values(q, public)]
     asking.sort(key=lambda q: (-chain_depth(q.current_version.spec), q.slug))
@@ -454,7 +454,7 @@ def walk(bank: list[Question], make_user, *, depth_open: bool = False) -> dict[s
 
 
 def test_the_walk_covers_the_longest_chains_and_every_review_question(bank):
-    questions = Question.objects.exclude(current_version=None)
+    questions = Question.objects.published()
     reviews = {q.slug for q in questions if is_review(q)}
     walked = [q.slug for q in bank.walked]
     assert len(walked) == len(set(walked)) and reviews <= set(walked)
@@ -468,7 +468,7 @@ def test_the_walk_covers_the_longest_chains_and_every_review_question(bank):
 
 def test_every_question_asks_a_value_the_walk_searches_for_and_a_review_asks_more_than_its_inputs(bank):
     """A question whose every asked value is a premise somewhere would drop out of the walk unnoticed."""
-    everything = Question.objects.exclude(current_version=None).select_related("current_version")
+    everything = Question.objects.published()
     assert sorted(q.slug for q in bank.asking) == sorted(q.slug for q in everything)
     review = next(q.current_version.spec for q in everything if q.slug == "eight-gpu-design-review")
     asked = asked_values(review)

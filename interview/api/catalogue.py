@@ -7,8 +7,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from interview.question_visibility import view_for
-from interview.views.catalogue import published_questions
 from questions.models import Question, QuestionVersion
+from questions.selectors import published_question_or_404
 
 
 class QuestionSummarySerializer(serializers.ModelSerializer):
@@ -51,7 +51,7 @@ class QuestionListApi(APIView):
     @extend_schema(responses=QuestionSummarySerializer(many=True))
     def get(self, request: Request) -> Response:
         """Published questions, as the catalogue lists them; readable without logging in."""
-        questions = published_questions()
+        questions = Question.objects.published()
         return Response(QuestionSummarySerializer(questions, many=True).data)
 
 
@@ -62,7 +62,7 @@ class QuestionDetailApi(APIView):
     def get(self, request: Request, slug: str) -> Response:
         """A published question's current version: the prompt, plan and asked quantities, never a reference
         value before you submit; readable without logging in."""
-        question = get_object_or_404(published_questions(), slug=slug)
+        question = published_question_or_404(slug)
         return Response(QuestionDetailSerializer(question, context={"request": request}).data)
 
 
@@ -70,7 +70,7 @@ class QuestionVersionListApi(APIView):
     @extend_schema(responses=VersionSummarySerializer(many=True))
     def get(self, request: Request, slug: str) -> Response:
         """The published versions of a question, oldest first."""
-        question = get_object_or_404(published_questions(), slug=slug)
+        question = published_question_or_404(slug)
         return Response(VersionSummarySerializer(question.versions.order_by("number"), many=True).data)
 
 

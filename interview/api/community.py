@@ -24,9 +24,9 @@ from interview.services.discussion import (
     thread_comments,
     thread_is_locked,
 )
-from interview.views.catalogue import published_questions
 from interview.views.discussion import COMMENTS_PER_PAGE, is_moderator
 from questions.models import Question
+from questions.selectors import published_question_or_404
 
 ErrorSerializer = inline_serializer(
     "DiscussionError",
@@ -47,10 +47,6 @@ def _invalid_input(data: serializers.Serializer) -> Response:
     said = "; ".join(f"{field}: {' '.join(messages)}" for field, messages in errors.items())
     body = {"detail": f"Invalid input: {said}", "errors": errors}
     return Response(body, status=status.HTTP_400_BAD_REQUEST)
-
-
-def _get_published_question(slug: str) -> Question:
-    return get_object_or_404(published_questions(), slug=slug)
 
 
 class CommentOutputSerializer(serializers.Serializer):
@@ -112,7 +108,7 @@ class CommentListApi(APIView):
     def get(self, request: Request, slug: str) -> Response:
         """A question's discussion, newest or top first, paginated. Folded (no comments) until you submit a
         round on the question, unless open=1; readable without logging in, as on the site."""
-        question = _get_published_question(slug)
+        question = published_question_or_404(slug)
         opened = request.query_params.get("open") == "1" or discussion_is_unlocked_for(
             user=request.user, question=question
         )
@@ -145,7 +141,7 @@ class CommentListApi(APIView):
     def post(self, request: Request, slug: str) -> Response:
         """Post a comment, or a reply with parent; optionally anchored to a phase or a quantity (on). Refused
         on a locked thread and when posting too fast."""
-        question = _get_published_question(slug)
+        question = published_question_or_404(slug)
         data = self.CommentPostInputSerializer(data=request.data)
         if not data.is_valid():
             return _invalid_input(data)
@@ -213,7 +209,7 @@ class BookmarkToggleApi(APIView):
     @extend_schema(request=BookmarkToggleInputSerializer, responses=BookmarkToggleOutputSerializer)
     def post(self, request: Request, slug: str) -> Response:
         """Bookmark a question, remove the bookmark (on=false) or toggle it."""
-        question = _get_published_question(slug)
+        question = published_question_or_404(slug)
         data = self.BookmarkToggleInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return Response(
@@ -236,7 +232,9 @@ class BookmarkListApi(APIView):
     def get(self, request: Request) -> Response:
         """The questions you bookmarked, most recent first."""
         questions = (
-            published_questions().filter(bookmarks__user=request.user).order_by("-bookmarks__created_at")
+            Question.objects.published()
+            .filter(bookmarks__user=request.user)
+            .order_by("-bookmarks__created_at")
         )
         return Response(self.BookmarkedQuestionOutputSerializer(questions, many=True).data)
 

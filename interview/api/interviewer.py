@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from interview.models import Invitation, Recommendation, Scorecard
-from interview.selectors import round_for_interviewer
+from interview.selectors import round_for_interviewer, round_of_candidate
 from interview.services.interviewing.engine_comparison import scorecard_compare
 from interview.services.interviewing.errors import InterviewError, InterviewRateLimited, InvitationInvalid
 from interview.services.interviewing.invitations import (
@@ -42,10 +42,6 @@ ERROR = inline_serializer(
     {"error": serializers.CharField(required=False), "detail": serializers.CharField(required=False)},
 )
 BAD_REQUEST = OpenApiTypes.OBJECT
-
-
-def _get_own_round(request: Request, round_id: int) -> Round:
-    return get_object_or_404(Round, pk=round_id, candidate=request.user)
 
 
 class InvitationOutput(serializers.Serializer):
@@ -137,7 +133,7 @@ class InvitationListApi(APIView):
     @extend_schema(responses={200: InvitationOutput(many=True), 404: ERROR})
     def get(self, request: Request, round_id: int) -> Response:
         """The invitations of your own round: by name or by link, with their state."""
-        round_ = _get_own_round(request, round_id)
+        round_ = round_of_candidate(user=request.user, round_id=round_id)
         return Response(InvitationOutput(invitations_of_round(round_), many=True).data)
 
     @extend_schema(
@@ -147,7 +143,7 @@ class InvitationListApi(APIView):
     def post(self, request: Request, round_id: int) -> Response:
         """Invite an interviewer to your round by username (accepted at once) or create a single-use link (its
         token is shown only in this answer)."""
-        round_ = _get_own_round(request, round_id)
+        round_ = round_of_candidate(user=request.user, round_id=round_id)
         data = InvitationCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
         link = ""
@@ -173,7 +169,7 @@ class InvitationRevokeApi(APIView):
     @extend_schema(request=None, responses={200: InvitationOutput, 404: ERROR})
     def post(self, request: Request, round_id: int, invitation_id: int) -> Response:
         """Revoke an invitation to your round: that interviewer loses access."""
-        round_ = _get_own_round(request, round_id)
+        round_ = round_of_candidate(user=request.user, round_id=round_id)
         invitation = get_object_or_404(Invitation, pk=invitation_id, round=round_)
         return Response(InvitationOutput(invitation_revoke(invitation=invitation)).data)
 

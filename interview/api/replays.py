@@ -3,14 +3,13 @@ progress, read their results, cancel or retry a run. Every round and run is the 
 
 from collections.abc import Callable
 
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from interview.selectors import round_of_candidate
+from interview.selectors import round_of_candidate, run_of_candidate
 from rounds.models import ReplayRun, ReplaySide, ReplayStatus, Round, RoundStatus
 from rounds.services.replays import (
     ReplayError,
@@ -44,16 +43,6 @@ class ReplayListSerializer(serializers.Serializer):
     runs = ReplayRunSerializer(many=True)
 
 
-def _get_own_round(request: Request, round_id: int) -> Round:
-    return round_of_candidate(user=request.user, round_id=round_id)
-
-
-def _get_own_run(request: Request, round_id: int, run_id: int) -> ReplayRun:
-    return get_object_or_404(
-        ReplayRun.objects.select_related("round"), pk=run_id, round_id=round_id, round__candidate=request.user
-    )
-
-
 def _listing(round_: Round) -> dict:
     runs = replays_current(round_=round_)
     return {"failure_score": replay_failure_score(round_), "runs": ReplayRunSerializer(runs, many=True).data}
@@ -73,12 +62,14 @@ class ReplayListApi(APIView):
     def get(self, request: Request, round_id: int) -> Response:
         """Your round's current replay runs with their status and progress (poll it to follow them), their
         results once done, and the failure score once all are done."""
-        return Response(_listing(round_close_if_expired(round_=_get_own_round(request, round_id))))
+        return Response(
+            _listing(round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id)))
+        )
 
     @extend_schema(request=None, responses={202: ReplayListSerializer, 404: ERROR, 409: ERROR})
     def post(self, request: Request, round_id: int) -> Response:
         """Start the replays of your submitted round (nothing new if they exist), as the report page does."""
-        round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
+        round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
         if round_.status != RoundStatus.SUBMITTED:
             detail = "Replays run on a submitted round; submit it first."
             return Response({"detail": detail}, status=status.HTTP_409_CONFLICT)
@@ -90,18 +81,24 @@ class ReplayRunApi(APIView):
     @extend_schema(responses={200: ReplayRunSerializer, 404: ERROR})
     def get(self, request: Request, round_id: int, run_id: int) -> Response:
         """One replay run of your round: status, progress, and its result once done."""
-        return Response(ReplayRunSerializer(_get_own_run(request, round_id, run_id)).data)
+        return Response(
+            ReplayRunSerializer(run_of_candidate(user=request.user, round_id=round_id, run_id=run_id)).data
+        )
 
 
 class ReplayCancelApi(APIView):
     @extend_schema(request=None, responses={200: ReplayRunSerializer, 400: ERROR, 404: ERROR})
     def post(self, request: Request, round_id: int, run_id: int) -> Response:
         """Cancel a queued or running replay run of your round."""
-        return _run_action(replay_cancel, _get_own_run(request, round_id, run_id))
+        return _run_action(
+            replay_cancel, run_of_candidate(user=request.user, round_id=round_id, run_id=run_id)
+        )
 
 
 class ReplayRetryApi(APIView):
     @extend_schema(request=None, responses={200: ReplayRunSerializer, 400: ERROR, 404: ERROR})
     def post(self, request: Request, round_id: int, run_id: int) -> Response:
         """Run a failed or cancelled replay again (a new generation of the same scenario and side)."""
-        return _run_action(replay_retry, _get_own_run(request, round_id, run_id))
+        return _run_action(
+            replay_retry, run_of_candidate(user=request.user, round_id=round_id, run_id=run_id)
+        )

@@ -1,7 +1,6 @@
 """Rounds over the API: start, read, submit, report (the save: interview.api.work). Each scoped to its
 owner."""
 
-from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -12,7 +11,7 @@ from rest_framework.views import APIView
 from interview.api.grading import DepthAnswersSerializer, ReportSerializer, ScoresSerializer
 from interview.api.review_report import ReviewSerializer
 from interview.selectors import round_of_candidate
-from questions.models import Question
+from questions.selectors import published_question_or_404
 from rounds.models import Round, RoundMode, RoundStatus
 from rounds.services.depth import DepthError, round_depth_save, round_depth_view
 from rounds.services.grading import round_review_complete
@@ -44,10 +43,6 @@ class SubmittedReportSerializer(ReportSerializer):
 NOT_FOUND = inline_serializer("RoundNotFound", {"detail": serializers.CharField()})
 # A refusal by the round ({"error": ...}) or a malformed body (DRF's {"field": ["message"]}).
 BAD_REQUEST = OpenApiTypes.OBJECT
-
-
-def _get_own_round(request: Request, round_id: int) -> Round:
-    return round_of_candidate(user=request.user, round_id=round_id)
 
 
 class RoundSerializer(serializers.ModelSerializer):
@@ -107,9 +102,7 @@ class RoundListApi(APIView):
         """Start a round on a published question (timed or practice, optionally a variant)."""
         data = RoundStartInput(data=request.data)
         data.is_valid(raise_exception=True)
-        question = get_object_or_404(
-            Question.objects.exclude(current_version=None), slug=data.validated_data["question"]
-        )
+        question = published_question_or_404(data.validated_data["question"])
         try:
             round_ = round_start(
                 candidate=request.user,
@@ -127,7 +120,9 @@ class RoundDetailApi(APIView):
     def get(self, request: Request, round_id: int) -> Response:
         """One of your rounds: status, clock and your saved work."""
         return Response(
-            RoundSerializer(round_close_if_expired(round_=_get_own_round(request, round_id))).data
+            RoundSerializer(
+                round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
+            ).data
         )
 
 
@@ -135,7 +130,7 @@ class RoundSubmitApi(APIView):
     @extend_schema(request=None, responses={200: RoundSerializer, 404: NOT_FOUND, 423: ERROR})
     def post(self, request: Request, round_id: int) -> Response:
         """Submit your round: it is graded and its report is kept."""
-        round_ = _get_own_round(request, round_id)
+        round_ = round_of_candidate(user=request.user, round_id=round_id)
         try:
             round_ = round_submit(round_id=round_.pk)
         except RoundError as error:
@@ -155,7 +150,7 @@ class RoundReportApi(APIView):
         """The graded report of your submitted round: every line, the design, the scores and pacing, typed as
         the grade endpoint's report. A review round's replays are folded in once they are done, as the report
         page does."""
-        round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
+        round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
         if round_.status != RoundStatus.SUBMITTED:
             return Response({"error": "This round has not been submitted yet."}, status=409)
         return Response({"report": round_review_complete(round_=round_).report})

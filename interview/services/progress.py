@@ -81,7 +81,7 @@ def track_progress_for(*, user, progress: dict[int, QuestionProgress] | None = N
     """Each track with questions: how many of its published questions the person has submitted."""
     progress = question_progress_for(user=user) if progress is None else progress
     tracks: dict[str, list[int]] = {}
-    for question_id, track in Question.objects.exclude(current_version=None).values_list("id", "track"):
+    for question_id, track in Question.objects.published().values_list("id", "track"):
         tracks.setdefault(track, []).append(question_id)
     result = []
     for value, label in Track.choices:

@@ -51,6 +51,7 @@ from interview.services.authoring import (
 from interview.services.version_diff import version_diff
 from questions.models import Question, QuestionVersion
 from questions.palette import palette_for_canvas
+from questions.selectors import published_question_or_404
 from questions.services.packs import pack_export_zip, pack_files_from_upload, pack_import
 from rounds.models import RoundMode, RoundStatus
 from rounds.readings import describe_reading
@@ -87,7 +88,7 @@ def _get_sample(request: HttpRequest, sample_id: int) -> SampleAnswer:
 
 def _get_question(request: HttpRequest, slug: str) -> Question:
     _require_author(request)
-    return get_object_or_404(Question.objects.exclude(current_version=None), slug=slug)
+    return published_question_or_404(slug)
 
 
 @login_required
@@ -96,7 +97,7 @@ def home(request: HttpRequest) -> HttpResponse:
     drafts = _visible_drafts(request)
     context = {
         "drafts": drafts,
-        "questions": Question.objects.exclude(current_version=None).select_related("current_version"),
+        "questions": Question.objects.published(),
         "can_publish": can_publish(request.user),
         "is_admin": has_role(request.user, Role.ADMIN),
     }
@@ -399,7 +400,7 @@ def republish(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 def packs(request: HttpRequest) -> HttpResponse:
     _require_author(request)
     context = {
-        "questions": Question.objects.exclude(current_version=None).order_by("slug"),
+        "questions": Question.objects.published().order_by("slug"),
         "can_publish": can_publish(request.user),
     }
     return render(request, "authoring/packs.html", context)
@@ -437,7 +438,7 @@ def pack_import_view(request: HttpRequest) -> HttpResponse:
                 files=files, source=f"upload:{request.user.get_username()}", created_by=request.user
             )
     context = {
-        "questions": Question.objects.exclude(current_version=None).order_by("slug"),
+        "questions": Question.objects.published().order_by("slug"),
         "can_publish": True,
         "report": report,
         "refused": refused,

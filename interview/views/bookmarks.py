@@ -2,24 +2,20 @@
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from interview.services.bookmarks import bookmark_toggle
 from interview.services.progress import NOT_STARTED, question_progress_for
-from interview.views.catalogue import published_questions
 from questions.models import Question
-
-
-def _get_published_question(slug: str) -> Question:
-    return get_object_or_404(published_questions(), slug=slug)
+from questions.selectors import published_question_or_404
 
 
 @login_required
 @require_POST
 def toggle(request: HttpRequest, slug: str) -> HttpResponse:
-    question = _get_published_question(slug)
+    question = published_question_or_404(slug)
     wanted = request.POST.get("on")
     bookmarked = bookmark_toggle(
         user=request.user, question=question, on=None if wanted is None else wanted == "1"
@@ -36,7 +32,7 @@ def toggle(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def bookmark_list(request: HttpRequest) -> HttpResponse:
     questions = list(
-        published_questions().filter(bookmarks__user=request.user).order_by("-bookmarks__created_at")
+        Question.objects.published().filter(bookmarks__user=request.user).order_by("-bookmarks__created_at")
     )
     progress = question_progress_for(user=request.user, question_ids=[q.pk for q in questions])
     for question in questions:

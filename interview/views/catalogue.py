@@ -1,6 +1,6 @@
-from django.db.models import Q, QuerySet
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 
 from grading.core.vocabulary import CONCEPT_TITLES
 from interview.question_visibility import can_see_reference, public_view
@@ -10,20 +10,13 @@ from interview.services.my_interviews import interviews_by_stage
 from interview.services.progress import NOT_STARTED, ProgressStatus, question_progress_for, track_progress_for
 from interview.views.discussion import thread_context
 from questions.models import Difficulty, Question, Track
+from questions.selectors import published_question_or_404
 from rounds.services.reference_guard import round_hiding_reference
-
-
-def published_questions() -> QuerySet[Question]:
-    return Question.objects.exclude(current_version=None).select_related("current_version")
-
-
-def _get_published_question(slug: str) -> Question:
-    return get_object_or_404(published_questions(), slug=slug)
 
 
 def catalogue(request: HttpRequest) -> HttpResponse:
     # The cards show the question's own columns; the current version's spec stays unread.
-    questions = published_questions().select_related(None)
+    questions = Question.objects.published().select_related(None)
     query = request.GET.get("q", "").strip()[:100]
     track = request.GET.get("track", "")
     difficulty = request.GET.get("difficulty", "")
@@ -72,11 +65,11 @@ def catalogue(request: HttpRequest) -> HttpResponse:
 
 
 def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    question = _get_published_question(slug)
+    question = published_question_or_404(slug)
     spec = question.current_version.spec
-    related = list(published_questions().filter(slug__in=spec.get("related", [])))
+    related = list(Question.objects.published().filter(slug__in=spec.get("related", [])))
     up_next = (
-        published_questions()
+        Question.objects.published()
         .filter(track=question.track, position__gt=question.position)
         .order_by("position")
         .first()

@@ -9,7 +9,6 @@ from django.views.decorators.http import require_GET
 
 from grading.core.vocabulary import CONCEPT_TITLES
 from interview.markdown import markdown_render
-from interview.views.catalogue import published_questions
 from questions.models import Question
 
 CONCEPTS_DIR = Path(__file__).resolve().parent.parent / "concepts"
@@ -25,7 +24,7 @@ def concept_html(slug: str) -> str:
 def concept_questions() -> dict[str, list[Question]]:
     """Concept slug -> published questions whose current version lists it (a small bank: read the JSON)."""
     by_concept: dict[str, list[Question]] = {}
-    for question in published_questions().order_by("track", "position"):
+    for question in Question.objects.published().order_by("track", "position"):
         for slug in question.current_version.spec.get("concepts", []):
             by_concept.setdefault(slug, []).append(question)
     return by_concept

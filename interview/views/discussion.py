@@ -33,6 +33,7 @@ from interview.services.discussion import (
     thread_set_locked,
 )
 from questions.models import Question
+from questions.selectors import published_question_or_404
 
 COMMENTS_PER_PAGE = 20
 THREAD = "questions/_community.html#thread"
@@ -41,12 +42,6 @@ THREAD_SORTS = [("new", "Newest"), ("top", "Top")]
 
 def is_moderator(user) -> bool:
     return Role.ADMIN in roles_of(user)
-
-
-def _get_published_question(slug: str) -> Question:
-    return get_object_or_404(
-        Question.objects.exclude(current_version=None).select_related("current_version"), slug=slug
-    )
 
 
 def _get_own_comment(request: HttpRequest, comment_id: int) -> Comment:
@@ -133,7 +128,7 @@ def _refused(
 
 @require_GET
 def thread(request: HttpRequest, slug: str) -> HttpResponse:
-    question = _get_published_question(slug)
+    question = published_question_or_404(slug)
     if not request.htmx:
         query = request.GET.urlencode()
         return redirect(f"{reverse('question-detail', args=[slug])}{'?' + query if query else ''}#discussion")
@@ -143,7 +138,7 @@ def thread(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def comment_post(request: HttpRequest, slug: str) -> HttpResponse:
-    question = _get_published_question(slug)
+    question = published_question_or_404(slug)
     parent_id = request.POST.get("parent", "")
     parent = get_object_or_404(Comment, pk=parent_id, question=question) if parent_id.isdigit() else None
     body = request.POST.get("body", "")
@@ -239,7 +234,7 @@ def comment_hide_view(request: HttpRequest, comment_id: int) -> HttpResponse:
 def thread_lock_view(request: HttpRequest, slug: str) -> HttpResponse:
     if not is_moderator(request.user):
         raise Http404
-    question = _get_published_question(slug)
+    question = published_question_or_404(slug)
     thread_set_locked(question=question, moderator=request.user, locked=request.POST.get("locked") == "1")
     return _thread_answer(request, question)
 

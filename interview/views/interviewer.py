@@ -2,7 +2,8 @@
 and the candidate's side of pairing (invite by username or link, revoke, start a scheduled round).
 
 Every interviewer page starts with `round_for_interviewer`: 404 unless the requester holds an accepted,
-unrevoked invitation to the round. Candidate actions start with `_get_own_round`: 404 unless it is theirs."""
+unrevoked invitation to the round. Candidate actions start with `round_of_candidate`: 404 unless it is
+theirs."""
 
 import json
 from datetime import timedelta
@@ -20,7 +21,7 @@ from interview.markdown import markdown_render
 from interview.models import Invitation, Scorecard
 from interview.models.interviewing import Recommendation
 from interview.question_visibility import asked_line_view
-from interview.selectors import round_for_interviewer
+from interview.selectors import round_for_interviewer, round_of_candidate
 from interview.services.interviewing.access import is_admin, is_interviewer
 from interview.services.interviewing.calibration import calibration_for
 from interview.services.interviewing.engine_comparison import replay_summary, scorecard_compare
@@ -53,13 +54,6 @@ from rounds.timeline import WorkState, state_at
 
 CONSOLE = "interviewer/console.html"
 POLL_STATUSES = (RoundStatus.ACTIVE, RoundStatus.SCHEDULED)
-
-
-def _get_own_round(request: HttpRequest, round_id: int) -> Round:
-    """The candidate's own round; 404 for everyone else."""
-    return get_object_or_404(
-        Round.objects.select_related("question_version__question"), pk=round_id, candidate=request.user
-    )
 
 
 def _require_interviewer(request: HttpRequest) -> None:
@@ -287,7 +281,7 @@ def timeline(request: HttpRequest, round_id: int) -> HttpResponse:
 @require_GET
 def my_interviews(request: HttpRequest) -> HttpResponse:
     _require_interviewer(request)
-    questions = Question.objects.exclude(current_version=None).order_by("title")
+    questions = Question.objects.published().order_by("title")
     context = {
         "stages": interviews_by_stage(user=request.user),
         "questions": questions,
@@ -300,9 +294,7 @@ def my_interviews(request: HttpRequest) -> HttpResponse:
 @require_POST
 def schedule(request: HttpRequest) -> HttpResponse:
     _require_interviewer(request)
-    question = (
-        Question.objects.exclude(current_version=None).filter(slug=request.POST.get("question", "")).first()
-    )
+    question = Question.objects.published().filter(slug=request.POST.get("question", "")).first()
     try:
         if question is None:
             raise InterviewError("Choose a question.")
@@ -371,7 +363,7 @@ def _back_to_round(round_: Round) -> HttpResponse:
 @login_required
 @require_POST
 def invitation_create(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = _get_own_round(request, round_id)
+    round_ = round_of_candidate(user=request.user, round_id=round_id)
     link = ""
     error = ""
     status = 400
@@ -406,7 +398,7 @@ def invitation_create(request: HttpRequest, round_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def invitation_revoke_view(request: HttpRequest, round_id: int, invitation_id: int) -> HttpResponse:
-    round_ = _get_own_round(request, round_id)
+    round_ = round_of_candidate(user=request.user, round_id=round_id)
     invitation_revoke(invitation=get_object_or_404(Invitation, pk=invitation_id, round=round_))
     if request.htmx:
         return _panel_response(request, round_)
@@ -418,7 +410,7 @@ def invitation_revoke_view(request: HttpRequest, round_id: int, invitation_id: i
 @require_http_methods(["GET", "POST"])
 def round_begin(request: HttpRequest, round_id: int) -> HttpResponse:
     """A round an interviewer scheduled: GET shows it (the link the candidate gets), POST starts it."""
-    round_ = _get_own_round(request, round_id)
+    round_ = round_of_candidate(user=request.user, round_id=round_id)
     if request.method == "GET" and round_.status == RoundStatus.SCHEDULED:
         interviewers = [i.interviewer for i in invitations_of_round(round_) if i.grants_access()]
         context = {"round": round_, "question": round_.question, "interviewers": interviewers}

@@ -3,13 +3,13 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from interview.htmx import htmx_refusal
-from interview.selectors import round_of_candidate
-from rounds.models import ReplayRun, Round, RoundStatus
+from interview.selectors import round_of_candidate, run_of_candidate
+from rounds.models import ReplayRun, RoundStatus
 from rounds.services.replays import (
     ReplayError,
     replay_cancel,
@@ -19,16 +19,6 @@ from rounds.services.replays import (
     replays_enqueue_for_round,
 )
 from rounds.services.rounds import round_close_if_expired
-
-
-def _get_own_round(request: HttpRequest, round_id: int) -> Round:
-    return round_of_candidate(user=request.user, round_id=round_id)
-
-
-def _get_own_run(request: HttpRequest, round_id: int, run_id: int) -> ReplayRun:
-    return get_object_or_404(
-        ReplayRun.objects.select_related("round"), pk=run_id, round_id=round_id, round__candidate=request.user
-    )
 
 
 def _page_url(round_id: int, run: ReplayRun | None = None) -> str:
@@ -45,7 +35,7 @@ def _run_response(request: HttpRequest, run: ReplayRun) -> HttpResponse:
 @login_required
 @require_GET
 def replays_page(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
+    round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
     context = {
         "round": round_,
         "question": round_.question,
@@ -60,7 +50,7 @@ def replays_page(request: HttpRequest, round_id: int) -> HttpResponse:
 @require_POST
 def replays_run(request: HttpRequest, round_id: int) -> HttpResponse:
     """On demand from the report: queue the round's replays (nothing new if they exist)."""
-    round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
+    round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
     if round_.status != RoundStatus.SUBMITTED:
         messages.error(request, "Replays run on a submitted round; submit it first.")
     else:
@@ -72,13 +62,13 @@ def replays_run(request: HttpRequest, round_id: int) -> HttpResponse:
 @require_GET
 def replay_run(request: HttpRequest, round_id: int, run_id: int) -> HttpResponse:
     """One run's block: the htmx poller asks for it every second until the run is finished."""
-    return _run_response(request, _get_own_run(request, round_id, run_id))
+    return _run_response(request, run_of_candidate(user=request.user, round_id=round_id, run_id=run_id))
 
 
 @login_required
 @require_POST
 def replay_cancel_view(request: HttpRequest, round_id: int, run_id: int) -> HttpResponse:
-    run = _get_own_run(request, round_id, run_id)
+    run = run_of_candidate(user=request.user, round_id=round_id, run_id=run_id)
     try:
         run = replay_cancel(run=run)
     except ReplayError as error:
@@ -91,7 +81,7 @@ def replay_cancel_view(request: HttpRequest, round_id: int, run_id: int) -> Http
 @login_required
 @require_POST
 def replay_retry_view(request: HttpRequest, round_id: int, run_id: int) -> HttpResponse:
-    run = _get_own_run(request, round_id, run_id)
+    run = run_of_candidate(user=request.user, round_id=round_id, run_id=run_id)
     try:
         run = replay_retry(run=run)
     except ReplayError as error:

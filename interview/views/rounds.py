@@ -1,15 +1,16 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from interview.question_visibility import PHASE_GUIDANCE, public_plan, public_view, workspace_phases
 from interview.selectors import round_of_candidate
 from interview.services.design_drawing import designs_compared, question_headline
-from questions.models import Question, Track
+from questions.models import Track
 from questions.palette import palette_for_canvas
+from questions.selectors import published_question_or_404
 from rounds.models import Round, RoundStatus
 from rounds.readings import describe_reading
 from rounds.services.depth import round_depth_view
@@ -22,10 +23,6 @@ from rounds.services.rounds import (
     round_start,
     round_submit,
 )
-
-
-def _get_own_round(request: HttpRequest, round_id: int) -> Round:
-    return round_of_candidate(user=request.user, round_id=round_id)
 
 
 def round_clock(round_: Round) -> dict:
@@ -49,7 +46,7 @@ def round_clock(round_: Round) -> dict:
 @login_required
 @require_POST
 def start(request: HttpRequest, slug: str) -> HttpResponse:
-    question = get_object_or_404(Question.objects.exclude(current_version=None), slug=slug)
+    question = published_question_or_404(slug)
     try:
         round_ = round_start(
             candidate=request.user,
@@ -66,7 +63,7 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def detail(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
+    round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
     if round_.status == RoundStatus.SUBMITTED:
         return redirect("round-report", round_id=round_.pk)
     if round_.status == RoundStatus.ABANDONED:
@@ -92,13 +89,15 @@ def detail(request: HttpRequest, round_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def clock(request: HttpRequest, round_id: int) -> JsonResponse:
-    return JsonResponse(round_clock(round_close_if_expired(round_=_get_own_round(request, round_id))))
+    return JsonResponse(
+        round_clock(round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id)))
+    )
 
 
 @login_required
 @require_POST
 def submit(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = _get_own_round(request, round_id)
+    round_ = round_of_candidate(user=request.user, round_id=round_id)
     try:
         round_submit(round_id=round_.pk)
     except RoundError as error:
@@ -110,7 +109,7 @@ def submit(request: HttpRequest, round_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def abandon(request: HttpRequest, round_id: int) -> HttpResponse:
-    round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
+    round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
     try:
         round_abandon(round_id=round_.pk)
         messages.info(request, "Round abandoned. Your saved work is kept in your history.")
@@ -123,7 +122,7 @@ def abandon(request: HttpRequest, round_id: int) -> HttpResponse:
 @require_GET
 def report(request: HttpRequest, round_id: int) -> HttpResponse:
     """The report; for htmx, its header alone (polled while the replays run, then it stops polling)."""
-    round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
+    round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
     if round_.status != RoundStatus.SUBMITTED:
         return redirect("round-detail", round_id=round_.pk)
     round_ = round_review_complete(round_=round_)

@@ -99,7 +99,7 @@ class ImportReport(LoadReport):
 
 def pack_export(*, slugs: list[str] | None = None) -> dict[str, str]:
     """File name -> YAML text of each published question's current version (all, or those in `slugs`)."""
-    questions = Question.objects.exclude(current_version=None).select_related("current_version")
+    questions = Question.objects.published()
     if slugs:
         questions = questions.filter(slug__in=slugs)
     return {f"{q.slug}.yaml": yaml_dump(q.current_version.spec) for q in questions.order_by("slug")}

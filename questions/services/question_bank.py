@@ -97,7 +97,7 @@ def _order_tracks() -> None:
     from questions.models import DIFFICULTY_ORDER
 
     by_track: dict[str, list[Question]] = {}
-    for question in Question.objects.exclude(current_version=None):
+    for question in Question.objects.published():
         by_track.setdefault(question.track, []).append(question)
     for questions in by_track.values():
         questions.sort(key=lambda q: (DIFFICULTY_ORDER.get(q.difficulty, 9), q.title.lower()))

@@ -41,7 +41,7 @@ class Command(BaseCommand):
     def _list(self, *, as_json: bool) -> None:
         rows = [
             {"slug": q.slug, "title": q.title, "track": q.track, "version": q.current_version.number}
-            for q in Question.objects.exclude(current_version=None).select_related("current_version")
+            for q in Question.objects.published()
         ]
         if as_json:
             self.stdout.write(json_dumps(rows))
@@ -50,9 +50,7 @@ class Command(BaseCommand):
             self.stdout.write(f"{row['slug']:<40} v{row['version']:<3} {row['track']:<10} {row['title']}")
 
     def _describe(self, slug: str, overrides: dict[str, str], *, as_json: bool) -> None:
-        question = (
-            Question.objects.exclude(current_version=None).select_related("current_version").filter(slug=slug)
-        )
+        question = Question.objects.published().filter(slug=slug)
         if not question:
             raise CommandError(f"{slug}: no such question (see --list)")
         try:
