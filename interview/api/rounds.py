@@ -218,7 +218,7 @@ class RoundDepthApi(APIView):
         """Nothing of the curveballs or follow-ups before the round's clock reaches its depth phase (or you
         move there on the round page); then the curveballs shown so far, one more at a time, and the
         follow-up decisions, with what you typed. No reference value and no trade-off until the report."""
-        round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
+        round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
         view = round_depth_view(round_=round_)
         return Response(DepthViewSerializer(view).data)
 
@@ -230,7 +230,7 @@ class RoundDepthApi(APIView):
     def post(self, request: Request, round_id: int) -> Response:
         """Keep the depth answers for the curveballs shown and the follow-ups: `{curveballs: {id: {numbers,
         notes}}, follow_ups: {id: {order, number}}}`, the same JSON the round page saves and `grade` reads."""
-        round_ = round_close_if_expired(round_=_get_own_round(request, round_id))
+        round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
         answers = request.data if isinstance(request.data, dict) else None
         if answers is None:
             return Response({"error": "Send an object with curveballs and follow_ups."}, status=400)
