@@ -458,3 +458,45 @@ def test_artifact_distribution_slow_nics():
     # 141.107 GB x 8 / 25 Gb/s = 45.15 s, now slower than the disk's and the origin's 28.2 s: x 3 = 135.5 s.
     assert values["one_copy_time"] == pytest.approx(45.15, abs=0.01)
     assert values["fanout_time"] == pytest.approx(3 * 45.154, abs=0.01)
+
+
+def moe_rack_step(batch: int, context: int, imbalance: float) -> float:
+    """A Kimi K2 decode step on an NVL72 rack in seconds: the hottest GPU reads its 1.04e12 / 72 B of experts
+    at 8 TB/s and runs 60 x 2 all-to-alls of 10 us plus its tokens' 8 x 7,168 x 3 B x 60 layers at 0.9 TB/s,
+    times the imbalance; then its batch's latent KV (61 x 1,152 B a token) at 8 TB/s."""
+    experts = 1.04e12 / 72 / 8e12
+    all_to_all = 60 * 2 * 10e-6 + batch * 8 * 7_168 * 3 * 60 / 0.9e12
+    return imbalance * (experts + all_to_all) + batch * context * 61 * 1_152 / 8e12
+
+
+def test_moe_rack_contexts_grow_to_16k():
+    values = under("moe-serving-on-a-rack", "contexts-grow-to-16k")
+    # 1.3 x (1.806 ms of experts + 1.934 ms of all-to-all) = 4.861 ms + 64 x 16,384 x 70,272 B / 8 TB/s
+    # = 9.211 ms: 14.07 ms; 72 x 64 tokens / 14.07 ms = 327,456 tok/s; compute 64 x 2 x 32.6e9 FLOP /
+    # 2,250 TFLOP/s = 1.855 ms, 0.132 of the step.
+    step = moe_rack_step(64, 16_384, 1.3)
+    assert values["step_time"] == pytest.approx(step * 1e3, rel=1e-6)
+    assert values["step_time"] == pytest.approx(14.07, abs=0.01)
+    assert values["rack_tok_s"] == pytest.approx(72 * 64 / step, rel=1e-6)
+    assert values["compute_share"] == pytest.approx(64 * 2 * 3.26e10 / 2.25e15 / step, rel=1e-6)
+    assert values["compute_share"] == pytest.approx(0.1318, abs=0.0001)
+
+
+def test_moe_rack_hot_expert():
+    values = under("moe-serving-on-a-rack", "hot-expert")
+    # 2.0 x 3.740 ms + 2.303 ms of KV = 9.782 ms: 4,608 / 9.782 ms = 471,079 tok/s; the imbalance costs
+    # (2.0 - 1) x 3.740 ms = 3.740 ms of every step (1.122 ms at 1.3).
+    assert values["rack_tok_s"] == pytest.approx(72 * 64 / moe_rack_step(64, 4_096, 2.0), rel=1e-6)
+    assert values["rack_tok_s"] == pytest.approx(471_079, abs=1)
+    assert values["imbalance_cost"] == pytest.approx(3.740, abs=0.001)
+
+
+def test_moe_rack_batch_halves_for_latency():
+    values = under("moe-serving-on-a-rack", "batch-halves-for-latency")
+    # KV 32 x 4,096 x 70,272 B / 8 TB/s = 1.151 ms; step 1.3 x (1.806 + 1.2 + 0.367) ms + 1.151 ms = 5.536 ms;
+    # 72 x 32 / 5.536 ms = 416,210 tok/s; compute 32 x 2 x 32.6e9 / 2,250 TFLOP/s = 0.927 ms, 0.168 of it.
+    step = moe_rack_step(32, 4_096, 1.3)
+    assert values["kv_read"] == pytest.approx(1.151, abs=0.001)
+    assert values["rack_tok_s"] == pytest.approx(72 * 32 / step, rel=1e-6)
+    assert values["rack_tok_s"] == pytest.approx(416_210, abs=1)
+    assert values["compute_share"] == pytest.approx(0.1675, abs=0.0001)
