@@ -500,3 +500,23 @@ def test_moe_rack_batch_halves_for_latency():
     assert values["rack_tok_s"] == pytest.approx(72 * 32 / step, rel=1e-6)
     assert values["rack_tok_s"] == pytest.approx(416_210, abs=1)
     assert values["compute_share"] == pytest.approx(0.1675, abs=0.0001)
+
+
+def test_moe_total_or_active_fp8_on_186gb():
+    values = under("moe-total-or-active", "fp8-on-nvl72")
+    # 1.04e12 x 16 B = 16.64 TB / 186 GB = 89.5 GPUs. 6 x 32.6e9 = 195.6 GFLOP a token x 15.5e12 tokens
+    # = 3.032e24 FLOP / (2,048 x 1,979e12 x 0.3 = 1.216e18 FLOP/s) = 2.494e6 s = 28.86 days. A GPU trains
+    # 593.7e12 / 195.6e9 = 3,035 tok/s x 8 x 7,168 x 60 x 3 B (10.32 MB) x 2 = 62.66 GB/s of all-to-all.
+    assert values["gpus_for_state"] == pytest.approx(16.64e12 / 186e9, rel=1e-9)
+    assert values["train_days"] == pytest.approx(6 * 32.6e9 * 15.5e12 / (2_048 * 1_979e12 * 0.3) / 86_400)
+    assert values["train_days"] == pytest.approx(28.86, abs=0.01)
+    assert values["a2a_bw_per_gpu"] == pytest.approx(62.66, abs=0.01)
+
+
+def test_moe_total_or_active_active_doubles():
+    values = under("moe-total-or-active", "active-doubles")
+    # 6 x 65e9 = 390 GFLOP a token; 1.04e12 / 65e9 = 16; 390e9 x 15.5e12 / (2,048 x 989e12 x 0.3) = 9.948e6 s
+    # = 115.1 days.
+    assert values["flops_per_token"] == pytest.approx(390)
+    assert values["compute_ratio"] == pytest.approx(16)
+    assert values["train_days"] == pytest.approx(115.14, abs=0.01)
