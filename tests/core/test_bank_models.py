@@ -41,6 +41,32 @@ def test_ttft_limits_follow_the_queueing_budget_when_it_moves():
     )
 
 
+def test_llm_batching_asks_the_interview_step_and_names_the_engines_extra_costs_beside_it():
+    slug = "llm-batching-system"
+    # The interview's step is the HBM roofline: 141.107 GB of weights + 162 sequences x 2,125 tokens x 327,680 B
+    # (112.80 GB) over 8 x 3.35 TB/s x 0.7 = 18.76 TB/s is 13.535 ms; a 256-token chunk at 28,035 tok/s, 9.131 ms.
+    assert shown(slug, "b_max") == 162  # (576 - 141.107) GB / 327,680 B = 1,327,187 tokens over 8,192
+    assert shown(slug, "step_time") == pytest.approx(
+        (141.107e9 + 162 * 2125 * 327_680) / 18.76e12 * 1e3, rel=1e-3
+    )
+    assert shown(slug, "step_time") == pytest.approx(13.535, rel=1e-3)
+    assert shown(slug, "chunk_time") == pytest.approx(256 / 28_035 * 1e3, rel=1e-3)
+    assert shown(slug, "tokens_s_replica") == pytest.approx(162 / 0.013535, rel=1e-3)
+    # 14.02 req/s of prefill and 162 / (250 x 13.535 ms) = 47.88 req/s of decode share one replica: 10.84 req/s.
+    assert shown(slug, "replica_req_rate") == pytest.approx(1 / (1 / 14.0175 + 1 / 47.876), rel=1e-3)
+    # The replays' engine also pays 160 all-reduces of 40 us (6.4 ms), 2 ms of overhead and each token's
+    # activations: 160 x 28,672 B / 450 GB/s = 10.194 us a token, 1.651 ms for 162: a 23.586 ms step. A request
+    # then costs 2,000 / 28,035 (71.34 ms) + 2,000 x 10.194 us (20.39 ms) + 250 x 23.586 / 162 ms (36.40 ms).
+    assert shown(slug, "engine_step") == pytest.approx(
+        13.535 + 6.4 + 2 + 162 * 160 * 28_672 / 450e9 * 1e3, rel=1e-3
+    )
+    assert shown(slug, "engine_req_rate") == pytest.approx(
+        1 / (0.07134 + 0.020388 + 250 * 0.023586 / 162), rel=2e-3
+    )
+    # the burst replays each replica at 6 req/s, ~77% of the engine's rate (the arithmetic's ~11 leaves room)
+    assert 6 / shown(slug, "engine_req_rate") == pytest.approx(0.769, abs=0.005)
+
+
 # The review questions count prefill in every capacity (DOMAIN.md Q01: prefill takes replica time).
 
 
@@ -126,17 +152,25 @@ def test_eight_gpu_review_replays_time_each_step_as_its_arithmetic_with_the_link
 
 def test_gateway_review_pool_cannot_carry_forty_requests_a_second_on_four_replicas():
     slug = "gateway-fallback-review"
-    # KV room (72 - 16) GB / 128 KiB = 427,246 tok, 185.8 sequences of 2,300; step (16 + 185.8 x 2,150 x
-    # 131,072 B) / 2.345 TB/s = 29.15 ms + 2 ms of overhead; a request costs 2,000 / 30,000 = 66.7 ms + 300 x
-    # 31.15 / 185.8 ms.
-    assert shown(slug, "pool_capacity") == pytest.approx(4 / (0.06667 + 300 * 0.03115 / 185.76), rel=3e-3)
-    # With the fixed batch of 96: (16 + 96 x 0.2818) / 2.345 + 2 = 20.36 ms; 66.7 + 300 x 20.36 / 96 = 130.3
-    # ms
-    # a request: four replicas 30.7 req/s; the peak, 2 x 40 req/s, keeps 10.4 busy, and at most 90% busy at
-    # the peak takes ceil(10.42 / 0.9) = 12.
-    assert shown(slug, "capacity_fixed") == pytest.approx(4 / (0.06667 + 300 * 0.020360 / 96), rel=3e-3)
-    assert shown(slug, "replicas_needed") == 12
+    # The interview's step is the HBM reads: KV room (72 - 16) GB / 128 KiB = 427,246 tok, 185.8 sequences of
+    # 2,300; step (16 + 185.8 x 2,150 x 131,072 B) / 2.345 TB/s = 29.15 ms; a request costs 2,000 / 30,000 =
+    # 66.7 ms + 300 x 29.15 / 185.8 ms.
+    assert shown(slug, "tpot_full_batch") == pytest.approx(
+        (16e9 + 185.76 * 2150 * 131_072) / 2.345e9, rel=2e-3
+    )
+    assert shown(slug, "pool_capacity") == pytest.approx(4 / (0.06667 + 300 * 0.02915 / 185.76), rel=3e-3)
+    # With the fixed batch of 96: (16 + 96 x 0.2818) / 2.345 = 18.36 ms; 66.7 + 300 x 18.36 / 96 = 124.0 ms a
+    # request: four replicas 32.2 req/s; the peak, 2 x 40 req/s, keeps ceil(80 x 0.124) = ceil(9.92) = 10 busy.
+    assert shown(slug, "tpot_fixed") == pytest.approx((16 + 96 * 0.28180) / 2.345, rel=2e-3)
+    assert shown(slug, "capacity_fixed") == pytest.approx(4 / (0.06667 + 300 * 0.018360 / 96), rel=3e-3)
+    assert shown(slug, "replicas_needed") == 10
     assert shown(slug, "e2e_at_load") < shown(slug, "deadline")
+    # The replays' engine adds 2 ms a step: 20.36 ms a token, 66.7 + 300 x 20.36 / 96 = 130.3 ms a request, so
+    # the replayed 60% rise (64 req/s) keeps 64 x 0.1303 / 10 = 83% of the ten busy.
+    assert shown(slug, "replica_s_engine") == pytest.approx(0.06667 + 300 * 0.020360 / 96, rel=3e-3)
+    assert shown(slug, "peak_busy_engine") == pytest.approx(64 * 0.13029 / 10, rel=3e-3)
+    peak = [s for s in question(slug).scenarios if s.name == "peak-hour"][0]
+    assert [e["factor"] for e in peak.events if e["type"] == "burst"] == [1.6]
 
 
 @pytest.mark.parametrize("scenario", ["peak-hour", "pool-outage"])
@@ -156,13 +190,17 @@ def test_gateway_review_replays_time_each_step_from_the_batch_the_engine_holds(s
     engine = replica_model(resolve_params(SERVING, inputs["params"]))
     # a step reads 16 GB of weights and 128 KiB per token of KV held at 2.345 TB/s: 6.823 ms + 55.89 ns a
     # token, plus 2 ms of overhead (one GPU: no all-reduce), so the KV-bound batch of 185.8 sequences of 2,150
-    # tokens on average steps at 31.15 ms as the arithmetic says, and a batch of 21 at 11.4 ms; prefill
+    # tokens on average steps at 31.15 ms (the arithmetic's 29.15 ms of reads and the engine's 2 ms), and a batch
+    # of 21 at 11.4 ms; prefill
     # computes
     # 30,000 tok/s (2 x 8e9 FLOP a token)
     assert engine.tpot_base_s == pytest.approx(16e9 / 2.345e12, rel=1e-9)
     assert engine.tpot_per_kv_token_s == pytest.approx(131_072 / 2.345e12, rel=1e-9)
     assert engine.comm_s_per_step == 0 and engine.comm_s_per_token == 0
-    assert engine.tpot(185.76, 2150) == pytest.approx(31.15e-3, rel=2e-3)
+    assert engine.tpot(185.76, 2150) == pytest.approx(29.15e-3 + 0.002, rel=2e-3)
+    assert engine.tpot(185.76, 2150) == pytest.approx(
+        shown("gateway-fallback-review", "tpot_full_batch") / 1e3 + 0.002, rel=2e-3
+    )
     assert engine.tpot(21.37, 2150) == pytest.approx((16 + 21.37 * 0.2818) / 2345 + 0.002, rel=3e-3)
     assert engine.prefill_tok_s == pytest.approx(30_000, rel=1e-9)
     assert engine.kv_capacity_tokens == pytest.approx((72e9 - 16e9) / 131_072, rel=1e-9)

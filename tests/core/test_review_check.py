@@ -168,7 +168,7 @@ FIXED_NUMBERS = {
         "storage_bw": "20 GB/s",
     },
     "gateway-fallback-review": {
-        "replicas": "12",  # ~130 ms of a replica a request, prefill counted: 80 req/s at peak keeps 10.4 busy
+        "replicas": "10",  # ~124 ms of a replica a request, prefill counted: 80 req/s at the peak keeps 9.9 busy
         "max_batch": "96 req",
         "queue_limit": "300 req",
         "queue_wait_limit": "2 s",
