@@ -200,49 +200,48 @@ def test_disaggregated_prompts_double():
 
 
 def tp4_replica_seconds(prompt_tokens: int) -> tuple[int, float]:
-    """A TP4 server's batch and replica time per document, from the physics of the review question:
-    KV room (4 x 80 GB x 0.9 - 141.1 GB) / 327,680 B a token; a step reads the weights and the batch's KV at
-    4 x 2.345 TB/s, makes 160 NVLink all-reduces of 40 us plus the batch's 24,576 B a token at 450 GB/s, and
-    spends 2 ms of overhead; prefill at 4 x 3,504 tok/s plus 160 all-reduces of every prompt token."""
+    """A TP4 server's batch and replica time per document, by the interview's arithmetic of the review
+    question: KV room (4 x 80 GB x 0.9 - 141.1 GB) / 327,680 B a token; a step reads the weights and the
+    batch's KV at 4 x 2.345 TB/s; prefill at 4 x 3,504 tok/s."""
     sequence = prompt_tokens + 600
     batch = int((4 * 80e9 * 0.9 - 141.1e9) / 327_680 // sequence)
     kv_read = (prompt_tokens + 300) * 327_680
-    step = (141.1e9 + batch * kv_read) / (4 * 2.345e12) + 160 * (40e-6 + batch * 24_576 / 450e9) + 2e-3
-    prefill = prompt_tokens / (4 * 3_504) + 160 * prompt_tokens * 24_576 / 450e9
+    step = (141.1e9 + batch * kv_read) / (4 * 2.345e12)
+    prefill = prompt_tokens / (4 * 3_504)
     return batch, prefill + 600 * step / batch
 
 
 def test_eight_gpu_review_load_rises_to_eight():
     values = under("eight-gpu-design-review", "load-rises-to-eight")
     # 6,000-token documents: 448,303 tokens of KV room / 6,600 = 67 a server; step 279.4 GB / 9.38 TB/s
-    # = 29.79 ms + 160 x 43.66 us = 6.99 ms + 2 ms = 38.77 ms; prefill 6,000 / 14,016 + 0.052 = 0.4805 s;
-    # replica time 0.4805 + 600 x 38.77 ms / 67 = 0.8277 s, so two servers complete 2.416 req/s.
+    # = 29.79 ms; prefill 6,000 / 14,016 = 0.4281 s; replica time 0.4281 + 600 x 29.79 ms / 67 = 0.6948 s,
+    # so two servers complete 2.878 req/s.
     batch, replica_s = tp4_replica_seconds(6_000)
     assert batch == 67
-    assert replica_s == pytest.approx(0.8277, abs=1e-4)
-    # Prefill alone: 8 x 6,000 / (8 x 3,504) = 1.712 of the eight GPUs; 8 / 2.416 = 3.311 the two servers;
-    # servers ceil(8 x 0.8277 / 0.7 = 9.46) + 1 spare = 11.
+    assert replica_s == pytest.approx(0.6948, abs=1e-4)
+    # Prefill alone: 8 x 6,000 / (8 x 3,504) = 1.712 of the eight GPUs; 8 / 2.878 = 2.779 the two servers;
+    # servers ceil(8 x 0.6948 / 0.7 = 7.94) + 1 spare = 9.
     assert values["prefill_load"] == pytest.approx(8 * 6_000 / (8 * 3_504))
     assert values["load_fixed"] == pytest.approx(8 * replica_s / 2, rel=1e-6)
-    assert values["load_fixed"] == pytest.approx(3.311, abs=0.001)
-    assert values["servers_needed"] == 11
+    assert values["load_fixed"] == pytest.approx(2.779, abs=0.001)
+    assert values["servers_needed"] == 9
 
 
 def test_eight_gpu_review_documents_grow_to_8000():
     values = under("eight-gpu-design-review", "documents-grow-to-8000")
     # 8,600-token sequences: 256 of them need 2,201,600 tokens against (576 - 141.1) GB / 327,680 B
     # = 1,327,209 of room: 1.659 times over. Prefill 5 x 8,000 / 28,032 = 1.427 of the eight GPUs.
-    # TP4: 448,303 / 8,600 = 52 a server; step 282.5 GB / 9.38 TB/s = 30.12 ms + 6.85 ms + 2 ms = 38.97 ms;
-    # prefill 0.5708 + 0.0699 = 0.6407 s; replica time 0.6407 + 600 x 38.97 ms / 52 = 1.0904 s: two servers
-    # complete 1.834 req/s; servers ceil(5 x 1.0904 / 0.7 = 7.79) + 1 = 9.
+    # TP4: 448,303 / 8,600 = 52 a server; step 282.5 GB / 9.38 TB/s = 30.12 ms; prefill 8,000 / 14,016 =
+    # 0.5708 s; replica time 0.5708 + 600 x 30.12 ms / 52 = 0.9183 s: two servers complete 2.178 req/s;
+    # servers ceil(5 x 0.9183 / 0.7 = 6.56) + 1 = 8.
     batch, replica_s = tp4_replica_seconds(8_000)
     assert batch == 52
-    assert replica_s == pytest.approx(1.0904, abs=1e-4)
+    assert replica_s == pytest.approx(0.9183, abs=1e-4)
     assert values["kv_overcommit"] == pytest.approx(256 * 8_600 / (434.9e9 / 327_680), rel=1e-9)
     assert values["kv_overcommit"] == pytest.approx(1.659, abs=0.001)
     assert values["prefill_load"] == pytest.approx(1.427, abs=0.001)
     assert values["capacity_fixed"] == pytest.approx(2 / replica_s, rel=1e-6)
-    assert values["servers_needed"] == 9
+    assert values["servers_needed"] == 8
 
 
 def test_eval_pipeline_one_hour_turnaround():
