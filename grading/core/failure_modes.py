@@ -127,8 +127,12 @@ def cost_factor(candidate_cost: float | None, reference_cost: float | None) -> t
 def scenario_credit(
     candidate: Mapping[str, Any] | None, reference: Mapping[str, Any] | None, *, title: str = ""
 ) -> dict[str, Any] | None:
-    """One scenario's credit (0..1) and the lines that say why; None when the candidate side has no run."""
+    """One scenario's credit (0..1) and the lines that say why; None when the candidate side has no run. A
+    side stored as {"error": why} (the simulator refused the candidate's numbers) scores 0: a design that
+    cannot run meets no SLO."""
     runs = seed_results(candidate)
+    if not runs and (candidate or {}).get("error"):
+        return _refused(str(candidate["error"]), title)
     if not runs:
         return None
     reference_runs = seed_results(reference)
@@ -173,6 +177,25 @@ def scenario_credit(
         "credit": round(credit, 4),
         "score": round(100 * credit, 1),
         "lines": lines,
+    }
+
+
+def _refused(error: str, title: str) -> dict[str, Any]:
+    line = f"Could not be replayed on your numbers ({error}): a design that cannot run meets no SLO: 0 / 100."
+    return {
+        "title": title,
+        "runs": 0,
+        "met": 0,
+        "seed_dependent": False,
+        "reference_runs": 0,
+        "reference_met": 0,
+        "breaks_every_design": False,
+        "run_credits": [],
+        "base": 0.0,
+        "cost": {"candidate": None, "reference": None, "ratio": None, "factor": 1.0},
+        "credit": 0.0,
+        "score": 0.0,
+        "lines": [line],
     }
 
 

@@ -48,6 +48,7 @@ LOST_MESSAGE_AFTER_S = 45
 STALE_AFTER_S = 60  # a running run without a heartbeat for this long lost its worker
 RUNS_IN_FLIGHT_PER_CANDIDATE = 2
 MAX_ATTEMPTS = 3
+INPUTS_REFUSED = "The simulator refused these numbers: "
 BROKER_DOWN_NOTE = (
     "The job queue is unreachable right now. Your run is kept and will start automatically when it is back."
 )
@@ -368,6 +369,9 @@ def _execute(*, run_id: int, keepalive: bool) -> str:
     except SoftTimeLimitExceeded:
         _finish(run_id, claim, status=ReplayStatus.FAILED, error=f"Stopped after {SOFT_TIME_LIMIT_S} s.")
         return "failed"
+    except ValueError as error:  # the simulator refused these inputs (run_scenario's parameter errors)
+        _finish(run_id, claim, status=ReplayStatus.FAILED, error=f"{INPUTS_REFUSED}{error}"[:2000])
+        return "failed"
     except Exception as error:  # a simulator error is the run's outcome, shown on the page
         log.warning("replay run %s failed", run_id, exc_info=True)
         _finish(run_id, claim, status=ReplayStatus.FAILED, error=f"{type(error).__name__}: {error}"[:2000])
@@ -432,16 +436,22 @@ def replay_failure_report(round_) -> dict | None:
     while any run is unfinished or nothing is left to score.
 
     A design round judges the candidate side against the reference side; a review round judges the fixed
-    design (candidate side) against the SLOs alone, never against the given design on the other side. Runs
-    that errored or were cancelled are left out.
+    design (candidate side) against the SLOs alone, never against the given design on the other side. A
+    candidate run the simulator refused scores 0 (a design that cannot run meets no SLO); cancelled runs and
+    runs lost by their worker are left out.
     """
     runs = replays_current(round_=round_)
     if not runs or any(run.status not in FINISHED_STATUSES for run in runs):
         return None
     done = [run for run in runs if run.status == ReplayStatus.DONE]
     is_review = round_.question_version.spec.get("kind") == "review"
+    refused = {  # the simulator refused the candidate's numbers: scored 0, not left out
+        run.scenario: {"error": run.error}
+        for run in runs
+        if run.side == ReplaySide.CANDIDATE and run.error.startswith(INPUTS_REFUSED)
+    }
     report = failure_report(
-        {run.scenario: run.result for run in done if run.side == ReplaySide.CANDIDATE},
+        refused | {run.scenario: run.result for run in done if run.side == ReplaySide.CANDIDATE},
         None if is_review else {run.scenario: run.result for run in done if run.side == ReplaySide.REFERENCE},
         titles={run.scenario: run.title for run in runs},
     )

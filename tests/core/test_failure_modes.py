@@ -115,7 +115,7 @@ def test_the_score_is_the_mean_over_scenarios_and_a_legacy_single_run_counts_as_
     assert failure_score({"a": legacy, "b": runs(run(MISSED))}, {"a": legacy, "b": runs(run(MET))}) == 50.0
 
 
-@pytest.mark.parametrize("candidate", [{}, {"a": None}, {"a": {"error": "refused"}}])
+@pytest.mark.parametrize("candidate", [{}, {"a": None}, {"a": {"error": ""}}])
 def test_with_nothing_to_score_the_score_is_none(candidate):
     assert failure_score(candidate, {}) is None
 
@@ -127,3 +127,12 @@ def test_the_page_view_of_runs_counts_runs_met_per_check_and_gives_the_spread_in
     (check,) = view["checks"]
     assert (check["met"], check["runs"]) == (1, 2)
     assert check["median_words"] == "2.25 s" and check["range_words"] == "1.5 s to 3 s"
+
+
+def test_a_scenario_the_simulator_refused_to_run_on_the_candidates_numbers_scores_nothing():
+    report = failure_report({"a": {"error": "replicas must be positive"}, "b": runs(run(MET))}, None)
+    assert report["score"] == 50.0
+    assert report["scenarios"]["a"]["lines"] == [
+        "Could not be replayed on your numbers (replicas must be positive): a design that cannot run meets "
+        "no SLO: 0 / 100."
+    ]
