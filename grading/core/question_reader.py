@@ -58,33 +58,35 @@ from grading.core.vocabulary import (
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 _NODE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*\Z")
 _PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_TOP_LEVEL_REQUIRED = (
+# A question file's top-level keys, in the file's order: the one list the reader, authoring and export share.
+QUESTION_KEYS = (
     "slug",
     "title",
     "track",
     "difficulty",
+    "kind",
     "summary",
     "prompt",
+    "outline",
     "plan",
     "model",
     "asked",
     "design",
     "rubric",
-) + ("outline",)
-_TOP_LEVEL_FIELDS = frozenset(
-    (
-        *_TOP_LEVEL_REQUIRED,
-        "kind",
-        "follow_ups",
-        "mistakes",
-        "scenarios",
-        "concepts",
-        "related",
-        "figures",
-        "review",
-        "curveballs",
-    )
+    "follow_ups",
+    "mistakes",
+    "scenarios",
+    "concepts",
+    "related",
+    "figures",
+    "review",
+    "curveballs",
 )
+QUESTION_OPTIONAL_KEYS = frozenset(
+    ("kind", "follow_ups", "mistakes", "scenarios", "concepts", "related", "figures", "review", "curveballs")
+)
+_TOP_LEVEL_REQUIRED = tuple(key for key in QUESTION_KEYS if key not in QUESTION_OPTIONAL_KEYS)
+_TOP_LEVEL_FIELDS = frozenset(QUESTION_KEYS)
 MIN_CURVEBALLS, MAX_CURVEBALLS = 2, 4
 MAX_CURVEBALL_CHANGES = 3
 MIN_CURVEBALL_LINES, MAX_CURVEBALL_LINES = 2, 4

@@ -22,7 +22,7 @@ from grading.core.formula import FormulaError, parse_formula
 from grading.core.grader import grade
 from grading.core.model import ModelError, ModelSpec, describe_model, read_model
 from grading.core.question_export import spec_to_dict
-from grading.core.question_reader import parse_question
+from grading.core.question_reader import QUESTION_KEYS, QUESTION_OPTIONAL_KEYS, parse_question
 from grading.core.question_types import Problem, QuestionSpec, SpecError
 from grading.core.report_text import format_quantity
 from grading.core.submission import SubmissionError
@@ -38,21 +38,10 @@ from questions.services.question_bank import question_version_publish
 TEXT_FIELDS = ("title", "summary", "prompt", "outline")
 CHOICE_FIELDS = ("track", "difficulty", "kind")
 # Sections edited as YAML text, in the order of the file format; `design` has the canvas instead.
-YAML_SECTIONS = (
-    "plan",
-    "model",
-    "asked",
-    "rubric",
-    "follow_ups",
-    "mistakes",
-    "scenarios",
-    "concepts",
-    "related",
-    "figures",
-    "review",
-    "curveballs",
+YAML_SECTIONS = tuple(
+    key for key in QUESTION_KEYS if key not in {"slug", "design", *TEXT_FIELDS, *CHOICE_FIELDS}
 )
-REQUIRED_SECTIONS = ("plan", "model", "asked", "rubric")
+REQUIRED_SECTIONS = tuple(key for key in YAML_SECTIONS if key not in QUESTION_OPTIONAL_KEYS)
 MAX_SECTION_CHARS = 100_000
 MAX_TEXT_CHARS = 20_000
 MAX_QUANTITIES = 300

@@ -21,7 +21,7 @@ from grading.core.question_reader import parse_question
 from grading.core.question_types import SpecError
 from questions.models import Question
 from questions.palette import PALETTE_FILE, palette_components
-from questions.services.question_bank import LoadReport, question_version_publish
+from questions.services.question_bank import LoadReport
 
 MAX_FILE_BYTES = 512 * 1024
 MAX_FILES = 300
@@ -178,14 +178,5 @@ def pack_import(*, files: dict[str, bytes | str], source: str, created_by=None) 
     valid, errors = pack_check(files)
     report = ImportReport(errors=errors, files=sorted(files))
     for name, spec_dict in valid.items():
-        existed = Question.objects.filter(slug=spec_dict["slug"]).exists()
-        _, is_new = question_version_publish(
-            spec_dict=spec_dict, source=f"{source}/{name}"[:200], created_by=created_by
-        )
-        if not is_new:
-            report.unchanged.append(spec_dict["slug"])
-        elif existed:
-            report.updated.append(spec_dict["slug"])
-        else:
-            report.created.append(spec_dict["slug"])
+        report.publish(spec_dict=spec_dict, source=f"{source}/{name}"[:200], created_by=created_by)
     return report

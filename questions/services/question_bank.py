@@ -23,6 +23,14 @@ class LoadReport:
     unchanged: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
+    def publish(self, *, spec_dict: dict, source: str, created_by=None) -> None:
+        """Publish one question (`question_version_publish`) and count it: created, updated or unchanged.
+        Loading the bank and importing a pack both count this way."""
+        existed = Question.objects.filter(slug=spec_dict["slug"]).exists()
+        _, is_new = question_version_publish(spec_dict=spec_dict, source=source, created_by=created_by)
+        tally = self.unchanged if not is_new else self.updated if existed else self.created
+        tally.append(spec_dict["slug"])
+
 
 def content_hash(spec_dict: dict) -> str:
     canonical = json.dumps(spec_dict, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -80,14 +88,7 @@ def question_bank_load(*, folder: Path = CORE_PACK) -> LoadReport:
         except SpecError as error:
             report.errors.extend(f"{path.name}: {where}: {message}" for where, message in error.problems)
             continue
-        existed = Question.objects.filter(slug=spec_dict["slug"]).exists()
-        _, is_new = question_version_publish(spec_dict=spec_dict, source=f"pack:{folder.name}/{path.name}")
-        if not is_new:
-            report.unchanged.append(spec_dict["slug"])
-        elif existed:
-            report.updated.append(spec_dict["slug"])
-        else:
-            report.created.append(spec_dict["slug"])
+        report.publish(spec_dict=spec_dict, source=f"pack:{folder.name}/{path.name}")
     _order_tracks()
     return report
 
