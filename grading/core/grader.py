@@ -795,6 +795,29 @@ class _Run:
             for quantity in self.p.upstream[name]
         )
 
+    def premise_outcome(self, name: str, found: _Outcome) -> _Outcome | None:
+        """The unit error for line `name` of the premise another line's outcome `found` showed (a term of
+        theirs a unit factor off), said with this line's own arithmetic."""
+        if found.premise is None or found.factor is None or name not in self.outcomes:
+            return None
+        term, moved = found.premise
+        factor = next((each for each in self.p.unit_factors[term] if each.factor == found.factor), None)
+        implied = self.implied.get(name)
+        if factor is None or implied is None:
+            return None
+        written = self.stated[term]
+        message = v.term_factor_message(
+            self._arithmetic(name, self.stated, implied),
+            self.readings[name].text.strip(),
+            _in_sentence(self.p.labels[term]),
+            self.p.shown(term, written),
+            self.p.shown(term, moved),
+            factor,
+            abs(moved) > abs(written),
+            v.format_factor(factor.factor),
+        )
+        return _Outcome(v.UNIT_ERROR, message, implied, factor=factor.factor, premise=found.premise)
+
     def _per_names(self, per: str) -> frozenset[str]:
         """`per` and the count this question calls the same thing (node and replica, `alike_counts`)."""
         return frozenset({per, *(other for one, other in self.p.alike if one == per)})
@@ -1563,8 +1586,29 @@ def _with_premises_used(
             {**run.kept, name: outcome},
         )
         trial.run()
-        if sum(trial.outcomes[line].verdict != v.CORRECT for line in later) < wrong_before:
-            run = trial
+        if sum(trial.outcomes[line].verdict != v.CORRECT for line in later) >= wrong_before:
+            continue
+        # The premise is charged on the first asked line it explains, not on a later one that found it.
+        explained = [
+            line
+            for line in later
+            if run.outcomes[line].verdict != v.CORRECT and trial.outcomes[line].verdict == v.CORRECT
+        ]
+        position = {line.name: line.position for line in prepared.lines}
+        first = min([name, *explained], key=lambda line: position.get(line, math.inf))
+        if first != name:
+            charge = run.premise_outcome(first, outcome)
+            if charge is not None:
+                moved = _Run(
+                    prepared, reference, readings, run.used, trial.premises, {**run.kept, first: charge}
+                )
+                moved.run()
+                both = [name, *later]
+                if sum(moved.outcomes[line].verdict != v.CORRECT for line in both) <= sum(
+                    trial.outcomes[line].verdict != v.CORRECT for line in both
+                ):
+                    trial = moved
+        run = trial
     return run
 
 

@@ -486,3 +486,18 @@ def test_a_monthly_line_worked_with_a_calendar_month_is_right_with_a_note():
     assert graded("gpu-credit-system", {"gpu_hours_month": "3,200,000 GPU-h"})["gpu_hours_month"][
         "verdict"
     ] == ("arithmetic_slip")
+
+
+def test_an_untyped_premise_is_charged_on_the_first_line_it_explains():
+    # The same link read as 400 GB/s, but the first move's line is checked within 50%, too loosely to name a
+    # term's unit factor there; the second line (within 5%) names it. The premise is charged once, on the
+    # first line it explains (0.0346 s for 0.207 s), and the second is right from what they used.
+    question = link_question()
+    question["asked"] = [
+        dict(asked, tolerance=0.5) if asked["name"] == "move_setup" else asked for asked in question["asked"]
+    ]
+    report = grade(question, {"numbers": {"move_setup": "0.0346 s", "move_back": "0.0592 s"}})
+    lines = {line["name"]: line for line in report["lines"]}
+    assert lines["move_setup"]["verdict"] == "unit_error", lines["move_setup"]["message"]
+    assert "link bandwidth 8× too large" in lines["move_setup"]["message"]
+    assert lines["move_back"]["verdict"] == "correct", lines["move_back"]["message"]
