@@ -519,3 +519,28 @@ def test_moe_total_or_active_active_doubles():
     assert values["flops_per_token"] == pytest.approx(390)
     assert values["compute_ratio"] == pytest.approx(16)
     assert values["train_days"] == pytest.approx(115.14, abs=0.01)
+
+
+def test_multi_lora_rank_64_adapters():
+    values = under("multi-lora-serving", "rank-64-adapters")
+    # Rank 64 on q (8,192 + 8,192) and v (8,192 + 1,024) in 80 layers: 64 x 25,600 x 80 = 131.07M parameters
+    # x 2 B = 262.1 MB; a hundred = 26.2 GB; 100 req/s / (4.39 x 0.7 x 0.7 = 2.151) = 46.5, so 47 replicas;
+    # one adapter over PCIe at 25 GB/s: 10.49 ms.
+    assert values["adapter_bytes"] == pytest.approx(64 * 25_600 * 80 * 2 / 1e6)
+    assert values["adapters_total"] == pytest.approx(26.2144)
+    replicas_raw = 100 / (4.39 * 0.7 * 0.7)
+    assert replicas_raw == pytest.approx(46.49, abs=0.01)
+    assert values["lora_replicas"] == 47
+    assert values["adapter_load_time"] == pytest.approx(10.486, abs=0.001)
+
+
+def test_multi_lora_five_hundred_variants():
+    values = under("multi-lora-serving", "five-hundred-variants")
+    # Dedicated: 500 replicas x 8 = 4,000 GPUs at 300 / (500 x 4.39) = 0.137 busy. Shared: 500 x 32.77 MB
+    # = 16.38 GB of adapters; 300 / (4.39 x 0.8 x 0.7 = 2.458) = 122.03, so 123 replicas.
+    assert values["dedicated_gpus"] == 4_000
+    assert values["dedicated_util"] == pytest.approx(300 / (500 * 4.39))
+    assert values["adapters_total"] == pytest.approx(16.384)
+    replicas_raw = 300 / (4.39 * 0.8 * 0.7)
+    assert replicas_raw == pytest.approx(122.03, abs=0.01)
+    assert values["lora_replicas"] == 123
