@@ -544,3 +544,22 @@ def test_multi_lora_five_hundred_variants():
     replicas_raw = 300 / (4.39 * 0.8 * 0.7)
     assert replicas_raw == pytest.approx(122.03, abs=0.01)
     assert values["lora_replicas"] == 123
+
+
+def test_multi_provider_primary_share_80():
+    values = under("multi-provider-gateway", "primary-share-80")
+    # 50 calls/s x 0.8 = 40 on the primary x 2,000 tokens = 80,000 tok/s = 4.8M tok/min; the secondaries'
+    # 2M tok/min / 2,000 = 16.67 calls/s: 16.67 / 40 = 0.417 served, 40 - 16.67 = 23.33 calls/s shed.
+    assert values["fallback_demand_tpm"] == pytest.approx(4.8e6)
+    assert values["fallback_served_frac"] == pytest.approx(2e6 / 60 / 2_000 / 40)
+    assert values["shed_rps"] == pytest.approx(40 - 2e6 / 60 / 2_000)
+
+
+def test_multi_provider_traffic_quadruples():
+    values = under("multi-provider-gateway", "traffic-quadruples")
+    # 200 x 2,000 = 400,000 tok/s x $5e-6 = $2/s x 2,592,000 s = $5,184,000 a month, $129,600 a team;
+    # the primary's 120 calls/s against 16.67 of fallback: 0.139 served, 103.3 calls/s shed.
+    assert values["monthly_spend"] == pytest.approx(5_184_000)
+    assert values["team_budget"] == pytest.approx(129_600)
+    assert values["fallback_served_frac"] == pytest.approx(16.667 / 120, rel=1e-4)
+    assert values["shed_rps"] == pytest.approx(103.33, abs=0.01)
