@@ -220,7 +220,11 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # A fix's category is one enum wherever it appears (a saved fix, a ranked fix, a planted flaw).
-    "ENUM_NAME_OVERRIDES": {"FixCategoryEnum": "grading.core.vocabulary.FIX_CATEGORIES"},
+    # A line's verdict too (a report's line and a drill's depth line share it; other "verdict" fields differ).
+    "ENUM_NAME_OVERRIDES": {
+        "FixCategoryEnum": "grading.core.vocabulary.FIX_CATEGORIES",
+        "LineVerdictEnum": "grading.core.verdicts.VERDICTS",
+    },
 }
 
 # A strict policy the pages satisfy: no inline script, no inline style element, nothing from another origin.
