@@ -563,3 +563,38 @@ def test_multi_provider_traffic_quadruples():
     assert values["team_budget"] == pytest.approx(129_600)
     assert values["fallback_served_frac"] == pytest.approx(16.667 / 120, rel=1e-4)
     assert values["shed_rps"] == pytest.approx(103.33, abs=0.01)
+
+
+def test_gateway_fallback_load_rises_to_sixty():
+    values = under("gateway-fallback-review", "load-rises-to-sixty")
+    # KV room (72 GB - 16 GB) / 131,072 B = 427,246 tokens: 185.76 sequences of 2,300. A full step reads
+    # 16 GB + 185.76 x 2,150 x 131,072 B = 68.35 GB at 2.345 TB/s: 29.15 ms. A request takes 2,000 / 30,000
+    # = 0.0667 s of prefill + 300 x 29.15 ms / 185.76 = 0.0471 s = 0.1137 s, so four replicas complete
+    # 35.17 req/s and 60 is 1.706 of that. With the batch of 96 a step takes
+    # (16 + 96 x 0.2818) GB / 2.345 TB/s = 18.36 ms, a request 0.0667 + 300 x 18.36 ms / 96 = 0.1240 s;
+    # ceil(2 x 60 x 0.1240 = 14.88) = 15 replicas. An outage rejects 60 - 6 = 54 a second.
+    kv_read = 2_150 * 131_072
+    fit = 56e9 / 131_072 / 2_300
+    replica_s = 2_000 / 30_000 + 300 * (16e9 + fit * kv_read) / 2.345e12 / fit
+    assert values["pool_load"] == pytest.approx(60 * replica_s / 4, rel=1e-6)
+    assert values["pool_load"] == pytest.approx(1.706, abs=0.001)
+    peak_replicas = 2 * 60 * (2_000 / 30_000 + 300 * (16e9 + 96 * kv_read) / 2.345e12 / 96)
+    assert peak_replicas == pytest.approx(14.88, abs=0.01)
+    assert values["replicas_needed"] == 15
+    assert values["outage_rejected"] == 54
+
+
+def test_gateway_fallback_prompts_double():
+    values = under("gateway-fallback-review", "prompts-double")
+    # 256 x 4,300 tokens = 1,100,800 against 427,246 of room: 2.577 times over. The batch of 96 reads
+    # 16 GB + 96 x 4,150 x 131,072 B = 68.22 GB a step: 29.09 ms; a full batch answers in 4,000 / 30,000
+    # = 0.1333 s + 300 x 29.09 ms = 8.861 s. A request takes 0.1333 + 300 x 29.09 ms / 96 = 0.2242 s of a
+    # replica: ceil(2 x 40 x 0.2242 = 17.94) = 18 replicas.
+    step = (16e9 + 96 * 4_150 * 131_072) / 2.345e12
+    assert values["kv_overcommit"] == pytest.approx(256 * 4_300 / (56e9 / 131_072), rel=1e-9)
+    assert values["kv_overcommit"] == pytest.approx(2.577, abs=0.001)
+    assert values["e2e_fixed"] == pytest.approx(4_000 / 30_000 + 300 * step, rel=1e-9)
+    assert values["e2e_fixed"] == pytest.approx(8.861, abs=0.001)
+    peak_replicas = 2 * 40 * (4_000 / 30_000 + 300 * step / 96)
+    assert peak_replicas == pytest.approx(17.94, abs=0.01)
+    assert values["replicas_needed"] == 18
