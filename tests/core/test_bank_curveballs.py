@@ -598,3 +598,42 @@ def test_gateway_fallback_prompts_double():
     peak_replicas = 2 * 40 * (4_000 / 30_000 + 300 * step / 96)
     assert peak_replicas == pytest.approx(17.94, abs=0.01)
     assert values["replicas_needed"] == 18
+
+
+def batching_step(batch: int, weights: float) -> float:
+    """The interview's 70B TP8 decode step in seconds: the weights and the batch's KV (2,125 tokens of
+    327,680 B each) read at 8 x 3.35 TB/s x 0.7."""
+    return (weights + batch * 2_125 * 327_680) / 18.76e12
+
+
+def test_llm_batching_contexts_to_32k():
+    values = under("llm-batching-system", "contexts-to-32k")
+    # KV room (576 - 141.107) GB / 327,680 B = 1,327,187 tokens / 32,768 reserved = 40.5, so 40 sequences;
+    # a step reads 141.1 GB + 40 x 0.696 GB = 169.0 GB at 18.76 TB/s: 9.006 ms; 40 / 9.006 ms = 4,441 tok/s.
+    assert values["b_max_kv"] == 40
+    assert values["step_time"] == pytest.approx(batching_step(40, 141.107e9) * 1e3, rel=1e-4)
+    assert values["step_time"] == pytest.approx(9.006, abs=0.001)
+    assert values["tokens_s_replica"] == pytest.approx(4_441, abs=1)
+
+
+def test_llm_batching_tpot_tightens_to_20ms():
+    values = under("llm-batching-system", "tpot-tightens-to-20ms")
+    # A 256-token chunk takes 256 / 28,035 = 9.13 ms; (20 - 9.13) ms x 18.76 TB/s = 203.9 GB, less 141.1 GB
+    # of weights = 62.8 GB / 696.3 MB a sequence = 90.2, so 90 (below the KV's 162); the step is 10.86 ms
+    # and 90 / 10.86 ms = 8,286 tok/s.
+    budget = (0.020 - 256 / 28_035) * 18.76e12 - 141.107e9
+    assert budget / (2_125 * 327_680) == pytest.approx(90.2, abs=0.05)
+    assert values["b_max"] == 90
+    assert values["step_time"] == pytest.approx(batching_step(90, 141.107e9) * 1e3, rel=1e-4)
+    assert values["tokens_s_replica"] == pytest.approx(8_286, abs=1)
+
+
+def test_llm_batching_fp8_weights():
+    values = under("llm-batching-system", "fp8-weights")
+    # 70.55 GB of weights; (576 - 70.55) GB / 327,680 B = 1,542,500 tokens / 8,192 = 188 sequences; a step
+    # reads 70.55 + 188 x 0.696 GB = 201.5 GB in 10.74 ms: 188 / 10.74 ms = 17,506 tok/s.
+    assert values["weights_bytes"] == pytest.approx(70.554, abs=0.001)
+    assert values["kv_cap_tokens"] == pytest.approx((576e9 - 70_553_706_496) / 327_680, rel=1e-9)
+    assert values["b_max_kv"] == 188
+    assert values["tokens_s_replica"] == pytest.approx(188 / batching_step(188, 70_553_706_496), rel=1e-4)
+    assert values["tokens_s_replica"] == pytest.approx(17_506, abs=1)
