@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "django.contrib.postgres",  # full-text search of the catalogue on PostgreSQL
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",

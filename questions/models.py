@@ -1,9 +1,14 @@
 """Questions and their immutable versions. A version holds the whole question file as validated JSON."""
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector
 from django.db import models
 
-from grading.core.vocabulary import DIFFICULTIES, DIFFICULTY_TITLES, TRACK_TITLES
+from grading.core.vocabulary import CONCEPT_TITLES, DIFFICULTIES, DIFFICULTY_TITLES, TRACK_TITLES
 
 
 def _choices(name: str, titles: dict[str, str]) -> type[models.TextChoices]:
@@ -14,6 +19,18 @@ def _choices(name: str, titles: dict[str, str]) -> type[models.TextChoices]:
 Track = _choices("Track", TRACK_TITLES)
 Difficulty = _choices("Difficulty", DIFFICULTY_TITLES)
 DIFFICULTY_ORDER = {difficulty: rank for rank, difficulty in enumerate(DIFFICULTIES)}
+
+
+# What the catalogue's search reads: no spec, so no reference value, ever.
+SEARCH_VECTOR = SearchVector("title", "summary", "search_text", config="english")
+
+
+def search_text_of(spec: Mapping[str, Any]) -> str:
+    """The words a question is found by beyond its title and summary: its concepts and its track, by name."""
+    concepts = [
+        CONCEPT_TITLES.get(concept, concept.replace("-", " ")) for concept in spec.get("concepts") or []
+    ]
+    return " ".join([*concepts, TRACK_TITLES.get(spec.get("track", ""), "")]).strip()
 
 
 class QuestionQuerySet(models.QuerySet):
@@ -29,6 +46,7 @@ class Question(models.Model):
     difficulty = models.CharField(max_length=10, choices=Difficulty.choices)
     kind = models.CharField(max_length=10, default="design")
     summary = models.TextField(blank=True)
+    search_text = models.TextField(blank=True, help_text="Its concepts and track by name, for search")
     position = models.PositiveIntegerField(default=0, help_text="Order inside its track")
     current_version = models.ForeignKey(
         "QuestionVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -39,6 +57,8 @@ class Question(models.Model):
 
     class Meta:
         db_table = "interview_question"  # the table it had before the app moved (issue 29)
+        # PostgreSQL's full-text search of the catalogue reads this very expression (catalogue_search).
+        indexes = [GinIndex(SEARCH_VECTOR, name="question_search")]
         ordering = ["track", "position", "slug"]
         permissions = [
             ("practise_rounds", "Can practise rounds"),

@@ -10,7 +10,7 @@ from django.db import transaction
 from grading.core.question_export import spec_to_dict
 from grading.core.question_files import load_question, pack_question_paths, pack_workloads
 from grading.core.question_types import SpecError
-from questions.models import Question, QuestionVersion
+from questions.models import Question, QuestionVersion, search_text_of
 from questions.palette import PALETTE_FILE, palette_components
 
 CORE_PACK = PALETTE_FILE.parent / "core"
@@ -68,6 +68,7 @@ def question_version_publish(
     question.difficulty = spec_dict["difficulty"]
     question.kind = spec_dict.get("kind", "design")
     question.summary = spec_dict.get("summary", "")
+    question.search_text = search_text_of(spec_dict)
     question.current_version = version
     question.save()
     return version, True
