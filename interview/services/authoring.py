@@ -112,7 +112,17 @@ def draft_create(*, owner: AbstractBaseUser, slug: str, title: str) -> Draft:
     question = Question.objects.filter(slug=slug).select_related("current_version").first()
     if question is not None and question.current_version is not None:
         version = question.current_version
-        return Draft.objects.create(owner=owner, slug=slug, data=version.spec, based_on=version)
+        draft = Draft.objects.create(owner=owner, slug=slug, data=version.spec, based_on=version)
+        # The question's sample answers carry over from its latest other draft: they test the question.
+        previous = Draft.objects.filter(slug=slug).exclude(pk=draft.pk).order_by("-updated_at", "-pk").first()
+        if previous is not None:
+            SampleAnswer.objects.bulk_create(
+                SampleAnswer(
+                    draft=draft, name=sample.name, submission=sample.submission, expected=sample.expected
+                )
+                for sample in previous.samples.all()
+            )
+        return draft
     return Draft.objects.create(owner=owner, slug=slug, data=starter_question(slug=slug, title=title))
 
 

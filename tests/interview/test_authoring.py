@@ -557,3 +557,15 @@ def test_the_preview_shows_each_curveball_before_and_under_its_change(client, au
     assert "Now 0.2 of daily users are online at peak." in html
     assert "<td>Peak request rate</td><td>400 req/s</td><td>800 req/s</td>" in html
     assert "<td>GPUs needed</td><td>125 GPU</td><td>250 GPU</td>" in html
+
+
+def test_a_new_draft_of_a_published_question_keeps_its_sample_answers(author, admin_user, draft):
+    sample_save(
+        draft=draft, name="a good one", numbers=dict(q.GOOD_SHEET), expected={"gpus_needed": "correct"}
+    )
+    draft_publish(draft=draft, user=admin_user)
+    next_draft = draft_create(owner=admin_user, slug=q.SLUG, title=q.TITLE)
+    assert next_draft.pk != draft.pk
+    assert [(s.name, s.expected) for s in next_draft.samples.all()] == [
+        ("a good one", {"gpus_needed": "correct"})
+    ]
