@@ -15,6 +15,9 @@ class Draft(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    texts = models.JSONField(
+        default=dict, blank=True, help_text="Each YAML section as the author typed it, comments included"
+    )
 
     class Meta:
         ordering = ["-updated_at"]

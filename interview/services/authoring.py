@@ -126,12 +126,20 @@ def draft_create(*, owner: AbstractBaseUser, slug: str, title: str) -> Draft:
     return Draft.objects.create(owner=owner, slug=slug, data=starter_question(slug=slug, title=title))
 
 
-def draft_sections(data: dict[str, Any]) -> dict[str, str]:
-    """Each YAML section of a draft as text for its editor ("" when absent or empty)."""
+def draft_sections(data: dict[str, Any], typed: dict[str, str] | None = None) -> dict[str, str]:
+    """Each YAML section of a draft as text for its editor ("" when absent or empty): as the author typed it
+    (comments and layout kept) while it still reads as the saved value, else written out afresh."""
     texts = {}
     for section in YAML_SECTIONS:
         value = data.get(section)
         texts[section] = "" if value in (None, [], {}) else yaml_dump(value)
+        text = (typed or {}).get(section)
+        if text and texts[section]:
+            try:
+                if yaml_read_text(text) == value:
+                    texts[section] = text
+            except yaml.YAMLError:
+                pass
     return texts
 
 
@@ -236,9 +244,12 @@ def draft_read_form(*, draft: Draft, form: dict[str, str]) -> DraftForm:
     return DraftForm(data, texts, problems)
 
 
-def draft_save(*, draft: Draft, data: dict[str, Any]) -> Draft:
+def draft_save(*, draft: Draft, data: dict[str, Any], texts: dict[str, str] | None = None) -> Draft:
+    """Save the question dict and, from the editor, each YAML section's text as typed."""
     draft.data = data
-    draft.save(update_fields=["data", "updated_at"])
+    if texts is not None:
+        draft.texts = {section: text.replace("\r\n", "\n") for section, text in texts.items() if text.strip()}
+    draft.save(update_fields=["data", "texts", "updated_at"])
     return draft
 
 

@@ -180,13 +180,13 @@ def draft_carry(request: HttpRequest, draft_id: int) -> HttpResponse:
 def draft_edit(request: HttpRequest, draft_id: int) -> HttpResponse:
     draft = _get_draft(request, draft_id)
     if request.method == "GET":
-        context = _editor_context(request, draft, draft_sections(draft.data), [])
+        context = _editor_context(request, draft, draft_sections(draft.data, draft.texts), [])
         return render(request, "authoring/editor.html", context)
     form = draft_read_form(draft=draft, form=request.POST.dict())
     if form.problems:
         context = _editor_context(request, draft, form.texts, form.problems)
         return render(request, "authoring/editor.html", context, status=400)
-    draft_save(draft=draft, data=form.data)
+    draft_save(draft=draft, data=form.data, texts=form.texts)
     messages.success(request, "Draft saved.")
     return redirect("authoring-draft", draft_id=draft.pk)
 
