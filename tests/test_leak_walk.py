@@ -548,6 +548,15 @@ def test_no_url_reachable_in_an_unsubmitted_round_states_an_asked_reference_valu
     assert leaks == {}
 
 
+def test_with_the_depth_phase_open_no_round_url_states_a_reference_value_or_a_trade_off(bank, make_user):
+    with_depth = [q for q in bank.walked if depth_texts(q.current_version.spec, opened=True)]
+    assert with_depth  # the walk's questions include some with curveballs or decisions
+    leaks = {url: sorted(set(shown)) for url, shown in walk(with_depth, make_user, depth_open=True).items()}
+    if dump := os.environ.get("LEAK_WALK_DUMP"):
+        Path(dump).write_text(json.dumps(leaks, indent=1))
+    assert leaks == {}
+
+
 def test_no_concept_page_states_an_asked_value_of_a_question_that_links_it():
     from grading.core.question_export import spec_to_dict
     from grading.core.question_files import load_pack
