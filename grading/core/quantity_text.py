@@ -228,6 +228,7 @@ def parse_quantity(text: str) -> ParsedQuantity | ParseFailure:
         cleaned = cleaned.replace(old, new)
     cleaned = cleaned.strip()
     for around in (
+        _sentence_end,
         _parallel_width,
         _stated_result,
         _after_label,
@@ -242,11 +243,20 @@ def parse_quantity(text: str) -> ParsedQuantity | ParseFailure:
     return parsed
 
 
+def _sentence_end(text: str) -> ParsedQuantity | None:
+    """ "70 s.": a full stop after the answer."""
+    if not re.search(r"[A-Za-z%)]\.\Z", text):
+        return None
+    found = parse_quantity(text[:-1])
+    return found if isinstance(found, ParsedQuantity) else None
+
+
 def _stated_result(text: str) -> ParsedQuantity | None:
     """ "80 × 8 × 128 × 4 B = 320 KiB", "3 + 1.5 = 4.5 s", "2.1 → 0.7 ms": the result after the last "=" or
     arrow, when working with a digit comes before it."""
     marks = list(_RESULT_MARK.finditer(text))
-    if not marks or not _DIGIT.search(text[: marks[-1].start()]):
+    before = text[: marks[-1].start()].strip() if marks else ""
+    if not marks or (before and not _DIGIT.search(before)):  # "= 70 s" alone is its result too
         return None
     result = parse_quantity(text[marks[-1].end() :])
     if not isinstance(result, ParsedQuantity):

@@ -501,3 +501,16 @@ def test_an_untyped_premise_is_charged_on_the_first_line_it_explains():
     assert lines["move_setup"]["verdict"] == "unit_error", lines["move_setup"]["message"]
     assert "link bandwidth 8× too large" in lines["move_setup"]["message"]
     assert lines["move_back"]["verdict"] == "correct", lines["move_back"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "value"),
+    [
+        ("= 70 s", "s", 70),
+        ("70 s.", "s", 70),
+        ("70s (5+47+15+3)", "s", 70),
+        ("3,500 reqs queued", "req", 3500),
+    ],
+)
+def test_a_result_mark_alone_a_full_stop_and_working_in_a_note_leave_the_answer(text, unit, value):
+    assert on_line(text, unit).value == value
