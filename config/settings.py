@@ -210,6 +210,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "config.service_errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Sevenbox API",

@@ -4,6 +4,7 @@ fixes. The page's autosave and the API share them; a refusal names the field and
 import json
 from typing import Any
 
+from config.service_errors import ServiceError
 from grading.core.vocabulary import FIX_CATEGORIES
 
 MAX_NUMBER_TEXT = 200
@@ -24,10 +25,10 @@ MAX_KEY_TEXT = 60
 MAX_DESIGN_CHARS = 256_000  # the whole design as JSON; a real canvas of 80 boxes stays under a fifth of this
 
 
-class WorkError(Exception):
+class WorkError(ServiceError):
     """A save the work cannot accept; the message is shown to the person."""
 
-    status_code = 400
+    status = 400
 
 
 def clean_design(design: Any) -> dict:

@@ -160,7 +160,7 @@ class InvitationListApi(APIView):
                     round_=round_, created_by=request.user, username=data.validated_data["username"]
                 )
         except InterviewError as error:
-            return Response({"error": str(error)}, status=error.status_code)
+            return Response({"error": str(error)}, status=error.status)
         output = InvitationOutput(invitation).data | {"link": link}
         return Response(output, status=status.HTTP_201_CREATED)
 
@@ -189,7 +189,7 @@ class InvitationAcceptApi(APIView):
         except InvitationInvalid:
             raise Http404("This invitation link is not valid.") from None
         except InterviewRateLimited as error:
-            return Response({"error": str(error)}, status=error.status_code)
+            return Response({"error": str(error)}, status=error.status)
         return Response(InvitationOutput(invitation).data)
 
 

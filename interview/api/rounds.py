@@ -134,7 +134,7 @@ class RoundSubmitApi(APIView):
         try:
             round_ = round_submit(round_id=round_.pk)
         except RoundError as error:
-            return Response({"error": str(error)}, status=error.status_code)
+            return Response({"error": str(error)}, status=error.status)
         return Response(RoundSerializer(round_).data)
 
 

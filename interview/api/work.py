@@ -68,5 +68,5 @@ class WorkSaveApi(APIView):
         except StaleRevision as error:
             return Response({"error": str(error), "current_revision": error.current_revision}, status=409)
         except WorkError as error:
-            return Response({"error": str(error)}, status=error.status_code)
+            return Response({"error": str(error)}, status=error.status)
         return Response({"revision": result.revision, "saved": result.saved_fields})

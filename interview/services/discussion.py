@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Prefetch, QuerySet
 from django.utils import timezone
 
+from config.service_errors import ServiceError
 from interview.markdown import markdown_render
 from interview.models import Comment, Report, ThreadLock, Vote
 from interview.models.discussion import AnchorKind
@@ -24,7 +25,7 @@ POSTS_PER_MINUTE = 5
 POSTS_PER_DAY = 50
 
 
-class DiscussionError(Exception):
+class DiscussionError(ServiceError):
     """A refused discussion action, with a message fit to show the person who tried it."""
 
     status = 400

@@ -383,7 +383,7 @@ def invitation_create(request: HttpRequest, round_id: int) -> HttpResponse:
     except OverflowError:  # more hours than a date can hold
         error = "A link is valid for between 5 minutes and 14 days."
     except InterviewError as exc:
-        error, status = str(exc), exc.status_code
+        error, status = str(exc), exc.status
     if request.htmx:
         if error:
             return htmx_refusal(error, status)

@@ -60,9 +60,7 @@ def save(request: HttpRequest, round_id: int) -> JsonResponse:
     except StaleRevision as error:
         return JsonResponse({"error": str(error), "current_revision": error.current_revision}, status=409)
     except WorkError as error:
-        return JsonResponse(
-            {"error": str(error), "locked": error.status_code == 423}, status=error.status_code
-        )
+        return JsonResponse({"error": str(error), "locked": error.status == 423}, status=error.status)
     return JsonResponse(
         {"revision": result.revision, "saved": result.saved_fields, "saved_at": timezone.now().isoformat()}
     )

@@ -7,6 +7,7 @@ import random
 from django.db import transaction
 from django.utils import timezone
 
+from config.service_errors import ServiceError
 from grading.core.report_text import format_unit
 from questions.models import Question, QuestionVersion
 from questions.services.grading import question_version_model
@@ -22,14 +23,14 @@ log = logging.getLogger(__name__)
 CLIENT_BOX = {"id": "client", "kind": "client", "label": "Client", "job": "", "failure": ""}
 
 
-class RoundError(Exception):
+class RoundError(ServiceError):
     """A request the round cannot accept; the message is shown to the person."""
 
-    status_code = 400
+    status = 400
 
 
 class RoundLocked(RoundError):
-    status_code = 423
+    status = 423
 
 
 def round_start(

@@ -40,7 +40,7 @@ ROUND_FIELDS = tuple(
 
 
 class StaleRevision(WorkError):
-    status_code = 409
+    status = 409
 
     def __init__(self, current_revision: int) -> None:
         self.current_revision = current_revision
@@ -51,7 +51,7 @@ class StaleRevision(WorkError):
 
 
 class WorkLocked(WorkError):
-    status_code = 423
+    status = 423
 
 
 @dataclass(frozen=True)
