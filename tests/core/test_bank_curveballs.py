@@ -637,3 +637,23 @@ def test_llm_batching_fp8_weights():
     assert values["b_max_kv"] == 188
     assert values["tokens_s_replica"] == pytest.approx(188 / batching_step(188, 70_553_706_496), rel=1e-4)
     assert values["tokens_s_replica"] == pytest.approx(17_506, abs=1)
+
+
+def test_pretraining_raw_is_100x():
+    values = under("pretraining-data-pipeline", "raw-is-100x")
+    # 15e12 tokens x 4 B = 60 TB of clean text x 100 = 6 PB raw; over two weeks (1,209,600 s) 4.96 GB/s;
+    # / (50 MB/s x 0.75) = 132.3, so 133 extraction machines.
+    assert values["raw_bytes"] == pytest.approx(6)
+    assert values["pipeline_in_bw"] == pytest.approx(6e15 / 1_209_600 / 1e9)
+    machines_raw = 6e15 / 1_209_600 / 37.5e6
+    assert machines_raw == pytest.approx(132.28, abs=0.01)
+    assert values["extract_instances"] == 133
+
+
+def test_pretraining_model_shrinks_to_70b():
+    values = under("pretraining-data-pipeline", "model-shrinks-to-70b")
+    # 10,240 x 989e12 x 0.4 = 4.051e18 FLOP/s / (6 x 70e9) = 9.645M tok/s; x 2 B = 19.29 MB/s of shards;
+    # 15e12 / 9.645e6 = 1.555e6 s = 18.0 days.
+    assert values["train_tok_s"] == pytest.approx(10_240 * 989e12 * 0.4 / (6 * 7e10))
+    assert values["shard_read_bw"] == pytest.approx(19.29, abs=0.01)
+    assert values["train_days"] == pytest.approx(18.0, abs=0.01)
