@@ -657,3 +657,23 @@ def test_pretraining_model_shrinks_to_70b():
     assert values["train_tok_s"] == pytest.approx(10_240 * 989e12 * 0.4 / (6 * 7e10))
     assert values["shard_read_bw"] == pytest.approx(19.29, abs=0.01)
     assert values["train_days"] == pytest.approx(18.0, abs=0.01)
+
+
+def test_playground_front_page_day():
+    values = under("public-playground", "front-page-day")
+    # 1.5M users x 10 messages / 86,400 s = 173.6 req/s x 3 = 520.8 at peak; x 12.5 s open = 6,510 streams.
+    # Decode 520.8 x 12 s / 64 = 97.66 replicas + prefill 520.8 x 500 / 28,035 = 9.29 = 106.9 / 0.7 = 152.8,
+    # so 153; the 32-replica cap serves 32 / 153 of it: 0.791 waits or is turned away.
+    assert values["peak_req_rate"] == pytest.approx(1.5e7 / 86_400 * 3)
+    assert values["in_flight_streams"] == pytest.approx(6_510.4, abs=0.1)
+    assert values["replicas_uncapped"] == 153
+    assert values["peak_shed_frac"] == pytest.approx(1 - 32 / 153)
+
+
+def test_playground_reasoning_answers():
+    values = under("public-playground", "reasoning-answers")
+    # 173.6 req/s x (0.5 + 1,000 x 0.04 = 40.5 s) = 7,031 streams x 64 KiB = 460.8 MB; decode 173.6 x 40 s
+    # / 64 = 108.5 replicas + 3.10 of prefill = 111.6 / 0.7 = 159.4, so 160.
+    assert values["in_flight_streams"] == pytest.approx(7_031.25)
+    assert values["stream_memory"] == pytest.approx(7_031.25 * 65_536 / 1e6)
+    assert values["replicas_uncapped"] == 160
