@@ -100,7 +100,7 @@ def test_a_timed_round_answers_its_depth_phase_and_the_report_scores_what_it_sho
         scores.append(float(shown))
     depth = float(section.locator("#depth-score").inner_text())
     assert depth == pytest.approx(sum(scores) / len(scores), abs=0.06)
-    assert len(scores) == 2 + 2  # two curveballs, two decisions
+    assert len(scores) == 2 + 5  # two curveballs, five decisions
     think = scores[0]
     assert think == 100.0  # three lines right, the autoscaler named: 0.6 x 100 + 0.4 x 100
     expect(page.locator("#grading-report .report-score", has_text="Depth")).to_contain_text(str(round(depth)))

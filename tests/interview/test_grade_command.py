@@ -117,7 +117,8 @@ def test_it_grades_the_depth_answers_the_page_saves(tmp_path):
     report = json.loads(grade_command(slug, write(tmp_path, {"numbers": {}, "depth": depth}), "--json"))
     replicas = report["depth"]["curveballs"][0]["lines"][2]
     assert (replicas["name"], replicas["verdict"]) == ("replicas", "correct")
-    assert report["depth"]["follow_ups"][1]["credit"] == 1.0
+    decision = next(item for item in report["depth"]["follow_ups"] if item["id"] == "batch-not-kv")
+    assert decision["credit"] == 1.0
     text = grade_command(slug, write(tmp_path, {"numbers": {}, "depth": depth}))
     assert "Curveball Think time halves" in text
     assert "2 of 2 places match tpot-sets-batch > keep-room" in text

@@ -108,8 +108,8 @@ def test_answers_are_saved_in_the_graders_shape_and_graded_at_submit(client, ali
     round_submit(round_id=round_.pk)
     report = Round.objects.get(pk=round_.pk).report
     # think-time: replicas right (weight 2 of 4: 0.5 of the lines), no autoscaler: 0.6 x 0.5 = 0.3;
-    # prompts: nothing, 0; batch-not-kv: both places and the number, 1.0; the long prompt: nothing, 0.
-    assert report["scores"]["depth"] == pytest.approx(100 * (0.3 + 0 + 1.0 + 0) / 4, abs=0.05)
+    # batch-not-kv: both places and the number, 1.0; the other curveball and the four other decisions: 0.
+    assert report["scores"]["depth"] == pytest.approx(100 * (0.3 + 1.0) / 7, abs=0.05)
 
 
 def test_a_bad_depth_answer_is_refused_next_to_the_form_and_nothing_is_kept(client, alice, question):
