@@ -5,20 +5,19 @@ import json
 from typing import Any
 
 from config.service_errors import ServiceError
+from grading.core.submission import MAX_BOX_TEXT, MAX_EDGES, MAX_ID_TEXT, MAX_NODES, MAX_NUMBER_TEXT
 from grading.core.vocabulary import FIX_CATEGORIES
 
-MAX_NUMBER_TEXT = 200
 MAX_SCRATCH = 20_000
-MAX_DESIGN_NODES = 80
-MAX_DESIGN_EDGES = 200
-MAX_FIELD_TEXT = 300
+MAX_DESIGN_NODES = MAX_NODES
+MAX_DESIGN_EDGES = MAX_EDGES
+MAX_FIELD_TEXT = MAX_BOX_TEXT
 MAX_FIXES = 20
 MAX_FIX_TEXT = 300
 MAX_MARKS = 100
 MAX_NOTES = 50
 MAX_NOTE_TEXT = 400
 MAX_GROUPS = 40
-MAX_ID_TEXT = 100  # a box's, note's or group's id, an arrow's ends, a parent
 # Every stored field has a bound: keys the canvas keeps but we do not read (positions, its own extras) too.
 MAX_ANY_TEXT = MAX_NOTE_TEXT
 MAX_KEY_TEXT = 60

@@ -28,8 +28,13 @@ TOP_LEVEL_KEYS = ("numbers", "design", "events", "depth")
 MAX_DEPTH_ITEMS = 20
 MAX_ORDER = 12
 MAX_NUMBERS = 500
-MAX_NODES = 200
-MAX_EDGES = 1000
+# One set of limits for a design and the numbers: the save (rounds/validation.py), the grade (API and CLI)
+# and the API schema read these.
+MAX_NODES = 80
+MAX_EDGES = 200
+MAX_BOX_TEXT = 300  # a box's kind, label, job and failure; an arrow's label
+MAX_ID_TEXT = 100  # a box's id, an arrow's ends
+MAX_NUMBER_TEXT = 200  # one entry of the numbers sheet, as typed
 MAX_EVENTS = 50_000
 MAX_NAME_CHARS = 120
 MAX_TEXT_CHARS = 2000
@@ -205,13 +210,21 @@ def _read_numbers(raw: object, problems: list[Problem], field: str = "numbers") 
             numbers[name] = ""
         elif not isinstance(text, str):
             problems.append((f"{field}.{name}", "expected text"))
+        elif len(text) > MAX_NUMBER_TEXT:
+            problems.append((f"{field}.{name}", f"at most {MAX_NUMBER_TEXT} characters"))
         else:
             numbers[name] = text
     return numbers
 
 
 def _text(
-    entry: Mapping[str, Any], key: str, field: str, problems: list[Problem], *, required: bool = False
+    entry: Mapping[str, Any],
+    key: str,
+    field: str,
+    problems: list[Problem],
+    *,
+    required: bool = False,
+    limit: int = MAX_TEXT_CHARS,
 ) -> str:
     value = entry.get(key)
     if value is None:
@@ -221,8 +234,8 @@ def _text(
     if not isinstance(value, str):
         problems.append((field, "expected text"))
         return ""
-    if len(value) > MAX_TEXT_CHARS:
-        problems.append((field, f"at most {MAX_TEXT_CHARS} characters"))
+    if len(value) > limit:
+        problems.append((field, f"at most {limit} characters"))
         return ""
     if required and not value.strip():
         problems.append((field, "must not be empty"))
@@ -246,11 +259,14 @@ def _read_design(
         if not isinstance(item, Mapping):
             problems.append((field, "expected an object with id, kind, label, job and failure"))
             continue
-        box_id = _text(item, "id", f"{field}.id", problems, required=True)
+        box_id = _text(item, "id", f"{field}.id", problems, required=True, limit=MAX_ID_TEXT)
         if box_id in ids:
             problems.append((f"{field}.id", f"{box_id!r} is used by two boxes"))
         ids.add(box_id)
-        texts = [_text(item, key, f"{field}.{key}", problems) for key in ("kind", "label", "job", "failure")]
+        texts = [
+            _text(item, key, f"{field}.{key}", problems, limit=MAX_BOX_TEXT)
+            for key in ("kind", "label", "job", "failure")
+        ]
         read_boxes.append(Box(box_id, *texts))
     read_arrows: list[Arrow] = []
     for index, item in enumerate(arrows):
@@ -258,11 +274,15 @@ def _read_design(
         if not isinstance(item, Mapping):
             problems.append((field, "expected an object with source and target"))
             continue
-        ends = [_text(item, key, f"{field}.{key}", problems, required=True) for key in ("source", "target")]
+        ends = [
+            _text(item, key, f"{field}.{key}", problems, required=True, limit=MAX_ID_TEXT)
+            for key in ("source", "target")
+        ]
         for key, end in zip(("source", "target"), ends, strict=True):
             if end and end not in ids and end != CLIENT_ID:
                 problems.append((f"{field}.{key}", f"{end!r} is not the id of a box"))
-        read_arrows.append(Arrow(ends[0], ends[1], _text(item, "label", f"{field}.label", problems)))
+        label = _text(item, "label", f"{field}.label", problems, limit=MAX_BOX_TEXT)
+        read_arrows.append(Arrow(ends[0], ends[1], label))
     return tuple(read_boxes), tuple(read_arrows)
 
 

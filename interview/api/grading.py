@@ -6,7 +6,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from grading.core.submission import SubmissionError
+from grading.core.submission import (
+    MAX_BOX_TEXT,
+    MAX_EDGES,
+    MAX_ID_TEXT,
+    MAX_NODES,
+    MAX_NUMBER_TEXT,
+    SubmissionError,
+)
 from grading.core.verdicts import VERDICTS
 from grading.core.vocabulary import CHECKS
 from interview.selectors import published_version_or_404
@@ -17,23 +24,29 @@ from rounds.services.reference_guard import reference_refusal, round_hiding_refe
 # Request: documented here; checked by grading.core.submission.read_submission, the same check as the CLI's.
 
 
+def _box_text(**kwargs) -> serializers.CharField:
+    return serializers.CharField(required=False, allow_blank=True, max_length=MAX_BOX_TEXT, **kwargs)
+
+
 class NodeSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    kind = serializers.CharField(required=False, allow_blank=True, help_text="A palette kind, or empty")
-    label = serializers.CharField(required=False, allow_blank=True)
-    job = serializers.CharField(required=False, allow_blank=True)
-    failure = serializers.CharField(required=False, allow_blank=True)
+    id = serializers.CharField(max_length=MAX_ID_TEXT)
+    kind = _box_text(help_text="A palette kind, or empty")
+    label = _box_text()
+    job = _box_text()
+    failure = _box_text()
 
 
 class EdgeSerializer(serializers.Serializer):
-    source = serializers.CharField(help_text="A node id, or `client`")
-    target = serializers.CharField()
-    label = serializers.CharField(required=False, allow_blank=True)
+    source = serializers.CharField(max_length=MAX_ID_TEXT, help_text="A node id, or `client`")
+    target = serializers.CharField(max_length=MAX_ID_TEXT)
+    label = _box_text()
 
 
 class DesignSerializer(serializers.Serializer):
-    nodes = NodeSerializer(many=True)
-    edges = EdgeSerializer(many=True)
+    """The limits are the save's and the grade's (grading.core.submission)."""
+
+    nodes = serializers.ListField(child=NodeSerializer(), max_length=MAX_NODES)
+    edges = serializers.ListField(child=EdgeSerializer(), max_length=MAX_EDGES)
 
 
 class EventSerializer(serializers.Serializer):
@@ -71,7 +84,7 @@ class DepthAnswersSerializer(serializers.Serializer):
 
 class SubmissionSerializer(serializers.Serializer):
     numbers = serializers.DictField(
-        child=serializers.CharField(allow_blank=True, allow_null=True),
+        child=serializers.CharField(allow_blank=True, allow_null=True, max_length=MAX_NUMBER_TEXT),
         required=False,
         help_text="Quantity name -> the text as typed: '48 GB', '2.5M tok/s', '~10 GB'",
     )

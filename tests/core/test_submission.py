@@ -77,3 +77,17 @@ def test_the_error_message_lists_every_field():
 
 def test_a_submission_that_is_not_an_object_is_refused():
     assert problems_of(["numbers"]) == [("submission", "expected an object with numbers, design and events")]
+
+
+def test_the_grade_reads_a_design_within_the_saves_limits_and_refuses_one_past_them():
+    # The save's limits (rounds/validation.py): 80 boxes, 200 arrows, 300 characters a box text, 200 a number.
+    boxes = [{"id": f"b{index}", "kind": "gateway", "job": "j" * 300} for index in range(80)]
+    read_submission({"design": {"nodes": boxes, "edges": []}, "numbers": {"rate": "9" * 200}})
+    too_many = [*boxes, {"id": "b80"}]
+    with pytest.raises(SubmissionError, match="design.nodes"):
+        read_submission({"design": {"nodes": too_many, "edges": []}})
+    long_job = [{"id": "b0", "job": "j" * 301}]
+    with pytest.raises(SubmissionError, match=r"design.nodes\[0\].job"):
+        read_submission({"design": {"nodes": long_job, "edges": []}})
+    with pytest.raises(SubmissionError, match="numbers.rate"):
+        read_submission({"numbers": {"rate": "9" * 201}})
