@@ -1,5 +1,5 @@
 """The autosave's capacity under gunicorn on this machine: the save rate the ORM path sustains with
-p95 <= 50 ms, and what that means in concurrent candidates saving every 5 s (the floor to keep: 2,000).
+p95 <= 50 ms, and what that means in concurrent candidates saving every 5 s, for one instance.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sevenbox_bench .venv/bin/python bench/autosave.py
 
@@ -36,7 +36,6 @@ NUMBER = "kv_bytes_per_token"
 FIELDS_PER_SAVE = 2  # the number and the scratch notes
 SAVE_INTERVAL_S = 5.0  # the page autosaves every 5 s
 P95_TARGET_S = 0.050
-CANDIDATE_FLOOR = 2_000
 WARM_UP_RATE, WARM_UP_SECONDS = 50, 3.0
 RATES = (25, 50, 100, 150, 200, 300, 400, 500, 600, 800, 1_000, 1_200, 1_500, 2_000)  # saves/s, in turn
 STEP_SECONDS = 8.0
@@ -254,12 +253,10 @@ def main() -> None:
     lost, duplicated = check_no_save_lost(candidates)
     sustained = max((step.rate for step in steps if step.sustained), default=0)
     concurrent = int(sustained * SAVE_INTERVAL_S)
-    verdict = "met" if concurrent >= CANDIDATE_FLOOR else "NOT met"
     print(
         f"sustained: {sustained} saves/s with p95 <= {P95_TARGET_S * 1000:.0f} ms, on time and without errors"
     )
-    print(f"  = {concurrent:,} concurrent candidates saving every {SAVE_INTERVAL_S:.0f} s "
-          f"(floor {CANDIDATE_FLOOR:,}: {verdict})")  # fmt: skip
+    print(f"  = {concurrent:,} concurrent candidates saving every {SAVE_INTERVAL_S:.0f} s on this instance")
     cores = os.cpu_count() or 1
     cpu = web_cpu + database_cpu
     print(f"server CPU per save: {cpu * 1000:.1f} ms (gunicorn {web_cpu * 1000:.1f}, PostgreSQL "
