@@ -677,3 +677,23 @@ def test_playground_reasoning_answers():
     assert values["in_flight_streams"] == pytest.approx(7_031.25)
     assert values["stream_memory"] == pytest.approx(7_031.25 * 65_536 / 1e6)
     assert values["replicas_uncapped"] == 160
+
+
+def test_rag_hit_rate_is_40():
+    values = under("rag-at-10k-qps", "hit-rate-is-40")
+    # 10,000 x (1 - 0.4) = 6,000 queries/s reach the LLM / 50 a node = 120 nodes; against 200 without a
+    # cache it saves 1 - 120 / 200 = 0.4.
+    assert values["llm_qps"] == pytest.approx(6_000)
+    assert values["llm_nodes"] == 120
+    assert values["nodes_saved_frac"] == pytest.approx(0.4)
+
+
+def test_rag_deeper_reranking():
+    values = under("rag-at-10k-qps", "deeper-reranking")
+    # 10,000 x 100 = 1M pairs/s x 512 tokens = 5.12e8 tok/s x 2 x 335M FLOP = 3.43e17 FLOP/s / (989e12 x 0.4)
+    # = 867.1, so 868 GPUs in ceil(868 / 8) = 109 nodes.
+    assert values["rerank_pairs_s"] == pytest.approx(1e6)
+    gpus_raw = 5.12e8 * 2 * 3.35e8 / (989e12 * 0.4)
+    assert gpus_raw == pytest.approx(867.1, abs=0.1)
+    assert values["rerank_gpus"] == 868
+    assert values["rerank_nodes"] == 109
