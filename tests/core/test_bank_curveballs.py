@@ -1,6 +1,8 @@
 """The bank's curveballs (issue 33): each one's reference values recomputed by hand under its change, and
 every curveball and decision of the bank checked against the palette and graded right on its own values."""
 
+import math
+
 import pytest
 
 from grading.core.depth import consequence_problems
@@ -697,3 +699,26 @@ def test_rag_deeper_reranking():
     assert gpus_raw == pytest.approx(867.1, abs=0.1)
     assert values["rerank_gpus"] == 868
     assert values["rerank_nodes"] == 109
+
+
+def test_fair_share_burst_was_yesterday():
+    values = under("research-cluster-fair-share", "burst-was-yesterday")
+    # 512 GPUs x 5 days = 2,560 GPU-days x 2^(-1/7) = 2,318.7; a full cluster's decayed usage is
+    # 2,048 x 7 / ln 2 = 20,682 GPU-days, so U_B = 0.25 + 0.1121 = 0.3621 and
+    # F_B = 2^(-0.3621 / 0.25) = 0.366.
+    decayed = 2_560 * 2 ** (-1 / 7)
+    usage = 0.25 + decayed / (2_048 * 7 / math.log(2))
+    assert values["burst_decayed"] == pytest.approx(decayed)
+    assert values["u_b"] == pytest.approx(usage)
+    assert values["u_b"] == pytest.approx(0.3621, abs=0.0001)
+    assert values["f_b"] == pytest.approx(2 ** (-usage / 0.25))
+    assert values["f_b"] == pytest.approx(0.3664, abs=0.0001)
+
+
+def test_fair_share_two_week_half_life():
+    values = under("research-cluster-fair-share", "two-week-half-life")
+    # 2,048 x 14 / ln 2 = 41,365 GPU-days; the week-old burst keeps 2^(-7/14) = 0.7071 of 2,560 = 1,810.2;
+    # it falls under 10% after 14 x log2(10) = 46.5 days.
+    assert values["decayed_total"] == pytest.approx(2_048 * 14 / math.log(2))
+    assert values["burst_decayed"] == pytest.approx(1_810.19, abs=0.01)
+    assert values["t_forget"] == pytest.approx(14 * math.log2(10))
