@@ -722,3 +722,27 @@ def test_fair_share_two_week_half_life():
     assert values["decayed_total"] == pytest.approx(2_048 * 14 / math.log(2))
     assert values["burst_decayed"] == pytest.approx(1_810.19, abs=0.01)
     assert values["t_forget"] == pytest.approx(14 * math.log2(10))
+
+
+def test_serverless_seventy_b_on_four_gpus():
+    values = under("serverless-gpu-warm-pool", "seventy-b-on-four-gpus")
+    # 140 GB / 4 GB/s = 35 s; 2 + 8 + 35 + 6 = 51 s cold. 0.5/s x 51 s = 25.5 in flight + 2.326 x sqrt(25.5)
+    # = 37.2, so 38 warm instances x 4 GPUs x $2 x 24 h = $7,296 a day. Revenue 100 x 4 x $3.5 = $1,400/h
+    # against (100 + 38) x 4 x $2 = $1,104/h: margin 0.211.
+    assert values["t_cold"] == pytest.approx(51)
+    pool_p99 = 25.5 + 2.326 * math.sqrt(25.5)
+    assert pool_p99 == pytest.approx(37.25, abs=0.01)
+    assert values["warm_pool"] == 38
+    assert values["idle_cost_day"] == pytest.approx(7_296)
+    assert values["margin"] == pytest.approx(1 - 1_104 / 1_400)
+
+
+def test_serverless_slow_pulls_more_demand():
+    values = under("serverless-gpu-warm-pool", "slow-pulls-more-demand")
+    # 2 + 58 + 4 + 6 = 70 s; 2/s x 70 s = 140 in flight + 2.326 x sqrt(140) = 167.5, so 168. Snapshots:
+    # 2/s x 5 s = 10 + 2.326 x sqrt(10) = 17.4, so 18.
+    assert values["t_cold"] == pytest.approx(70)
+    assert values["warm_mean"] == pytest.approx(140)
+    assert values["warm_pool"] == math.ceil(140 + 2.326 * math.sqrt(140))
+    assert values["warm_pool"] == 168
+    assert values["warm_pool_snapshot"] == 18
