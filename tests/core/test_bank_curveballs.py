@@ -746,3 +746,24 @@ def test_serverless_slow_pulls_more_demand():
     assert values["warm_pool"] == math.ceil(140 + 2.326 * math.sqrt(140))
     assert values["warm_pool"] == 168
     assert values["warm_pool_snapshot"] == 18
+
+
+def test_shared_cluster_peak_doubles():
+    values = under("shared-gpu-cluster-scheduling", "peak-doubles")
+    # 120 req/s x 10 s = 1,200 decoding / 64 = 18.75 replicas + 120 x 2,000 / 28,035 = 8.56 of prefill
+    # = 27.31 / 0.7 = 39.0, so 40 replicas, 320 GPUs; the trough needs ceil(27.31 x 0.35 / 0.7 = 13.66) = 14
+    # replicas, 112 GPUs, so 208 can be lent at night.
+    busy = 1_200 / 64 + 120 * 2_000 / 28_035
+    assert values["in_flight"] == pytest.approx(1_200)
+    assert busy / 0.7 == pytest.approx(39.02, abs=0.01)
+    assert values["replicas"] == 40
+    assert values["inference_gpus"] == pytest.approx(320)
+    assert values["lendable_gpus"] == pytest.approx(320 - 14 * 8)
+
+
+def test_shared_cluster_agent_prompts():
+    values = under("shared-gpu-cluster-scheduling", "agent-prompts")
+    # 60 x 8,000 / 28,035 = 17.12 replicas of prefill + 9.375 of decode = 26.50 / 0.7 = 37.9, so 38: 304 GPUs.
+    assert values["prefill_replicas"] == pytest.approx(17.12, abs=0.01)
+    assert values["replicas"] == 38
+    assert values["inference_gpus"] == pytest.approx(304)
