@@ -767,3 +767,26 @@ def test_shared_cluster_agent_prompts():
     assert values["prefill_replicas"] == pytest.approx(17.12, abs=0.01)
     assert values["replicas"] == 38
     assert values["inference_gpus"] == pytest.approx(304)
+
+
+def test_speculative_long_drafts_high_acceptance():
+    values = under("speculative-decoding", "long-drafts-high-acceptance")
+    # (1 - 0.9^9) / (1 - 0.9) = (1 - 0.3874) / 0.1 = 6.126 tokens a step; / (8 x 0.05 + 1 = 1.4) = 4.376;
+    # break-even 989 / 3.35 = 295.2 tokens per weight read / 9 positions = 32.8 sequences; TPOT
+    # 141.1 GB / 26.8 TB/s = 5.265 ms x 1.4 / 6.126 = 1.203 ms.
+    tokens = (1 - 0.9**9) / 0.1
+    assert values["e_tokens"] == pytest.approx(tokens)
+    assert values["speedup"] == pytest.approx(tokens / 1.4)
+    assert values["b_break"] == pytest.approx(989 / 3.35 / 9)
+    assert values["tpot_spec"] == pytest.approx(141.1 / 26.8 * 1.4 / tokens, rel=1e-6)
+    assert values["tpot_spec"] == pytest.approx(1.203, abs=0.001)
+
+
+def test_speculative_heavier_draft():
+    values = under("speculative-decoding", "heavier-draft")
+    # 3.362 tokens a step (0.8, drafts of 4) / (4 x 0.15 + 1 = 1.6) = 2.101; TPOT 5.265 ms x 1.6 / 3.362
+    # = 2.506 ms; after the regression (1 - 0.6^5) / 0.4 = 2.306 / 1.6 = 1.441.
+    tokens = (1 - 0.8**5) / 0.2
+    assert values["speedup"] == pytest.approx(tokens / 1.6)
+    assert values["tpot_spec"] == pytest.approx(2.506, abs=0.001)
+    assert values["speedup_degraded"] == pytest.approx((1 - 0.6**5) / 0.4 / 1.6)
