@@ -790,3 +790,24 @@ def test_speculative_heavier_draft():
     assert values["speedup"] == pytest.approx(tokens / 1.6)
     assert values["tpot_spec"] == pytest.approx(2.506, abs=0.001)
     assert values["speedup_degraded"] == pytest.approx((1 - 0.6**5) / 0.4 / 1.6)
+
+
+def test_ten_thousand_gpu_bigger_checkpoint_lower_mfu():
+    values = under("ten-thousand-gpu-cluster", "bigger-checkpoint-lower-mfu")
+    # 450e9 x 14 B = 6.3 TB in 60 s = 105 GB/s. 6 x 450e9 x 15e12 = 4.05e25 FLOP / (10,240 x 989e12 x 0.35
+    # = 3.545e18 FLOP/s) = 1.143e7 s = 132.2 days.
+    assert values["ckpt_bytes"] == pytest.approx(6.3)
+    assert values["ckpt_write_bw"] == pytest.approx(105)
+    assert values["train_days"] == pytest.approx(4.05e25 / (10_240 * 989e12 * 0.35) / 86_400)
+    assert values["train_days"] == pytest.approx(132.24, abs=0.01)
+
+
+def test_ten_thousand_gpu_twelve_thousand_gpus():
+    values = under("ten-thousand-gpu-cluster", "twelve-thousand-gpus")
+    # 12,000 / 8 = 1,500 nodes in ceil(1,500 / 128) = 12 pods: 1,536 nodes, 12,288 GPUs. Leaves
+    # 12,288 / 32 = 384, spines as many, core 12,288 / 64 / 2 = 96: 864 switches. 3.645e25 FLOP /
+    # (12,288 x 989e12 x 0.4) = 86.8 days; power 1,536 x 10.2 kW + 864 x 1.5 kW = 16.96 MW.
+    assert values["nodes"] == 1_536
+    assert values["switches"] == pytest.approx(864)
+    assert values["train_days"] == pytest.approx(3.645e25 / (12_288 * 989e12 * 0.4) / 86_400)
+    assert values["it_power"] == pytest.approx((1_536 * 10.2 + 864 * 1.5) / 1_000)
