@@ -811,3 +811,22 @@ def test_ten_thousand_gpu_twelve_thousand_gpus():
     assert values["switches"] == pytest.approx(864)
     assert values["train_days"] == pytest.approx(3.645e25 / (12_288 * 989e12 * 0.4) / 86_400)
     assert values["it_power"] == pytest.approx((1_536 * 10.2 + 864 * 1.5) / 1_000)
+
+
+def test_token_limits_two_hundred_k_prompts():
+    values = under("token-rate-limits", "two-hundred-k-prompts")
+    # 200,000 / 50 = 4,000 times the cheap request; 200,000 x 327,680 B = 65.5 GB of KV; 600 requests a
+    # minute x 200,000 = 120M tokens a minute = 2M tok/s / 28,035 = 71.3 replicas of prefill.
+    assert values["cost_ratio"] == pytest.approx(4_000)
+    assert values["large_kv_bytes"] == pytest.approx(65.536)
+    assert values["worst_tpm"] == pytest.approx(1.2e8)
+    assert values["worst_case_replicas"] == pytest.approx(2e6 / 28_035)
+
+
+def test_token_limits_max_tokens_32k():
+    values = under("token-rate-limits", "max-tokens-32k")
+    # 1,000 + 32,768 = 33,768 tokens reserved against 1,250 used: 27.0 times; 10 req/s x 10 s = 100 in
+    # flight x 33,768 = 3.38M tokens held.
+    assert values["reserve_per_req"] == pytest.approx(33_768)
+    assert values["over_reserve"] == pytest.approx(33_768 / 1_250)
+    assert values["reserved_in_flight"] == pytest.approx(3_376_800)
