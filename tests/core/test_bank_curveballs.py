@@ -830,3 +830,26 @@ def test_token_limits_max_tokens_32k():
     assert values["reserve_per_req"] == pytest.approx(33_768)
     assert values["over_reserve"] == pytest.approx(33_768 / 1_250)
     assert values["reserved_in_flight"] == pytest.approx(3_376_800)
+
+
+def test_one_fleet_trough_rises_to_60():
+    values = under("training-and-inference-one-fleet", "trough-rises-to-60")
+    # Mean 1,024 x 1.6 / 2 = 819.2 GPUs; the separate pool 1,228.8 idles 409.6. Ramp 1,024 x 0.4 / 6 h
+    # = 68.27 GPU/h x 130 s = 2.47 GPUs of buffer; lendable 1,228.8 - 819.2 x 1.2 - 2.47 = 243.3 GPUs,
+    # 5,839 GPU-h a day.
+    lendable = 1_228.8 - 819.2 * 1.2 - 1_024 * 0.4 / 6 * 130 / 3_600
+    assert values["mean_demand"] == pytest.approx(819.2)
+    assert values["idle_separate"] == pytest.approx(409.6)
+    assert values["lendable_gpus"] == pytest.approx(lendable)
+    assert values["lendable_gpus"] == pytest.approx(243.3, abs=0.1)
+    assert values["won_day"] == pytest.approx(lendable * 24)
+
+
+def test_one_fleet_fast_reclaim_fewer_bursts():
+    values = under("training-and-inference-one-fleet", "fast-reclaim-fewer-bursts")
+    # 15 + 45 + 10 = 70 s to reclaim; 10 bursts x 70 s = 700 s of 86,400 = 0.0081 of the day exposed; the
+    # p99 allows 1% of the day over 10 bursts: 86.4 s each, more than the 70 s reclaim.
+    assert values["t_reclaim"] == pytest.approx(70)
+    assert values["exposure_frac"] == pytest.approx(700 / 86_400)
+    assert values["max_reclaim_for_bursts"] == pytest.approx(86.4)
+    assert values["t_reclaim"] < values["max_reclaim_for_bursts"]
