@@ -853,3 +853,30 @@ def test_one_fleet_fast_reclaim_fewer_bursts():
     assert values["exposure_frac"] == pytest.approx(700 / 86_400)
     assert values["max_reclaim_for_bursts"] == pytest.approx(86.4)
     assert values["t_reclaim"] < values["max_reclaim_for_bursts"]
+
+
+def test_training_review_failure_rate_doubles():
+    values = under("training-cluster-review", "failure-rate-doubles")
+    # 1,024 GPUs x 1e-3 = 1.024 failures a day: one every 23.44 h. Work lost with daily checkpoints:
+    # 23.44 - 24 / (e^(24 / 23.44) - 1) = 9.99 h; down 12 h (nightly check) + 2 h + 12 h (repair) = 26 h.
+    # Goodput (23.44 - 9.99) / (23.44 + 26) x 24 / (24 + 560 s) = 0.270; Young/Daly sqrt(2 x 0.1556 h
+    # x 23.44 h) = 2.70 h.
+    mtbf = 24 / 1.024
+    lost = mtbf - 24 / (math.exp(24 / mtbf) - 1)
+    assert values["job_mtbf"] == pytest.approx(23.4375)
+    assert values["goodput_est"] == pytest.approx((mtbf - lost) / (mtbf + 26) * 24 / (24 + 560 / 3_600))
+    assert values["goodput_est"] == pytest.approx(0.2703, abs=0.0001)
+    assert values["young_daly"] == pytest.approx(math.sqrt(2 * 560 / 3_600 * mtbf))
+
+
+def test_training_review_heartbeat_and_spares():
+    values = under("training-cluster-review", "heartbeat-and-spares")
+    # A failure waits half of 0.05 h = 0.025 h (90 s) to be noticed, then the 2 h restart; four spares
+    # remove the repair wait. Lost per failure 11.03 h of work (daily checkpoints, MTBF 49.45 h) + 2.025 h
+    # = 13.06 h; goodput (49.45 - 11.03) / (49.45 + 2.025) x 0.99356 = 0.7415; back in 7,290 s.
+    mtbf = 24 / (1_024 * 4.74e-4)
+    lost = mtbf - 24 / (math.exp(24 / mtbf) - 1)
+    assert values["lost_per_failure"] == pytest.approx(lost + 2.025)
+    assert values["lost_per_failure"] == pytest.approx(13.058, abs=0.001)
+    assert values["goodput_est"] == pytest.approx((mtbf - lost) / (mtbf + 2.025) * 24 / (24 + 560 / 3_600))
+    assert values["restart_downtime"] == pytest.approx(7_290)
