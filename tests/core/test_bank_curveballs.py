@@ -880,3 +880,20 @@ def test_training_review_heartbeat_and_spares():
     assert values["lost_per_failure"] == pytest.approx(13.058, abs=0.001)
     assert values["goodput_est"] == pytest.approx((mtbf - lost) / (mtbf + 2.025) * 24 / (24 + 560 / 3_600))
     assert values["restart_downtime"] == pytest.approx(7_290)
+
+
+def test_disaster_recovery_link_is_25g():
+    values = under("training-disaster-recovery", "link-is-25g")
+    # 5 TB x 8 / 25 Gb/s = 1,600 s = 26.7 min a copy; every 30 minutes that is 0.889 of the link; the work
+    # at risk is 30 + 26.7 = 56.7 min.
+    assert values["repl_time"] == pytest.approx(1_600 / 60)
+    assert values["repl_util"] == pytest.approx(1_600 / 1_800)
+    assert values["rpo"] == pytest.approx(30 + 1_600 / 60)
+
+
+def test_disaster_recovery_bigger_checkpoint_hourly():
+    values = under("training-disaster-recovery", "bigger-checkpoint-hourly")
+    # 15 TB x 8 / 100 Gb/s = 1,200 s = 20 min a copy, a third of each hour; at risk 60 + 20 = 80 min.
+    assert values["repl_time"] == pytest.approx(20)
+    assert values["repl_util"] == pytest.approx(1 / 3)
+    assert values["rpo"] == pytest.approx(80)
