@@ -897,3 +897,23 @@ def test_disaster_recovery_bigger_checkpoint_hourly():
     assert values["repl_time"] == pytest.approx(20)
     assert values["repl_util"] == pytest.approx(1 / 3)
     assert values["rpo"] == pytest.approx(80)
+
+
+def test_ttft_users_on_another_continent():
+    values = under("ttft-200ms-p99", "users-on-another-continent")
+    # 80 + 10 + 5 + 30 + 25 = 150 ms of overhead leaves 50 ms for prefill; one replica prefills
+    # 8 x 989e12 x 0.5 / (2 x 70.55e9) = 28,035 tok/s, so 0.05 s x 28,035 = 1,402 tokens.
+    rate = 8 * 989e12 * 0.5 / (2 * 70_553_706_496)
+    assert values["overhead_ms"] == pytest.approx(150)
+    assert values["prefill_budget"] == pytest.approx(50)
+    assert values["max_prompt"] == pytest.approx(0.05 * rate)
+
+
+def test_ttft_fp8_prefill():
+    values = under("ttft-200ms-p99", "fp8-prefill")
+    # 8 x 1,979e12 x 0.5 / (2 x 70.55e9) = 56,099 tok/s; x 0.1 s = 5,610 tokens; x 0.2 s = 11,220.
+    rate = 8 * 1_979e12 * 0.5 / (2 * 70_553_706_496)
+    assert values["prefill_rate"] == pytest.approx(rate)
+    assert values["prefill_rate"] == pytest.approx(56_099, abs=1)
+    assert values["max_prompt"] == pytest.approx(0.1 * rate)
+    assert values["max_prompt_all"] == pytest.approx(0.2 * rate)
