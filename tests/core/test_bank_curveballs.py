@@ -917,3 +917,24 @@ def test_ttft_fp8_prefill():
     assert values["prefill_rate"] == pytest.approx(56_099, abs=1)
     assert values["max_prompt"] == pytest.approx(0.1 * rate)
     assert values["max_prompt_all"] == pytest.approx(0.2 * rate)
+
+
+def test_two_region_regions_at_70():
+    values = under("two-region-failover", "regions-at-70")
+    # The survivor takes 2 x 0.7 = 1.4 of its capacity; it sheds 0.4 / 1.4 = 0.286. A region completes
+    # 40 / (2,000 / 28,035 + 10 / 64 = 0.2276 s) = 175.76 req/s, so 0.4 x 175.76 x 30 s = 2,109 requests
+    # pile up in the window.
+    capacity = 40 / (2_000 / 28_035 + 10 / 64)
+    assert values["survivor_load"] == pytest.approx(1.4)
+    assert values["shed_frac"] == pytest.approx(0.4 / 1.4)
+    assert values["backlog_30s"] == pytest.approx(0.4 * capacity * 30)
+    assert values["backlog_30s"] == pytest.approx(2_109, abs=1)
+
+
+def test_two_region_third_region():
+    values = under("two-region-failover", "third-region")
+    # Three regions at 60% lose one: the other two take 3 x 0.6 / 2 = 0.9 of their capacity, nothing to shed;
+    # each may run at 0.8 x 2 / 3 = 0.533 and still absorb a loss at 80%.
+    assert values["survivor_load"] == pytest.approx(0.9)
+    assert values["shed_frac"] == pytest.approx(0)
+    assert values["u_max"] == pytest.approx(0.8 * 2 / 3)
