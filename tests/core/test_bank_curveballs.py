@@ -938,3 +938,22 @@ def test_two_region_third_region():
     assert values["survivor_load"] == pytest.approx(0.9)
     assert values["shed_frac"] == pytest.approx(0)
     assert values["u_max"] == pytest.approx(0.8 * 2 / 3)
+
+
+def test_billing_traffic_tenfold():
+    values = under("usage-billing-pipeline", "traffic-tenfold")
+    # 10,000 events/s x 2,592,000 s = 2.592e10 events x $0.0075 = $194.4M a month; duplicates at 0.1% bill
+    # $194,400 too much; keys for 48 h: 10,000 x 172,800 s x 40 B = 69.1 GB.
+    assert values["event_rate"] == pytest.approx(10_000)
+    assert values["month_revenue"] == pytest.approx(2.592e10 * (1_250 * 3e-6 + 250 * 1.5e-5))
+    assert values["overbill_no_idem"] == pytest.approx(194_400)
+    assert values["dedup_store_bytes"] == pytest.approx(69.12)
+
+
+def test_billing_reasoning_outputs():
+    values = under("usage-billing-pipeline", "reasoning-outputs")
+    # A request is 1,250 x $3e-6 + 2,000 x $1.5e-5 = $0.03375; x 2.592e9 = $87.48M a month; duplicates
+    # $87,480; 5% cancelled streams billed nothing would lose $4.374M.
+    assert values["month_revenue"] == pytest.approx(2.592e9 * 0.03375)
+    assert values["overbill_no_idem"] == pytest.approx(87_480)
+    assert values["cancel_loss"] == pytest.approx(4_374_000)
