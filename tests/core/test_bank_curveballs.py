@@ -957,3 +957,28 @@ def test_billing_reasoning_outputs():
     assert values["month_revenue"] == pytest.approx(2.592e9 * 0.03375)
     assert values["overbill_no_idem"] == pytest.approx(87_480)
     assert values["cancel_loss"] == pytest.approx(4_374_000)
+
+
+def test_video_distilled_twenty_steps():
+    values = under("video-generation-serving", "distilled-twenty-steps")
+    # A pass over 21 x 30 x 52 = 32,760 tokens: 2 x 14e9 x 32,760 + 819,200 x 32,760^2 = 1.796e15 FLOP;
+    # x 20 steps x 1 pass = 35.93 PFLOP / (8 x 989e12 x 0.4 = 3.165e15) = 11.35 s; + 10 s = 21.35 s of a
+    # node: 21.35 x 8 x $2 / 3,600 = $0.0949; ceil(0.4 x 21.35 / 0.8 = 10.7) = 11 nodes.
+    per_pass = 2 * 14e9 * 32_760 + 819_200 * 32_760**2
+    denoise = 20 * per_pass / (8 * 989e12 * 0.4)
+    assert values["flops_request"] == pytest.approx(20 * per_pass / 1e15)
+    assert values["denoise_time"] == pytest.approx(denoise)
+    assert values["cost_per_video"] == pytest.approx((denoise + 10) * 8 * 2 / 3_600)
+    assert values["nodes_needed"] == 11
+
+
+def test_video_ten_second_videos():
+    values = under("video-generation-serving", "ten-second-videos")
+    # 1 + 160 / 4 = 41 latent frames x 30 x 52 = 63,960 tokens; a pass is 2 x 14e9 x 63,960 = 1.791e15
+    # + 819,200 x 63,960^2 = 3.351e15: 5.142 PFLOP; x 80 passes / 3.165e15 = 130.0 s; with 10 s after,
+    # ceil(0.4 x 140.0 / 0.8 = 69.99) = 70 nodes.
+    per_pass = 2 * 14e9 * 63_960 + 819_200 * 63_960**2
+    assert values["tokens"] == pytest.approx(63_960)
+    assert values["flops_pass"] == pytest.approx(per_pass / 1e15)
+    assert values["denoise_time"] == pytest.approx(80 * per_pass / (8 * 989e12 * 0.4))
+    assert values["nodes_needed"] == 70
