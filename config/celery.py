@@ -17,6 +17,7 @@ def send_by_name(name: str, args: list, **options) -> None:
     call services (no import cycle). Eager mode (tests without Redis) runs the registered task in place,
     which send_task alone would not."""
     if app.conf.task_always_eager:
+        app.loader.import_default_modules()  # autodiscovery imports the apps' tasks only when a worker starts
         app.tasks[name].apply_async(args=args)
         return
     app.send_task(name, args=args, **options)
