@@ -46,6 +46,15 @@ def test_seven_boxes_prompts_four_times_longer():
     assert values["max_seqs_kv"] == pytest.approx(160.9, abs=0.1)
 
 
+@pytest.mark.parametrize("slug", sorted(path.stem for path in BANK.glob("*.yaml")))
+def test_every_bank_question_has_two_curveballs_and_its_depth_follow_ups_as_decisions(slug):
+    spec = question(slug)
+    assert len(spec.curveballs) >= 2
+    depth_follow_ups = [item for item in spec.follow_ups if item.phase == "depth"]
+    assert depth_follow_ups
+    assert [item.text for item in depth_follow_ups if not item.is_decision] == []
+
+
 @pytest.mark.parametrize("slug", WITH_DEPTH)
 def test_each_curveball_consequence_is_a_change_the_palette_can_read(slug):
     assert consequence_problems(question(slug), load_index()) == []
