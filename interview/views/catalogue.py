@@ -17,7 +17,7 @@ from rounds.services.reference_guard import round_hiding_reference
 
 
 def catalogue_search(questions: QuerySet[Question], query: str) -> QuerySet[Question]:
-    """On PostgreSQL its full-text search over the title, summary, concepts and track (stemmed, every
+    """On PostgreSQL its full-text search over the title, summary, concepts, track and slug (stemmed, every
     word, best match first, served by the GIN index on the same vector); elsewhere every word somewhere in
     the title, summary, slug, concepts or track, in any order. Neither reads a spec: no reference value."""
     if connection.vendor == "postgresql":

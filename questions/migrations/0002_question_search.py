@@ -7,6 +7,7 @@ import django.contrib.postgres.search
 from django.db import migrations, models
 
 from grading.core.vocabulary import CONCEPT_TITLES, TRACK_TITLES
+from questions.migration_operations import PostgresOnlyAddIndex
 
 
 def fill_search_text(apps, schema_editor) -> None:
@@ -16,18 +17,6 @@ def fill_search_text(apps, schema_editor) -> None:
         concepts = [CONCEPT_TITLES.get(c, c.replace("-", " ")) for c in spec.get("concepts") or []]
         question.search_text = " ".join([*concepts, TRACK_TITLES.get(spec.get("track", ""), "")]).strip()
         question.save(update_fields=["search_text"])
-
-
-class PostgresOnlyAddIndex(migrations.AddIndex):
-    """A GIN index exists on PostgreSQL only; the model state has it everywhere."""
-
-    def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_forwards(app_label, schema_editor, from_state, to_state)
-
-    def database_backwards(self, app_label, schema_editor, from_state, to_state) -> None:
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_backwards(app_label, schema_editor, from_state, to_state)
 
 
 class Migration(migrations.Migration):

@@ -1,5 +1,6 @@
 """Catalogue search matches word by word: every word somewhere in a question's title, summary or slug, in any
-order; it reads no spec, so a reference value finds nothing."""
+order; it reads no spec, so a reference value finds nothing. On PostgreSQL it is full-text search over the
+same columns (the slug included)."""
 
 import pytest
 from django.db import connection
@@ -15,6 +16,28 @@ def test_words_in_any_order_find_the_question_that_has_them_all(client, db, tmp_
     found = client.get("/", {"q": "conversations tiering"})
     assert found.context["count"] == 1 and KV_QUESTION in found.content.decode()
     assert client.get("/", {"q": "conversations autoscaling"}).context["count"] == 0  # every word must match
+
+
+SCHEDULER_QUESTION = "job-scheduler-100k-jobs"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        KV_QUESTION,  # pasted from the address bar
+        "kv cache tiering",  # typed as words
+        SCHEDULER_QUESTION,
+        # "100k" is in no title, summary, concept or track name (the title says "100,000"): only in the slug
+        "job scheduler 100k jobs",
+        "100k",
+    ],
+)
+def test_a_slug_pasted_or_typed_as_words_finds_its_question(client, db, tmp_path, query):
+    load_questions(tmp_path, KV_QUESTION, PLAN_QUESTION, SCHEDULER_QUESTION)
+    found = client.get("/", {"q": query})
+    wanted = SCHEDULER_QUESTION if "100k" in query else KV_QUESTION
+    assert found.context["count"] == 1, (connection.vendor, query, found.context["count"])
+    assert f"/questions/{wanted}/" in found.content.decode()
 
 
 def test_a_reference_value_finds_nothing(client, db, tmp_path):
@@ -41,4 +64,4 @@ def test_on_postgresql_the_search_is_stemmed_full_text_served_by_a_gin_index(cli
     with connection.cursor() as cursor:
         cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'question_search'")
         (definition,) = cursor.fetchone()
-    assert "USING gin" in definition and "to_tsvector" in definition
+    assert "USING gin" in definition and "to_tsvector" in definition and "slug" in definition
