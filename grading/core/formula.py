@@ -1,12 +1,22 @@
 """Formulas of the reference models: an allow-listed arithmetic language, compiled once into numpy closures.
 
-Allowed: finite numbers, names, unary `-`/`+`, binary `+ - * /`, `**` with a literal exponent (|e| <= 10),
-parentheses, and calls to min, max, ceil, floor, round, sqrt, log, log2, log10, exp, abs, and Erlang C's
-erlang_c(servers, utilisation) (the probability of waiting), erlang_c_rho_quantile(servers, service_time,
-wait_budget, quantile) and erlang_c_rho_mean(servers, service_time, wait_budget) (the highest utilisation
-whose quantile or mean wait fits the budget; grading/core/erlang.py). Nothing is ever passed to eval, exec or
-compile: the source goes through cheap text checks, then `ast.parse`, then an allow-list walk. Evaluation is
-vectorised: every name may be a float or a numpy array, and the result broadcasts.
+Allowed: finite numbers, `unbounded`, names, unary `-`/`+`, binary `+ - * /`, `**` with a literal exponent
+(|e| <= 10), parentheses, and calls to min, max, ceil, floor, round, sqrt, log, log2, log10, exp, abs,
+div_or_unbounded, and Erlang C's erlang_c(servers, utilisation) (the probability of waiting),
+erlang_c_rho_quantile(servers, service_time, wait_budget, quantile) and erlang_c_rho_mean(servers,
+service_time, wait_budget) (the highest utilisation whose quantile or mean wait fits the budget;
+grading/core/erlang.py). Nothing is ever passed to eval, exec or compile: the source goes through cheap text
+checks, then `ast.parse`, then an allow-list walk. Evaluation is vectorised: every name may be a float or a
+numpy array, and the result broadcasts.
+
+No limit is a value (issue 30): the literal `unbounded` is +inf, in any unit (a design's queue with no bound,
+a wait with no limit), and `div_or_unbounded(x, headroom)` is x / headroom where the headroom is positive
+and unbounded where it is not (a queue's wait at a utilisation of 1 or more: 1 - rho is no headroom). The
+arithmetic is IEEE's where it has a meaning: min(unbounded, x) = x, max(unbounded, x) = unbounded,
+unbounded + x = unbounded x (positive x) = unbounded, x / unbounded = 0, ceil(unbounded) = unbounded. Where
+it has none (unbounded - unbounded, 0 x unbounded, x - unbounded: NaN or -inf) the value is an error, and so
+is an infinity no unbounded value explains (a division by zero, an overflow): `may_be_unbounded` says
+whether a formula can give one, and `unbounded_allowed` which of its results are.
 """
 
 from __future__ import annotations
@@ -37,8 +47,17 @@ Env = Mapping[str, Value]
 Evaluator = Callable[[Env], Value]
 
 
+UNBOUNDED = "unbounded"  # the literal of the no-limit value
+
+
 class FormulaError(ValueError):
     """A formula that is not allowed, does not parse, has inconsistent units, or gives a non-finite value."""
+
+
+def _div_or_unbounded(x: Value, headroom: Value) -> Value:
+    """x / headroom where the headroom is positive; +inf (no finite value) where it is 0 or less."""
+    with np.errstate(all="ignore"):
+        return np.where(np.asarray(headroom) > 0, np.divide(x, headroom), np.inf)
 
 
 def _round_half_away(x: Value) -> Value:
@@ -55,7 +74,8 @@ class _Function:
     unit_rule: (
         str  # "same": keeps the unit; "sqrt": halves exponents; "plain": needs a plain number; "match";
     )
-    # "typed": each argument has the kind in `arguments` and the result is a plain number
+    # "typed": each argument has the kind in `arguments` and the result is a plain number; "divide": the
+    # first argument's unit over the second's
     arguments: tuple[str, ...] = ()  # "plain" (a plain number or a count) or "time", one per argument
 
 
@@ -78,6 +98,7 @@ FUNCTIONS: dict[str, _Function] = {
             "erlang_c_rho_quantile", 4, 4, erlang_c_rho_quantile, "typed", ("plain", "time", "time", "plain")
         ),
         _Function("erlang_c_rho_mean", 3, 3, erlang_c_rho_mean, "typed", ("plain", "time", "time")),
+        _Function("div_or_unbounded", 2, 2, _div_or_unbounded, "divide"),
     )
 }
 FUNCTION_NAMES = frozenset(FUNCTIONS)
@@ -130,6 +151,18 @@ class Formula:
     names: frozenset[str]
     tree: ast.expr = field(repr=False, compare=False)
     evaluator: Evaluator = field(repr=False, compare=False)
+    may_be_unbounded: bool = False  # reads the literal `unbounded` or calls div_or_unbounded
+
+    def unbounded_allowed(self, result: Value, env: Env) -> np.ndarray | bool:
+        """Where a +inf result is the no-limit value: everywhere for a formula that makes one, else where a
+        name it reads is unbounded (the value carried through). NaN and -inf never are."""
+        allowed: np.ndarray | bool = np.isposinf(result)
+        if self.may_be_unbounded:
+            return allowed
+        carried = np.zeros(np.shape(result), dtype=bool)
+        for name in self.names:
+            carried = carried | np.isposinf(env[name])
+        return allowed & carried
 
     def evaluate(self, env: Env) -> Value:
         """The value for `env` (name -> float or array); raises FormulaError if a name is missing or the
@@ -140,7 +173,9 @@ class Formula:
         prepared = {name: np.asarray(env[name], dtype=float) for name in self.names}
         with np.errstate(all="ignore"):
             result = self.evaluator(prepared)
-        if not np.all(np.isfinite(result)):
+        if not np.all(np.isfinite(result)) and not np.all(
+            np.isfinite(result) | self.unbounded_allowed(result, prepared)
+        ):
             raise FormulaError(f"{self.source!r} gives a non-finite value (division by zero or overflow?)")
         return result[()] if isinstance(result, np.ndarray) and result.ndim == 0 else result
 
@@ -155,8 +190,13 @@ def parse_formula(source: str) -> Formula:
     """Check and compile `source`; raises FormulaError with a clear message for anything not allowed."""
     tree = _parse_checked(source)
     evaluator, _ = _compile(tree)
-    names = frozenset(node.id for node in ast.walk(tree) if isinstance(node, ast.Name)) - FUNCTION_NAMES
-    return Formula(source, names, tree, evaluator)
+    read = frozenset(node.id for node in ast.walk(tree) if isinstance(node, ast.Name)) - FUNCTION_NAMES
+    names = read - {UNBOUNDED}
+    makes_unbounded = UNBOUNDED in read or any(
+        isinstance(node, ast.Call) and getattr(node.func, "id", "") == "div_or_unbounded"
+        for node in ast.walk(tree)
+    )
+    return Formula(source, names, tree, evaluator, makes_unbounded)
 
 
 def _parse_checked(source: object) -> ast.expr:
@@ -323,6 +363,9 @@ def _compile(node: ast.expr) -> tuple[Evaluator, np.float64 | None]:
     match node:
         case ast.Constant(value=value):
             return _constant(np.float64(value))
+        case ast.Name(id=name) if name == UNBOUNDED:
+            infinity = np.float64(np.inf)
+            return (lambda env: infinity), None  # never folded: a constant part must be finite
         case ast.Name(id=name):
             return (lambda env: env[name]), None
         case ast.UnaryOp(op=op, operand=operand):
@@ -379,13 +422,15 @@ def _folded(compute: Callable[[], Value]) -> tuple[Evaluator, np.float64 | None]
 
 
 def _is_zero_literal(node: ast.expr) -> bool:
-    # A literal 0 fits any unit, so max(0, a - b) works for bytes as well as for counts.
-    return _literal_exponent(node) == 0.0
+    # A literal 0 fits any unit, so max(0, a - b) works for bytes as well as for counts; so does `unbounded`.
+    return _literal_exponent(node) == 0.0 or (isinstance(node, ast.Name) and node.id == UNBOUNDED)
 
 
 def _infer_dims(node: ast.expr, dims_of: Mapping[str, Dims]) -> Dims:
     match node:
         case ast.Constant():
+            return DIMENSIONLESS
+        case ast.Name(id=name) if name == UNBOUNDED:
             return DIMENSIONLESS
         case ast.Name(id=name):
             if name not in dims_of:
@@ -442,6 +487,8 @@ def _call_dims(function: _Function, args: list[ast.expr], dims_of: Mapping[str, 
             dims_of,
             lambda a, b: f"{function.name}() needs arguments in compatible units, got {a} and {b}",
         )
+    if function.unit_rule == "divide":
+        return _infer_dims(args[0], dims_of) / _infer_dims(args[1], dims_of)
     if function.unit_rule == "typed":
         for position, (argument, kind) in enumerate(zip(args, function.arguments, strict=True), start=1):
             _check_argument_kind(function.name, position, kind, _infer_dims(argument, dims_of))
@@ -479,5 +526,6 @@ def is_valid_name(name: object) -> bool:
         and bool(_NAME.match(name))
         and not keyword.iskeyword(name)
         and name not in FUNCTIONS
+        and name != UNBOUNDED
         and not name.startswith("__")
     )

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from grading.core.formula import Formula, FormulaError, Value, is_valid_name, parse_formula
+from grading.core.formula import UNBOUNDED, Formula, FormulaError, Value, is_valid_name, parse_formula
 from grading.core.quantity_text import ParseFailure, read_value
 from grading.core.units import Dims, Unit, UnitError, compatible, format_dims, from_base, parse_unit
 
@@ -104,6 +104,14 @@ def read_number(value: object) -> int | float | None:
         return None
 
 
+def read_limit(value: object) -> float | None:
+    """A finite number as `read_number` reads it, or +inf for `unbounded` (a design's limit that is not there,
+    issue 30); None for anything else."""
+    if isinstance(value, str) and value.strip().lower() == UNBOUNDED:
+        return math.inf
+    return read_number(value)
+
+
 def read_model(block: object) -> ModelSpec:
     """Parse and check a `model:` block; raises ModelError listing every problem (field = quantity name)."""
     spec, problems, broken = _read_structure(block)
@@ -169,9 +177,9 @@ def _read_quantity(item: object, index: int) -> tuple[Quantity | None, list[Prob
     if "value" not in item:
         problems.append((where, "needs a value (an input) or a formula (a derived quantity)"))
         return None, problems
-    value = read_number(item.get("value"))
+    value = read_limit(item.get("value"))
     if value is None:
-        problems.append((where, f"value must be a finite number, not {item.get('value')!r}"))
+        problems.append((where, f"value must be a finite number or unbounded, not {item.get('value')!r}"))
     bounds = _read_range(item.get("range"))
     if bounds is None:
         problems.append((where, "range must be [low, high], two finite numbers"))
@@ -192,7 +200,7 @@ def _read_quantity(item: object, index: int) -> tuple[Quantity | None, list[Prob
 def _read_range(raw: object) -> tuple[float, float] | None:
     if not isinstance(raw, list | tuple) or len(raw) != 2:
         return None
-    low, high = read_number(raw[0]), read_number(raw[1])
+    low, high = read_number(raw[0]), read_limit(raw[1])
     return None if low is None or high is None else (low, high)
 
 
@@ -254,13 +262,21 @@ def _is_finite_number(value: object) -> bool:
     return isinstance(value, int | float) and read_number(value) is not None
 
 
+def _is_limit(value: object) -> bool:
+    return _is_finite_number(value) or value == math.inf
+
+
 def _input_problems(quantity: Quantity, unit: Unit | None) -> list[Problem]:
     name, value, bounds = quantity.name, quantity.value, quantity.range
-    if not _is_finite_number(value):
-        return [(name, "an input needs a finite value")]
-    if bounds is None or len(bounds) != 2 or not all(_is_finite_number(bound) for bound in bounds):
-        return [(name, "an input needs a range [low, high] of finite numbers")]
+    if not _is_limit(value):
+        return [(name, "an input needs a finite value, or unbounded")]
+    if bounds is None or len(bounds) != 2 or not _is_finite_number(bounds[0]) or not _is_limit(bounds[1]):
+        return [(name, "an input needs a range [low, high] of finite numbers (the high may be unbounded)")]
     low, high = bounds
+    if value == math.inf and high != math.inf:
+        return [(name, "is unbounded, so its range must reach unbounded: [low, unbounded]")]
+    if quantity.variable and high == math.inf:
+        return [(name, "is variable, so its range must be finite (a round draws its value from it)")]
     if low > high:
         return [(name, f"range [{low:g}, {high:g}] is upside down")]
     slack = 1e-9 * max(abs(low), abs(high))
@@ -268,7 +284,9 @@ def _input_problems(quantity: Quantity, unit: Unit | None) -> list[Problem]:
         return [(name, f"value {value:g} is outside its range [{low:g}, {high:g}]")]
     if quantity.variable and low == high:
         return [(name, "is variable but its range is a single value")]
-    if unit is not None and not all(math.isfinite(number * unit.factor) for number in (low, high)):
+    if unit is not None and not all(
+        math.isfinite(number * unit.factor) for number in (low, high) if number != math.inf
+    ):
         return [(name, f"is too large to hold in base units ({unit.text})")]
     return []
 
@@ -423,10 +441,22 @@ class ReferenceModel:
                 if overrides and name in overrides:
                     continue
                 value = evaluator(values)
-                if not np.all(np.isfinite(value)):
+                if not np.all(np.isfinite(value)) and not np.all(
+                    np.isfinite(value) | self.formulas[name].unbounded_allowed(value, values)
+                ):
                     raise ModelError([(name, _non_finite_message(value))])
                 values[name] = value
         return values
+
+    def may_be_unbounded(self, name: str) -> bool:
+        """True when `name` can have the no-limit value: an input whose range reaches unbounded, or a
+        formula that makes one or reads such a quantity."""
+        quantity = self.quantities[name]
+        if quantity.is_input:
+            return quantity.range is not None and quantity.range[1] == math.inf
+        return self.formulas[name].may_be_unbounded or any(
+            self.may_be_unbounded(dep) for dep in self.formulas[name].names
+        )
 
     def _checked_overrides(self, overrides: Mapping[str, Value]) -> dict[str, Value]:
         checked: dict[str, Value] = {}
@@ -434,7 +464,7 @@ class ReferenceModel:
             if name not in self.quantities:
                 raise ModelError([(name, self._unknown_message(name))])
             array = np.asarray(value, dtype=float)
-            if not np.all(np.isfinite(array)):
+            if not np.all(np.isfinite(array) | (np.isposinf(array) & self.may_be_unbounded(name))):
                 raise ModelError([(name, "the given value is not finite")])
             checked[name] = array if array.ndim else np.float64(array)
         return checked
@@ -456,7 +486,7 @@ class ReferenceModel:
         return self.units[name].dims
 
     def range_base(self, name: str) -> tuple[float, float]:
-        """The plausible range of input `name`, in base units."""
+        """The plausible range of input `name`, in base units (the high is +inf where it is unbounded)."""
         low, high = self._input(name).range or (0.0, 0.0)
         factor = self.units[name].factor
         return low * factor, high * factor
@@ -479,12 +509,14 @@ class ReferenceModel:
         self, n: int, rng: np.random.Generator, names: Sequence[str] | None = None
     ) -> dict[str, np.ndarray]:
         """`n` draws of each input (default: all) inside its range, in base units: uniform, or log-uniform
-        when the range spans more than 10×."""
+        when the range spans more than 10×; an input whose range reaches unbounded keeps its value."""
         samples = {}
         for name in self.input_names if names is None else names:
             self._input(name)
             low, high = self.range_base(name)
-            if low == high:
+            if high == math.inf:
+                samples[name] = np.full(n, self.defaults[name])
+            elif low == high:
                 samples[name] = np.full(n, low)
             elif low > 0 and high / low > LOG_UNIFORM_SPAN:
                 samples[name] = np.exp(rng.uniform(np.log(low), np.log(high), n))
@@ -501,7 +533,12 @@ class ReferenceModel:
         target = target or self.headline
         if target is None:
             raise ModelError([("headline", "the model has no headline; name a target")])
-        inputs = [name for name in self.input_names if name in self.upstream(target)]
+        inputs = [  # an unbounded input has no relative step: moving it 1% leaves it unbounded
+            name
+            for name in self.input_names
+            if name in self.upstream(target)
+            and math.isfinite(float(self.defaults[name]) if at is None or name not in at else float(at[name]))
+        ]
         columns = 2 * len(inputs) + 1  # a +step and a -step column per input, then the unperturbed point
         point = dict(self.defaults)
         point.update(self._checked_overrides(at or {}))
