@@ -1492,6 +1492,8 @@ def _depth_report(
                 "title": curveball.title,
                 "says": depth.curveball_says(curveball, prepared.shown_units),
                 "set": dict(curveball.set),
+                "scenario": curveball.scenario,
+                "answered": any(text.strip() for text in answer.numbers.values()),
                 "lines": lines,
                 "design": consequences,
                 "lines_credit": round(lines_credit, 4),

@@ -185,3 +185,68 @@ def replay_inputs(
         {**scenario_inputs(scenario, values, model=model, typed=typed), "side": side, "fallbacks": fallbacks}
         for scenario in scenarios
     ]
+
+
+CURVEBALL_RUN_SEPARATOR = ":"  # never in a slug: a run named "CURVEBALL:SCENARIO" is a curveball's replay
+
+
+def curveball_run_name(curveball_id: str, scenario: str) -> str:
+    """The name a curveball's replay runs under: its id and the scenario it replays."""
+    return f"{curveball_id}{CURVEBALL_RUN_SEPARATOR}{scenario}"
+
+
+def is_curveball_run_name(name: str) -> bool:
+    return CURVEBALL_RUN_SEPARATOR in name
+
+
+def curveball_moved(model: ReferenceModel, changed: set[str]) -> set[str]:
+    """The quantities a curveball's change moves: the inputs it sets and everything computed from them (the
+    grader's curveball sheet keeps every other main-sheet line, with the candidate's number)."""
+    return set(changed) | {name for name in model.quantities if changed & model.upstream(name)}
+
+
+def curveball_replay_inputs(
+    spec: Mapping[str, Any],
+    curveball_id: str,
+    *,
+    side: str,
+    numbers: Mapping[str, str] | None = None,
+    curveball_numbers: Mapping[str, str] | None = None,
+    variant_values: Mapping[str, float] | None = None,
+) -> dict[str, Any] | None:
+    """The inputs of the scenario a curveball names, under the curveball's change; None when it names none.
+
+    Both sides take the change as fixed inputs (over the round's variant values). The candidate side carries
+    their numbers as the grader does for the curveball: their curveball lines, and their main-sheet numbers
+    for the quantities the change does not move (error carried forward); a main-sheet number the change moves
+    is a pre-change value and is not used. The reference side is the model under the change.
+    """
+    curveball = next((item for item in spec.get("curveballs") or [] if item["id"] == curveball_id), None)
+    if curveball is None or not curveball.get("scenario"):
+        return None
+    scenario = next(
+        (item for item in spec.get("scenarios") or [] if item["name"] == curveball["scenario"]), None
+    )
+    if scenario is None:
+        raise ValueError(f"curveball {curveball_id!r}: no scenario {curveball['scenario']!r} in the question")
+    model = ReferenceModel.from_dict(spec["model"])
+    changed = {name: float(model.base_value(name, value)) for name, value in curveball["set"].items()}
+    typed: dict[str, str] = {}
+    if side == "candidate":
+        moved = curveball_moved(model, set(changed))
+        own = {line["name"] for line in curveball["asked"]}
+        typed = {
+            name: text for name, text in (numbers or {}).items() if name not in moved and name not in own
+        }
+        typed.update({name: text for name, text in (curveball_numbers or {}).items() if name in own})
+    values, used, fallbacks = evaluate_side(
+        model, side=side, numbers=typed, variant_values={**(variant_values or {}), **changed}
+    )
+    entry = scenario_inputs(scenario, values, model=model, typed=used)
+    return {
+        **entry,
+        "side": side,
+        "fallbacks": fallbacks,
+        "curveball": curveball_id,
+        "curveball_title": curveball["title"],
+    }

@@ -15,7 +15,7 @@ from rounds.models import Round, RoundStatus
 from rounds.readings import describe_reading
 from rounds.services.depth import round_depth_view
 from rounds.services.grading import review_pending, round_review_complete
-from rounds.services.replays import replay_failure_report, replays_current
+from rounds.services.replays import curveball_replays_current, replay_failure_report, replays_current
 from rounds.services.rounds import (
     RoundError,
     round_abandon,
@@ -129,14 +129,20 @@ def report(request: HttpRequest, round_id: int) -> HttpResponse:
     runs = replays_current(round_=round_)
     runs_pending = any(run.is_active for run in runs)
     failure_report = replay_failure_report(round_)
+    curveball_runs = curveball_replays_current(round_=round_)
+    is_review = bool((round_.report or {}).get("review"))
     context = {
         "round": round_,
+        "curveball_runs": curveball_runs,
+        "depth_replays_here": True,
+        # the failure replays' section loads the charts; without it the depth section's curveball replays do
+        "curveball_replay_assets": bool(curveball_runs) and (is_review or not runs),
         "question": round_.question,
         "report": round_.report,
         "runs": runs,
         "failure_report": failure_report,
         "failure_score": failure_report["score"] if failure_report else None,
-        "is_review": bool((round_.report or {}).get("review")),
+        "is_review": is_review,
         "runs_pending": runs_pending,
         "header_polls": runs_pending or review_pending(round_),
     }

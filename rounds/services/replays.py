@@ -31,10 +31,18 @@ from django.utils import timezone
 
 from config.celery import send_by_name
 from grading.core.failure_modes import failure_report
-from grading.core.replay_inputs import replay_inputs, replay_seed, replay_seeds, simulator_version
+from grading.core.replay_inputs import (
+    CURVEBALL_RUN_SEPARATOR,
+    is_curveball_run_name,
+    replay_inputs,
+    replay_seed,
+    replay_seeds,
+    simulator_version,
+)
 from grading.core.review_check import review_replays_summary, review_side
 from grading.core.sim import run_scenario_seeds
 from rounds.models import FINISHED_STATUSES, ReplayRun, ReplaySide, ReplayStatus
+from rounds.services.curveball_replays import curveball_replays_planned
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +76,21 @@ class ReplayStopped(Exception):
 
 
 def replays_current(*, round_) -> list[ReplayRun]:
-    """The latest generation of each scenario and side, in question order, candidate before reference."""
+    """The latest generation of each scenario and side, in question order, candidate before reference (the
+    question's own scenarios: a curveball's replays are `curveball_replays_current`)."""
+    return [run for run in _latest_runs(round_) if not is_curveball_run_name(run.scenario)]
+
+
+def curveball_replays_current(*, round_) -> dict[str, list[ReplayRun]]:
+    """A round's curveball replays by curveball id: the latest generation of each side, candidate first."""
+    runs: dict[str, list[ReplayRun]] = {}
+    for run in _latest_runs(round_):
+        if is_curveball_run_name(run.scenario):
+            runs.setdefault(run.scenario.split(CURVEBALL_RUN_SEPARATOR)[0], []).append(run)
+    return runs
+
+
+def _latest_runs(round_) -> list[ReplayRun]:
     latest: dict[tuple[str, str], ReplayRun] = {}
     for run in ReplayRun.objects.filter(round=round_).order_by("position", "scenario", "side", "-generation"):
         latest.setdefault((run.scenario, run.side), run)
@@ -127,7 +149,40 @@ def replays_enqueue_for_round(*, round_) -> list[ReplayRun]:
                     created.append(run.pk)
             if created:
                 _dispatch_on_commit(round_.candidate_id)
+    _curveball_replays_enqueue(round_)
     return replays_current(round_=round_)
+
+
+def _curveball_replays_enqueue(round_) -> None:
+    """One run per side of each answered curveball that names a scenario (idempotent, as above)."""
+    existing = set(ReplayRun.objects.filter(round=round_).values_list("scenario", "side"))
+    planned = [
+        entry for entry in curveball_replays_planned(round_) if (entry["name"], entry["side"]) not in existing
+    ]
+    if not planned:
+        return
+    version = simulator_version()
+    created = []
+    with transaction.atomic():
+        for entry in planned:
+            run, is_new = ReplayRun.objects.get_or_create(
+                round=round_,
+                scenario=entry["name"],
+                side=entry["side"],
+                generation=1,
+                defaults={
+                    "position": entry["position"],
+                    "seed": replay_seed(round_.pk, entry["name"]),
+                    "simulator_version": version,
+                    "inputs": entry["inputs"] or {},
+                    "status": ReplayStatus.FAILED if entry["problem"] else ReplayStatus.QUEUED,
+                    "error": entry["problem"],
+                },
+            )
+            if is_new and not entry["problem"]:
+                created.append(run.pk)
+        if created:
+            _dispatch_on_commit(round_.candidate_id)
 
 
 def replay_retry(*, run: ReplayRun) -> ReplayRun:
@@ -149,7 +204,14 @@ def replay_retry(*, run: ReplayRun) -> ReplayRun:
         if latest.generation > run.generation:
             return latest
         try:
-            inputs = _inputs_by_scenario(round_, run.side).get(run.scenario, run.inputs)
+            if is_curveball_run_name(run.scenario):
+                planned = curveball_replays_planned(round_)
+                entry = next((e for e in planned if (e["name"], e["side"]) == (run.scenario, run.side)), None)
+                if entry is not None and entry["problem"]:
+                    raise ReplayError(entry["problem"])
+                inputs = entry["inputs"] if entry is not None else run.inputs
+            else:
+                inputs = _inputs_by_scenario(round_, run.side).get(run.scenario, run.inputs)
         except ValueError as error:
             raise ReplayError(f"The scenario's inputs could not be worked out: {error}") from None
         new_run = ReplayRun.objects.create(
