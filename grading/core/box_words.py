@@ -14,6 +14,7 @@ import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from rapidfuzz.distance import OSA, Indel
 
@@ -225,9 +226,12 @@ def vocabulary_from(
     components: Iterable[object], common: KindWords = KindWords(), version: int = 0
 ) -> Vocabulary:
     """A Vocabulary from palette components that carry `jobs` and `failures` term tuples (or dicts)."""
-    kinds = {}
+    kinds: dict[str, KindWords] = {}
     for component in components:
-        get = component.get if isinstance(component, Mapping) else (lambda k, c=component: getattr(c, k, ()))
+
+        def get(key: str, c: object = component) -> Any:
+            return c.get(key) if isinstance(c, Mapping) else getattr(c, key, ())
+
         jobs, failures = get("jobs") or (), get("failures") or ()
         kinds[get("kind")] = KindWords(_terms(jobs), _terms(failures))
     return Vocabulary(kinds, common, version)

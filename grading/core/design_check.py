@@ -160,13 +160,13 @@ def build_index(
     """A PaletteIndex from `grading.core.question_files.load_palette`'s result (kind -> PaletteComponent) or
     from plain dicts with kind, name, synonyms and job (and the vocabulary's jobs and failures)."""
     components = list(palette.values() if isinstance(palette, Mapping) else palette)
-    entries, synonyms = [], {}
+    entries: list[PaletteEntry] = []
+    synonyms: dict[str, tuple[str, ...]] = {}
     for component in components:
-        get = (
-            component.get
-            if isinstance(component, Mapping)
-            else (lambda key, c=component: getattr(c, key, ""))
-        )
+
+        def get(key: str, c: object = component) -> Any:
+            return c.get(key) if isinstance(c, Mapping) else getattr(c, key, "")
+
         kind = get("kind")
         entries.append(PaletteEntry(kind, get("name") or kind, get("job") or ""))
         synonyms[kind] = tuple(get("synonyms") or ())

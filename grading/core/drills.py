@@ -106,7 +106,7 @@ def _drillable(spec: QuestionSpec) -> list[Asked]:
 
 def drill_samples(spec: QuestionSpec, *, count: int = 2) -> list[dict[str, Any]]:
     """For the editor: `count` sample steps of each line a drill can ask, or why it cannot be drilled."""
-    samples = []
+    samples: list[dict[str, Any]] = []
     for name in drill_lines(spec):
         label = spec.model.reference.quantities[name].label
         try:

@@ -77,7 +77,8 @@ def _wait_probability(c: int, rho: Value) -> Value:
 def _highest_fitting(fits: Callable[[Value], Value]) -> Value:
     """The largest rho in [0, 1) for which `fits(rho)` holds, given that it holds at 0 and, once false, stays
     false as rho grows."""
-    low, high = 0.0, 1.0
+    low: Value = 0.0
+    high: Value = 1.0
     for _ in range(BISECTION_STEPS):
         middle = (low + high) / 2
         ok = fits(middle)
@@ -98,7 +99,7 @@ def _on_floats(compute: Callable[..., Value], c: int, *rest: float) -> Value:
 
 
 def _elementwise(
-    compute: Callable[..., Value], servers: Value, *rest: Value, valid: Callable[..., Value]
+    compute: Callable[..., Value], servers: Value, *rest: Value, valid: Callable[..., np.ndarray]
 ) -> Value:
     """`compute(c, *rest)` for each whole server count c, NaN where an argument is outside its domain.
 

@@ -131,7 +131,7 @@ def scenario_credit(
     side stored as {"error": why} (the simulator refused the candidate's numbers) scores 0: a design that
     cannot run meets no SLO."""
     runs = seed_results(candidate)
-    if not runs and (candidate or {}).get("error"):
+    if not runs and candidate is not None and candidate.get("error"):
         return _refused(str(candidate["error"]), title)
     if not runs:
         return None
@@ -259,7 +259,8 @@ def failure_score(
     reference: Mapping[str, Mapping[str, Any] | None] | None,
 ) -> float | None:
     """0–100 from both sides' stored results (see `failure_report`); None with nothing to score."""
-    return failure_report(candidate, reference)["score"]
+    score: float | None = failure_report(candidate, reference)["score"]
+    return score
 
 
 def runs_view(stored: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -42,7 +42,7 @@ def _question_section(spec: QuestionSpec) -> list[str]:
             for name in inputs:
                 item = model.quantities[name]
                 unit = f" {item.unit}" if item.unit else ""
-                lines.append(f"  - `{name}` = {format_number(item.value)}{unit} — {item.source}")
+                lines.append(f"  - `{name}` = {format_number(item.input_value)}{unit} — {item.source}")
         lines.append("")
     return lines
 

@@ -361,7 +361,7 @@ def _check_call(node: ast.Call) -> None:
 
 def _compile(node: ast.expr) -> tuple[Evaluator, np.float64 | None]:
     match node:
-        case ast.Constant(value=value):
+        case ast.Constant(value=int() | float() as value):  # _check_tree let only numbers through
             return _constant(np.float64(value))
         case ast.Name(id=name) if name == UNBOUNDED:
             infinity = np.float64(np.inf)

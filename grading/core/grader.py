@@ -27,7 +27,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -262,7 +262,7 @@ class _Prepared:
 
     def curveball_sheet(self, curveball: Curveball) -> tuple[dict[str, Any], set[str]]:
         """The sheet a curveball is graded on (kept, so the grader's cache knows it) and what it moves."""
-        sheets = self.__dict__.setdefault("_curveball_sheets", {})
+        sheets: dict[str, tuple[dict[str, Any], set[str]]] = self.__dict__.setdefault("_curveball_sheets", {})
         if curveball.id not in sheets:
             moved = set(curveball.set) | {
                 name for name in self.model.quantities if set(curveball.set) & self.upstream[name]
@@ -312,17 +312,17 @@ def _prepared(question: QuestionSpec | Mapping[str, Any]) -> _Prepared:
     if seen is not None and seen[0] is question:
         return seen[1]
     key = json.dumps([question.get(field) for field in _GRADING_FIELDS], default=str)
-    prepared = _DICT_CACHE.get(key)
-    if prepared is None:
+    cached = _DICT_CACHE.get(key)
+    if cached is None:
         slug = question.get("slug")
         spec = parse_question(dict(question), source=slug if isinstance(slug, str) else "")
-        prepared = _DICT_CACHE[key] = _Prepared(spec, _fingerprint(spec_to_dict(spec)))
+        cached = _DICT_CACHE[key] = _Prepared(spec, _fingerprint(spec_to_dict(spec)))
         if len(_DICT_CACHE) > _PREPARED_CACHE_SIZE:
             _DICT_CACHE.popitem(last=False)
-    _SEEN_DICTS[id(question)] = (question, prepared)  # the strong reference keeps the id from being reused
+    _SEEN_DICTS[id(question)] = (question, cached)  # the strong reference keeps the id from being reused
     if len(_SEEN_DICTS) > _PREPARED_CACHE_SIZE:
         _SEEN_DICTS.popitem(last=False)
-    return prepared
+    return cached
 
 
 def _fingerprint(data: Mapping[str, Any]) -> str:
@@ -337,7 +337,7 @@ class _Reference:
     shown: dict[str, str]
     lines: dict[str, dict[str, Any]]
     sensitivity: list[dict[str, Any]]
-    variant: dict[str, float] | None
+    variant: dict[str, float | None] | None
 
 
 @functools.lru_cache(maxsize=1024)
@@ -349,7 +349,7 @@ def _reference(prepared: _Prepared, overrides: tuple[tuple[str, float], ...]) ->
             raise ModelError([(name, "overrides must name inputs of the model")])
     values = {name: np.float64(value) for name, value in model.evaluate(given).items()}
     shown = {line.name: prepared.shown(line.name, values[line.name]) for line in prepared.lines}
-    sensitivity = []
+    sensitivity: list[dict[str, Any]] = []
     if model.headline:
         try:
             elasticities = model.sensitivity(at=given)
@@ -570,6 +570,7 @@ class _Run:
         """An assumption whose unit slip lands inside its range, but whose later lines use the number as
         typed in the line's unit ("4 Gb/s", the cold start from 4 GB/s): charged here, used as typed."""
         used, factor = self.used[name]
+        assert reading.value is not None  # _input returned earlier for a reading without a value
         self.stated[name] = self.corrected[name] = np.float64(used)
         self.changed.add(name)
         self.status[name] = v.UNIT_ERROR
@@ -636,9 +637,12 @@ class _Run:
             implied_stated = implied_corrected = self.ref[name]
         else:
             evaluator = self.p.evaluators[name]
-            implied_stated = evaluator(self.stated)
+            # scalars in, a scalar out (the evaluators are typed for arrays as well)
+            implied_stated = cast(np.float64, evaluator(self.stated))
             implied_corrected = (
-                implied_stated if deps.isdisjoint(self.diverged) else evaluator(self.corrected)
+                implied_stated
+                if deps.isdisjoint(self.diverged)
+                else cast(np.float64, evaluator(self.corrected))
             )
         reading = self.readings.get(name)
         line = self.p.asked.get(name)
@@ -746,7 +750,12 @@ class _Run:
         "1.44e17" on a PFLOP line is 1.44e17 FLOP. Only from a millionfold prefix up, where no slip of a
         prefix or two lands by chance (a bare 0.2 on a ms line stays 0.2 ms)."""
         factor = self.p.factor[name]
-        if reading.unit_written or factor < BASE_UNIT_PREFIX or self.p.units[name].dims.counts.exponents:
+        if (
+            reading.value is None
+            or reading.unit_written
+            or factor < BASE_UNIT_PREFIX
+            or self.p.units[name].dims.counts.exponents
+        ):
             return None
         as_base = reading.value / factor
         if any(
@@ -1534,7 +1543,12 @@ def _with_values_used(prepared: _Prepared, reference: _Reference, readings: Mapp
     used: dict[str, tuple[float, v.UnitFactor]] = {}
     for name in prepared.input_names:
         reading = readings.get(name)
-        if reading is None or reading.as_typed is None or run.status.get(name) != v.CORRECT:
+        if (
+            reading is None
+            or reading.as_typed is None
+            or reading.value is None
+            or run.status.get(name) != v.CORRECT
+        ):
             continue
         bounds = prepared.ranges[name]
         factor = v.exact_unit_factor(reading.as_typed / float(reading.value), prepared.unit_factors[name])
@@ -1746,7 +1760,9 @@ def _report(
     unknown: list[str],
     version: int | str | None,
 ) -> dict[str, Any]:
-    phase_scores = {phase: round(score, 1) for phase, score in sorted(scores.items())}
+    phase_scores: dict[str, float | None] = {
+        phase: round(score, 1) for phase, score in sorted(scores.items())
+    }
     for phase in ("numbers", "arithmetic", "shape"):
         phase_scores.setdefault(phase, None)
     phase_scores["overall"] = None if overall is None else round(overall, 1)

@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 import numpy as np
 
@@ -62,6 +62,13 @@ class Quantity:
     def is_input(self) -> bool:
         """True for an assumption with a default value; False for a derived quantity."""
         return self.formula is None
+
+    @property
+    def input_value(self) -> float:
+        """An input's value (ValueError for a derived quantity, which has none)."""
+        if self.value is None:
+            raise ValueError(f"{self.name} is a derived quantity: it has no value")
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -173,6 +180,9 @@ def _read_quantity(item: object, index: int) -> tuple[Quantity | None, list[Prob
             problems.append((where, "formula must be text"))
         if problems:
             return None, problems
+        # no problems: label, unit, note and formula are the texts checked above
+        assert isinstance(label, str) and isinstance(unit, str) and isinstance(note, str)
+        assert isinstance(formula, str)
         return Quantity(name, label, unit, formula=formula, note=note), []
     if "value" not in item:
         problems.append((where, "needs a value (an input) or a formula (a derived quantity)"))
@@ -194,6 +204,9 @@ def _read_quantity(item: object, index: int) -> tuple[Quantity | None, list[Prob
         problems.append((where, "stated must be true or false"))
     if problems:
         return None, problems
+    # no problems: the texts, value and range are the ones checked above
+    assert isinstance(label, str) and isinstance(unit, str) and isinstance(note, str)
+    assert isinstance(source, str) and value is not None and bounds is not None
     return Quantity(name, label, unit, value, bounds, source, variable, note=note, stated=stated), []
 
 
@@ -258,11 +271,11 @@ def _parse_units(quantities: Iterable[Quantity], problems: list[Problem]) -> dic
     return units
 
 
-def _is_finite_number(value: object) -> bool:
+def _is_finite_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and read_number(value) is not None
 
 
-def _is_limit(value: object) -> bool:
+def _is_limit(value: object) -> TypeGuard[int | float]:
     return _is_finite_number(value) or value == math.inf
 
 
@@ -351,7 +364,9 @@ def _cycles(stuck: list[str], needs: Mapping[str, set[str]]) -> list[list[str]]:
     for start in stuck:
         if start in seen:
             continue
-        path, index_in_path, node = [], {}, start
+        path: list[str] = []
+        index_in_path: dict[str, int] = {}
+        node = start
         # Every stuck node reads another stuck node, so this walk must eventually revisit one.
         while node not in index_in_path and node not in seen:
             index_in_path[node] = len(path)
@@ -410,7 +425,7 @@ class ReferenceModel:
         self.input_names = tuple(name for name, quantity in self.quantities.items() if quantity.is_input)
         self.derived_names = compiled.order
         self.defaults: dict[str, np.float64] = {
-            name: np.float64(self.quantities[name].value * self.units[name].factor)
+            name: np.float64(self.quantities[name].input_value * self.units[name].factor)
             for name in self.input_names
         }
         self._steps = [(name, self.formulas[name].evaluator) for name in self.derived_names]
@@ -540,7 +555,7 @@ class ReferenceModel:
             and math.isfinite(float(self.defaults[name]) if at is None or name not in at else float(at[name]))
         ]
         columns = 2 * len(inputs) + 1  # a +step and a -step column per input, then the unperturbed point
-        point = dict(self.defaults)
+        point: dict[str, Value] = dict(self.defaults)
         point.update(self._checked_overrides(at or {}))
         overrides: dict[str, Value] = {
             name: value for name, value in point.items() if name not in self.defaults

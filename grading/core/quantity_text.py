@@ -994,7 +994,7 @@ def _unit_factor(unit_text: str | None) -> float:
 def _bare_on_line(parsed: ParsedQuantity, target: Unit) -> LineReading:
     prefix = _UNIT_PREFIX.match(target.text)
     repeats_prefix = prefix and _PREFIX_OF_SCALE.get(parsed.scale_word) == prefix.group("prefix").upper()
-    if parsed.scale != 1 and repeats_prefix:
+    if parsed.scale != 1 and prefix and repeats_prefix:
         number = parsed.base_value / parsed.scale
         as_scale = f"{parsed.scale_word!r} read as {_SCALES[parsed.scale_word][0]}"
         as_prefix = (

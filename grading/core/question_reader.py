@@ -11,10 +11,10 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from grading.core.drill_wording import PLACEHOLDER, formula_names, wording_problems
-from grading.core.model import ModelError, ModelSpec, read_model, read_number
+from grading.core.model import ModelError, ModelSpec, Problem, read_model, read_number
 from grading.core.question_types import (
     CLIENT_KIND,
     DEFAULT_FIGURE_TOLERANCE,
@@ -32,7 +32,6 @@ from grading.core.question_types import (
     Flaw,
     FollowUp,
     Phase,
-    Problem,
     QuestionSpec,
     ReviewSpec,
     RubricDimension,
@@ -150,8 +149,16 @@ class FieldReader:
         if value not in options:
             self.add(field, f"{value!r} is not one of {' | '.join(options)}")
             return default or ""
-        return value
+        return str(value)
 
+    @overload
+    def number(
+        self, data: Mapping[str, Any], key: str, field: str, *, default: float, positive: bool = False
+    ) -> float: ...
+    @overload
+    def number(
+        self, data: Mapping[str, Any], key: str, field: str, *, default: None = None, positive: bool = False
+    ) -> float | None: ...
     def number(
         self,
         data: Mapping[str, Any],
@@ -160,7 +167,8 @@ class FieldReader:
         *,
         default: float | None = None,
         positive: bool = False,
-    ) -> Any:
+    ) -> float | None:
+        """The finite number at `key` (an error for the field, and `default`, when there is none)."""
         if key not in data or data[key] is None:
             if default is None:
                 self.add(field, "is required")
@@ -242,7 +250,7 @@ def _read_slug(reader: FieldReader, top: Mapping[str, Any], source: str) -> str:
 
 
 def _read_plan(reader: FieldReader, top: Mapping[str, Any]) -> tuple[Phase, ...]:
-    plan = []
+    plan: list[Phase] = []
     for index, item in enumerate(reader.items(top, "plan", "plan")):
         field = f"plan[{index}]"
         entry = reader.mapping(item, field, {"phase", "minutes", "expect"})
@@ -385,11 +393,13 @@ def _read_design(reader: FieldReader, top: Mapping[str, Any], palette: Collectio
     for index, item in enumerate(reader.items(design, "edges", "design.edges")):
         field = f"design.edges[{index}]"
         entry = reader.mapping(item, field, {"source", "target", "label"})
-        ends = [reader.text(entry, key, f"{field}.{key}") for key in ("source", "target")]
-        for key, end in zip(("source", "target"), ends, strict=True):
+        source, target = (reader.text(entry, key, f"{field}.{key}") for key in ("source", "target"))
+        for key, end in (("source", source), ("target", target)):
             if end and end not in ids:
                 reader.add(f"{field}.{key}", f"{end!r} is not a node id")
-        edges.append(DesignEdge(*ends, reader.text(entry, "label", f"{field}.label", required=False)))
+        edges.append(
+            DesignEdge(source, target, reader.text(entry, "label", f"{field}.label", required=False))
+        )
     node_kinds = {node.kind for node in nodes} | {CLIENT_KIND}
     path = []
     for index, kind in enumerate(reader.items(design, "path", "design.path")):
@@ -530,10 +540,11 @@ def _read_decision_number(reader: FieldReader, raw: object, field: str) -> Decis
             reader.add(f"{field}.unit", str(error))
     band = entry.get("band")
     numbers = [read_number(value) for value in band] if isinstance(band, list) else []
-    if len(numbers) != 2 or any(number is None for number in numbers) or numbers[0] > numbers[1]:
+    low, high = numbers if len(numbers) == 2 else (None, None)
+    if low is None or high is None or low > high:
         reader.add(f"{field}.band", "must be [low, high], two finite numbers with low <= high")
         return DecisionNumber(label, unit, (0.0, 0.0))
-    return DecisionNumber(label, unit, (float(numbers[0]), float(numbers[1])))
+    return DecisionNumber(label, unit, (float(low), float(high)))
 
 
 def _read_curveballs(

@@ -48,7 +48,9 @@ def replay_seeds(key: int | str, scenario: str, count: int) -> list[int]:
     return [replay_seed(key if k == 0 else f"{key}#{k}", scenario) for k in range(count)]
 
 
-def candidate_overrides(model: ReferenceModel, numbers: Mapping[str, str]) -> tuple[dict[str, float], dict]:
+def candidate_overrides(
+    model: ReferenceModel, numbers: Mapping[str, str]
+) -> tuple[dict[str, float], dict[str, Any]]:
     """The candidate's typed numbers in base units, and {name: why it was not used} for the others."""
     values: dict[str, float] = {}
     fallbacks: dict[str, str] = {}
@@ -98,7 +100,9 @@ def evaluate_side(
     return {name: float(value) for name, value in values.items()}, set(typed), fallbacks
 
 
-def _blame(model: ReferenceModel, base: dict, typed: dict[str, float], culprits: list[str]) -> list[str]:
+def _blame(
+    model: ReferenceModel, base: dict[str, Any], typed: dict[str, float], culprits: list[str]
+) -> list[str]:
     """The one typed value whose removal lets the model evaluate, else all the culprits."""
     for name in culprits:
         try:

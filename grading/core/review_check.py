@@ -425,7 +425,7 @@ def check_marks(
 
 def check_ranking(fixes: Sequence[Mapping[str, str]]) -> dict[str, Any]:
     """Whether every infrastructure fix comes after every correctness, admission and placement fix."""
-    rows = [{"position": i + 1, **fix} for i, fix in enumerate(fixes)]
+    rows: list[dict[str, Any]] = [{"position": i + 1, **fix} for i, fix in enumerate(fixes)]
     if not rows:
         return {"ok": False, "verdict": "no_fixes", "message": "No fixes were listed.", "fixes": rows}
     last_other = max((row["position"] for row in rows if row["category"] != INFRASTRUCTURE), default=0)
@@ -551,7 +551,9 @@ def _spec_and_dict(question: QuestionSpec | Mapping[str, Any]) -> tuple[Question
     return spec, dict(question)
 
 
-def review_score(marks: Mapping[str, Any], ranking: Mapping[str, Any], replays: Mapping[str, Any]) -> dict:
+def review_score(
+    marks: Mapping[str, Any], ranking: Mapping[str, Any], replays: Mapping[str, Any]
+) -> dict[str, Any]:
     """The review's part scores (0–1) and its score (0–100), weighted by WEIGHTS; while the replays are
     pending their part and the score are None."""
     total = len(marks["flaws"])

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, SupportsFloat
 
 from grading.core.model import ReferenceModel
 
 Figure = tuple[float, str]  # a value to two significant figures, in base units, and its dimension
 
 
-def _figure(value: float, dims: object) -> Figure | None:
-    value = float(value)
+def _figure(raw: SupportsFloat, dims: object) -> Figure | None:
+    value = float(raw)
     if not math.isfinite(value) or value == 0:
         return None
     return float(f"{value:.2g}"), str(dims)

@@ -470,10 +470,17 @@ def parse_unit(text: str) -> Unit:
         return Unit(text, _finite_factor(float(quantity), text), DIMENSIONLESS)
     base = quantity.to_base_units()
     dims = Dims.of(
-        (_PINT_DIMENSION_SYMBOL[name], Fraction(exponent).limit_denominator(1000))
+        (_PINT_DIMENSION_SYMBOL[name], _exponent(exponent))
         for name, exponent in quantity.dimensionality.items()
     )
     return Unit(text, _finite_factor(float(base.magnitude), text), dims)
+
+
+def _exponent(value: object) -> Fraction:
+    """A pint dimension's exponent (an int, a float or a Fraction) as a Fraction."""
+    if not isinstance(value, int | float | Fraction):
+        raise TypeError(f"pint gave the exponent {value!r}")
+    return Fraction(value).limit_denominator(1000)
 
 
 def _finite_factor(factor: float, text: str) -> float:

@@ -26,7 +26,7 @@ _RUNNERS = {"serving": run_serving, "training": run_training, "pipeline": run_pi
 def run_scenario(
     family: str,
     params: dict[str, Any],
-    events: list[dict],
+    events: list[dict[str, Any]],
     slo: dict[str, float],
     duration_s: float,
     seed: int,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -11,7 +12,10 @@ from grading.core.sim.family_specs import about
 
 
 def rate_multiplier(
-    t: np.ndarray, events: Sequence[dict], diurnal_amplitude: float = 0.0, diurnal_period_s: float = 86400.0
+    t: np.ndarray,
+    events: Sequence[dict[str, Any]],
+    diurnal_amplitude: float = 0.0,
+    diurnal_period_s: float = 86400.0,
 ) -> np.ndarray:
     """Multiplier of the base arrival rate at times `t` from burst and step events and the diurnal cycle."""
     t = np.asarray(t, dtype=float)
@@ -31,7 +35,7 @@ MAX_RATE_CELLS = 200_000  # rate grid cells; a diurnal period far shorter than t
 
 
 def _rate_grid(
-    duration_s: float, events: Sequence[dict], diurnal_amplitude: float, diurnal_period_s: float
+    duration_s: float, events: Sequence[dict[str, Any]], diurnal_amplitude: float, diurnal_period_s: float
 ) -> np.ndarray:
     """Edges of the cells on which the arrival rate is held constant."""
     edges = {0.0, float(duration_s)}
@@ -54,7 +58,7 @@ def _rate_grid(
 def _cell_means(
     rate: float,
     grid: np.ndarray,
-    events: Sequence[dict],
+    events: Sequence[dict[str, Any]],
     diurnal_amplitude: float,
     diurnal_period_s: float,
 ) -> np.ndarray:
@@ -68,7 +72,7 @@ def _cell_means(
 def expected_arrivals(
     rate: float,
     duration_s: float,
-    events: Sequence[dict] = (),
+    events: Sequence[dict[str, Any]] = (),
     diurnal_amplitude: float = 0.0,
     diurnal_period_s: float = 86400.0,
 ) -> float:
@@ -90,7 +94,7 @@ def poisson_arrivals(
     rate: float,
     duration_s: float,
     rng: np.random.Generator,
-    events: Sequence[dict] = (),
+    events: Sequence[dict[str, Any]] = (),
     diurnal_amplitude: float = 0.0,
     diurnal_period_s: float = 86400.0,
 ) -> np.ndarray:

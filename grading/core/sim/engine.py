@@ -42,18 +42,27 @@ from grading.core.sim.queueing import (
 )
 
 QUEUED, PREFILL, DECODE, SWAPPED = 0, 1, 2, 3  # where a request stands on its replica
-NOTHING: tuple = ()  # a step's chunks or swap-ins when it has none (never appended to)
+NOTHING: tuple[()] = ()  # a step's chunks or swap-ins when it has none (never appended to)
 ACTIVATION_BYTES = 2.0  # a token's activations are 16-bit: d × 2 bytes through each all-reduce
 
 
 class StepTiming(Protocol):
-    step_overhead_s: float
-    tpot_base_s: float
-    prefill_tok_s: float
-    tpot_per_kv_token_s: float
-    attn_s_per_pair: float
-    comm_s_per_step: float
-    comm_s_per_token: float
+    """What `step_clock` reads (read-only: a frozen `ReplicaModel` or a `FleetConfig`)."""
+
+    @property
+    def step_overhead_s(self) -> float: ...
+    @property
+    def tpot_base_s(self) -> float: ...
+    @property
+    def prefill_tok_s(self) -> float: ...
+    @property
+    def tpot_per_kv_token_s(self) -> float: ...
+    @property
+    def attn_s_per_pair(self) -> float: ...
+    @property
+    def comm_s_per_step(self) -> float: ...
+    @property
+    def comm_s_per_token(self) -> float: ...
 
 
 def step_clock(timing: StepTiming, arrays: bool = False) -> Callable[[Any, Any, Any, Any], Any]:
@@ -78,7 +87,7 @@ def step_clock(timing: StepTiming, arrays: bool = False) -> Callable[[Any, Any, 
 
     if arrays:
 
-        def over_arrays(tokens, decode_kv, prefill_kv, prefill_pairs):
+        def over_arrays(tokens: Any, decode_kv: Any, prefill_kv: Any, prefill_pairs: Any) -> Any:
             return (
                 overhead
                 + np.maximum(weights, tokens / speed)
@@ -90,7 +99,7 @@ def step_clock(timing: StepTiming, arrays: bool = False) -> Callable[[Any, Any, 
 
         return over_arrays
 
-    def seconds(tokens, decode_kv, prefill_kv, prefill_pairs):
+    def seconds(tokens: float, decode_kv: float, prefill_kv: float, prefill_pairs: float) -> float:
         compute = tokens / speed
         read, attend = prefill_kv * kv_read, prefill_pairs * pair
         return (
@@ -150,8 +159,8 @@ class Replica:
         self.kv = 0.0  # KV blocks held by the running requests
         self.stepping = False
         self.step_decodes = 0
-        self.step_chunks: list[tuple[int, float]] = []
-        self.step_swapins: list[int] = []
+        self.step_chunks: Sequence[tuple[int, float]] = []
+        self.step_swapins: Sequence[int] = []
 
 
 class EngineFleet(Fleet):
@@ -261,7 +270,7 @@ class EngineFleet(Fleet):
         none has room."""
         heap, batch, need = self.by_held[r], self.batch, -(-self.need[rid] // self.block)
         best: Replica | None = None
-        skipped = []
+        skipped: list[tuple[int, int, int, Replica]] = []
         while heap:
             held, index, entry, rep = heap[0]
             if entry != rep.entry or not rep.alive or rep.draining:
@@ -278,8 +287,8 @@ class EngineFleet(Fleet):
                 best = rep
                 break
             skipped.append(heapq.heappop(heap))  # no KV room: look at the next
-        for entry in skipped:
-            heapq.heappush(heap, entry)
+        for stale in skipped:
+            heapq.heappush(heap, stale)
         if best is None:
             return False
         self.place(rid, best, t)
@@ -589,7 +598,7 @@ class EngineControls(Controls):
     """The shared controls, with a replica loss that takes whole replicas (chosen at random) and every
     request they hold."""
 
-    def replica_loss(self, t: float, payload: tuple) -> None:
+    def replica_loss(self, t: float, payload: tuple[Any, ...]) -> None:
         fleet, event = self.fleet, payload[0]
         assert isinstance(fleet, EngineFleet)
         r = int(event["region"]) % fleet.n_regions
@@ -615,13 +624,14 @@ def too_long(fleet: EngineFleet) -> np.ndarray:
     """Requests whose prompt and output cannot fit one replica's KV cache: an engine refuses them."""
     req = fleet.req
     assert req.prompt_tokens is not None
-    return np.ceil((req.prompt_tokens + req.out_tokens) / fleet.block) > fleet.admit_cap
+    refused: np.ndarray = np.ceil((req.prompt_tokens + req.out_tokens) / fleet.block) > fleet.admit_cap
+    return refused
 
 
 def simulate_engine_fleet(
     cfg: FleetConfig,
     req: Requests,
-    events: Sequence[dict],
+    events: Sequence[dict[str, Any]],
     duration_s: float,
     rng: np.random.Generator,
     sample_dt: float,

@@ -6,6 +6,7 @@ import heapq
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -101,7 +102,9 @@ def _in_windows(t: np.ndarray, windows: Sequence[tuple[float, float]]) -> np.nda
     return inside
 
 
-def deliver(sent: np.ndarray, p: dict, events: Sequence[dict], rng: np.random.Generator) -> Delivery:
+def deliver(
+    sent: np.ndarray, p: dict[str, Any], events: Sequence[dict[str, Any]], rng: np.random.Generator
+) -> Delivery:
     """At-least-once delivery of messages sent at `sent`: drops with retries, duplicates, replays, dedupe."""
     n = sent.size
     outages = [(e["at"], e["at"] + e["duration"]) for e in events if e["type"] == "outage"]
@@ -141,7 +144,7 @@ def deliver(sent: np.ndarray, p: dict, events: Sequence[dict], rng: np.random.Ge
 
 
 def rate_limit(
-    sent: np.ndarray, tokens: np.ndarray, p: dict, settle: Delivery, edges: np.ndarray
+    sent: np.ndarray, tokens: np.ndarray, p: dict[str, Any], settle: Delivery, edges: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Token-bucket admission with reservations; settlements refund reserve − actual when they arrive.
 
@@ -180,8 +183,8 @@ def rate_limit(
 
 
 def run_events(
-    params: dict,
-    events: list[dict],
+    params: dict[str, Any],
+    events: list[dict[str, Any]],
     slo: dict[str, float],
     duration_s: float,
     seed: int,
@@ -212,7 +215,7 @@ def run_events(
     dup_applied = sum(int(np.isfinite(c).sum()) for c in usage.dup_applied)
     true_usd = float(value.sum())
     billed = float(value[delivered].sum() + sum(value[np.isfinite(c)].sum() for c in usage.dup_applied))
-    summary: dict = {
+    summary: dict[str, Any] = {
         "events": n,
         "true_usd": true_usd,
         "billed_usd": billed,
@@ -257,8 +260,8 @@ def _billed_curve(usage: Delivery, value: np.ndarray, edges: np.ndarray, duratio
 
 
 def _limiter_summary(
-    p: dict, tokens: np.ndarray, admitted: np.ndarray, settle: Delivery, duration_s: float
-) -> dict:
+    p: dict[str, Any], tokens: np.ndarray, admitted: np.ndarray, settle: Delivery, duration_s: float
+) -> dict[str, Any]:
     allowed = p["limit_tok_s"] * (duration_s + p["bucket_s"])
     admitted_tokens = float(tokens[admitted].sum())
     exact = min(float(tokens.sum()), allowed)
@@ -277,7 +280,7 @@ def _limiter_summary(
     }
 
 
-def _actuals(s: dict) -> dict[str, float]:
+def _actuals(s: dict[str, Any]) -> dict[str, float]:
     return {
         "ledger_error_max_frac": abs(s["ledger_error_frac"]),
         "lost_max_frac": s["lost_frac"],
@@ -287,7 +290,9 @@ def _actuals(s: dict) -> dict[str, float]:
     }
 
 
-def events_narrative(p: dict, events: Sequence[dict], s: dict, checks: Sequence[dict]) -> list[str]:
+def events_narrative(
+    p: dict[str, Any], events: Sequence[dict[str, Any]], s: dict[str, Any], checks: Sequence[dict[str, Any]]
+) -> list[str]:
     """Plain-words account of the ledger and the limiter."""
     keys = "with idempotency keys" if p["idempotency"] else "without idempotency keys"
     lines = [

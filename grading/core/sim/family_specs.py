@@ -37,7 +37,7 @@ class ParamSpec:
 
     name: str
     unit: str
-    default: float | list | None
+    default: float | list[Any] | None
     description: str
     domain: str = "nonneg"
     high: float | None = None  # a tighter ceiling than the domain's
@@ -85,7 +85,9 @@ def about(count: float) -> str:
     return f"{count:,.0f}" if count < 1e12 else f"{count:.3g}"
 
 
-def with_domains(params: Sequence[ParamSpec], domains: Mapping[str, Sequence[str]], **highs: float) -> tuple:
+def with_domains(
+    params: Sequence[ParamSpec], domains: Mapping[str, Sequence[str]], **highs: float
+) -> tuple[ParamSpec, ...]:
     """`params` with the domain of each parameter named in `domains` ({domain: names}) and ceilings from
     `highs` ({name: highest}); the others keep the default domain (0 or more)."""
     domain_of = {name: domain for domain, names in domains.items() for name in names}
@@ -109,7 +111,9 @@ def out_of_domain(family: FamilySpec, spec: ParamSpec, value: float) -> str | No
     return f"{family.name}: {spec.name} must be {words}{unit}; it is {value:.6g}{unit}"
 
 
-def resolve_params(family: FamilySpec, params: Mapping[str, Any], passthrough: Sequence[str] = ()) -> dict:
+def resolve_params(
+    family: FamilySpec, params: Mapping[str, Any], passthrough: Sequence[str] = ()
+) -> dict[str, Any]:
     """Defaults overlaid with `params`.
 
     Raises ValueError on unknown names, non-finite numbers and values out of a parameter's domain (the message

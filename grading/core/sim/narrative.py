@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 
-def num(value: float) -> str:
+def num(value: float | None) -> str:
     """A number for prose: integers plainly, small values with 2–3 significant digits."""
     if value is None or not math.isfinite(value):
         return "n/a"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -50,7 +51,7 @@ PIPELINE = FamilySpec(
 )
 
 
-def parse_stages(p: dict) -> list[dict]:
+def parse_stages(p: dict[str, Any]) -> list[dict[str, Any]]:
     """Stages from the `stages` list or the flat `stage<i>_throughput` / `stage<i>_buffer` parameters."""
     flat = sorted(
         {
@@ -62,6 +63,7 @@ def parse_stages(p: dict) -> list[dict]:
     missing = [f"stage{i}_throughput" for i in flat if f"stage{i}_throughput" not in p]
     if missing:
         raise ValueError(f"pipeline: {', '.join(missing)} missing")
+    stages: list[dict[str, Any]]
     if flat:
         stages = [
             {
@@ -97,7 +99,7 @@ def parse_stages(p: dict) -> list[dict]:
     return stages
 
 
-def _stage_index(stages: Sequence[dict], ref: float | str) -> int:
+def _stage_index(stages: Sequence[dict[str, Any]], ref: float | str) -> int:
     if isinstance(ref, str):
         names = [s["name"] for s in stages]
         if ref not in names:
@@ -106,7 +108,9 @@ def _stage_index(stages: Sequence[dict], ref: float | str) -> int:
     return int(ref)
 
 
-def throughput_factors(stages: Sequence[dict], events: Sequence[dict], t: float) -> np.ndarray:
+def throughput_factors(
+    stages: Sequence[dict[str, Any]], events: Sequence[dict[str, Any]], t: float
+) -> np.ndarray:
     """Multiplier of each stage's throughput at time `t` from outages and slowdowns."""
     factor = np.ones(len(stages))
     for event in events:
@@ -117,10 +121,10 @@ def throughput_factors(stages: Sequence[dict], events: Sequence[dict], t: float)
 
 
 def simulate_pipeline(
-    stages: Sequence[dict],
+    stages: Sequence[dict[str, Any]],
     items: float,
     source_rate: float,
-    events: Sequence[dict],
+    events: Sequence[dict[str, Any]],
     duration_s: float,
     progress: Callable[[float], None] | None = None,
 ) -> dict[str, np.ndarray]:
@@ -183,8 +187,8 @@ def completion_time(t: np.ndarray, done: np.ndarray, items: float, dt: float) ->
 
 
 def run_pipeline(
-    params: dict,
-    events: list[dict],
+    params: dict[str, Any],
+    events: list[dict[str, Any]],
     slo: dict[str, float],
     duration_s: float,
     seed: int,
@@ -226,7 +230,11 @@ def run_pipeline(
 
 
 def pipeline_narrative(
-    stages: Sequence[dict], events: Sequence[dict], s: dict, checks: Sequence[dict], series: dict
+    stages: Sequence[dict[str, Any]],
+    events: Sequence[dict[str, Any]],
+    s: dict[str, Any],
+    checks: Sequence[dict[str, Any]],
+    series: dict[str, Any],
 ) -> list[str]:
     """Plain-words account: which stage limits, where the backlog builds, when it finishes."""
     lines = [

@@ -14,6 +14,7 @@ from array import array
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -107,7 +108,7 @@ class FleetRun:
     samples: dict[str, np.ndarray]
     area: float
     replica_seconds: float
-    log: list[tuple[float, str, dict]]
+    log: list[tuple[float, str, dict[str, Any]]]
     preempted: np.ndarray | None = None  # per request, by the engine
     preempt_times: np.ndarray | None = None
     swaps: int = 0
@@ -117,7 +118,7 @@ class FleetRun:
 def simulate_fleet(
     cfg: FleetConfig,
     req: Requests,
-    events: Sequence[dict],
+    events: Sequence[dict[str, Any]],
     duration_s: float,
     rng: np.random.Generator,
     sample_dt: float,
@@ -188,12 +189,12 @@ class Fleet:
         self.outage = False
         self.fb_tokens = max(1.0, cfg.fallback_rate)
         self.fb_last = 0.0
-        self.log: list[tuple[float, str, dict]] = []
+        self.log: list[tuple[float, str, dict[str, Any]]] = []
         for r in range(self.n_regions):
             self.resize(r)
 
         self.dep: list[tuple[float, int]] = []
-        self.ctl: list[tuple[float, int, int, tuple]] = []
+        self.ctl: list[tuple[float, int, int, tuple[Any, ...]]] = []
         self.seq = 0
         self.nsys = 0  # requests queued or in service
         self.area = 0.0  # ∫ nsys dt
@@ -206,7 +207,7 @@ class Fleet:
         kv = self.cfg.kv_capacity
         self.kvcap[r] = self.run[r] * kv if math.isfinite(kv) else INF
 
-    def push(self, t: float, kind: int, payload: tuple = ()) -> None:
+    def push(self, t: float, kind: int, payload: tuple[Any, ...] = ()) -> None:
         """Schedule a control event; `seq` keeps events of the same time and kind in the order pushed."""
         self.seq += 1
         heapq.heappush(self.ctl, (t, kind, self.seq, payload))
@@ -373,7 +374,7 @@ class Controls:
         self.fleet, self.rng = fleet, rng
         self.progress, self.progress_dt = progress, progress_dt
         self.autoscaler = Autoscaler(fleet) if fleet.cfg.autoscale else None
-        self.handlers: dict[int, Callable[[float, tuple], None]] = {
+        self.handlers: dict[int, Callable[[float, tuple[Any, ...]], None]] = {
             _SAMPLE: self.sample,
             _PROGRESS: self.report_progress,
             _READY: self.ready,
@@ -387,7 +388,7 @@ class Controls:
             _OUTAGE_END: self.outage_end,
         }
 
-    def schedule(self, events: Sequence[dict]) -> None:
+    def schedule(self, events: Sequence[dict[str, Any]]) -> None:
         fleet = self.fleet
         fleet.push(fleet.duration_s, _END)
         fleet.push(0.0, _SAMPLE, (0,))
@@ -400,10 +401,10 @@ class Controls:
             if kind is not None and event["at"] < fleet.duration_s:
                 fleet.push(event["at"], kind, (event,))
 
-    def handle(self, t: float, kind: int, payload: tuple) -> None:
+    def handle(self, t: float, kind: int, payload: tuple[Any, ...]) -> None:
         self.handlers[kind](t, payload)
 
-    def sample(self, t: float, payload: tuple) -> None:
+    def sample(self, t: float, payload: tuple[Any, ...]) -> None:
         fleet = self.fleet
         if fleet.timeout > 0.0:
             for r in range(fleet.n_regions):
@@ -414,11 +415,12 @@ class Controls:
         if following < fleet.duration_s:
             fleet.push(following, _SAMPLE, (payload[0] + 1,))
 
-    def report_progress(self, t: float, payload: tuple) -> None:
-        self.progress(min(1.0, t / self.fleet.duration_s))  # type: ignore[misc]
+    def report_progress(self, t: float, payload: tuple[Any, ...]) -> None:
+        assert self.progress is not None  # `schedule` pushes _PROGRESS only with a progress callback
+        self.progress(min(1.0, t / self.fleet.duration_s))
         self.fleet.push(t + self.progress_dt, _PROGRESS)
 
-    def ready(self, t: float, payload: tuple) -> None:
+    def ready(self, t: float, payload: tuple[Any, ...]) -> None:
         fleet = self.fleet
         r, count, ep, how = payload
         if fleet.alive[r] and ep == fleet.epoch[r] and count > 0:
@@ -428,15 +430,16 @@ class Controls:
             fleet.log.append((t, "ready", {"region": r, "count": count, "how": how, "running": fleet.run[r]}))
             fleet.admit(r, t)
 
-    def warm_refill(self, t: float, payload: tuple) -> None:
+    def warm_refill(self, t: float, payload: tuple[Any, ...]) -> None:
         self.fleet.warm_avail += payload[0]
 
-    def autoscale_tick(self, t: float, payload: tuple) -> None:
+    def autoscale_tick(self, t: float, payload: tuple[Any, ...]) -> None:
         if not self.fleet.outage:
-            self.autoscaler.look(t)  # type: ignore[union-attr]
+            assert self.autoscaler is not None  # `schedule` pushes _AUTOSCALE only with an autoscaler
+            self.autoscaler.look(t)
         self.fleet.push(t + self.fleet.cfg.scale_interval_s, _AUTOSCALE)
 
-    def add_replicas(self, t: float, payload: tuple) -> None:
+    def add_replicas(self, t: float, payload: tuple[Any, ...]) -> None:
         fleet, event = self.fleet, payload[0]
         r = int(event["region"]) % fleet.n_regions
         count = int(event["count"])
@@ -445,7 +448,7 @@ class Controls:
         fleet.push(ready_at, _READY, (r, count, fleet.epoch[r], "cold"))
         fleet.log.append((t, "add", {"region": r, "count": count, "ready_at": ready_at}))
 
-    def replica_loss(self, t: float, payload: tuple) -> None:
+    def replica_loss(self, t: float, payload: tuple[Any, ...]) -> None:
         """`count` replicas die; their share of the in-flight requests (chosen at random) is retried or
         lost."""
         fleet, event = self.fleet, payload[0]
@@ -467,7 +470,7 @@ class Controls:
             fleet.admit(r, t)
         fleet.log.append((t, "replica_loss", {"region": r, "count": k, "in_flight": len(victims)}))
 
-    def region_loss(self, t: float, payload: tuple) -> None:
+    def region_loss(self, t: float, payload: tuple[Any, ...]) -> None:
         """The region goes: its queued and in-flight requests move to the least-loaded live regions (or
         fail)."""
         fleet, event = self.fleet, payload[0]
@@ -519,7 +522,7 @@ class Controls:
         if event["duration"] > 0:
             fleet.push(t + event["duration"], _REGION_BACK, (r, lost_replicas))
 
-    def region_back(self, t: float, payload: tuple) -> None:
+    def region_back(self, t: float, payload: tuple[Any, ...]) -> None:
         fleet = self.fleet
         r, count = payload
         fleet.alive[r] = True
@@ -528,7 +531,7 @@ class Controls:
         fleet.resize(r)
         fleet.log.append((t, "region_back", {"region": r, "replicas": count}))
 
-    def outage_start(self, t: float, payload: tuple) -> None:
+    def outage_start(self, t: float, payload: tuple[Any, ...]) -> None:
         """The whole fleet is unavailable: in-flight (if retried) and queued requests go to the fallback."""
         fleet, event = self.fleet, payload[0]
         fleet.outage = True
@@ -548,7 +551,7 @@ class Controls:
         fleet.log.append((t, "outage", info))
         fleet.push(t + event["duration"], _OUTAGE_END)
 
-    def outage_end(self, t: float, payload: tuple) -> None:
+    def outage_end(self, t: float, payload: tuple[Any, ...]) -> None:
         self.fleet.outage = False
         self.fleet.log.append((t, "outage_end", {}))
 
@@ -867,9 +870,10 @@ def run_event_loop(fleet: Fleet, controls: Controls, fast: FastPath | None) -> N
             controls.handle(t, kind, payload)
             nsys, outage = fleet.nsys, fleet.outage
         else:
-            if ta >= fast_after and fast.may_enter(ta):  # type: ignore[union-attr]
+            # fast_after stays INF without a fast path: the None test runs only when one may enter
+            if ta >= fast_after and fast is not None and fast.may_enter(ta):
                 fleet.nsys, fleet.area, fleet.tlast = nsys, area, tlast
-                fast.enter()  # type: ignore[union-attr]
+                fast.enter()
                 continue
             rid = i
             i += 1
@@ -912,6 +916,6 @@ def run_event_loop(fleet: Fleet, controls: Controls, fast: FastPath | None) -> N
     fleet.nsys, fleet.area, fleet.tlast = nsys, area, tlast
 
 
-def _doubles(values: np.ndarray) -> array:
+def _doubles(values: np.ndarray) -> array[float]:
     """A float64 array.array copy of `values`."""
     return array("d", np.ascontiguousarray(values, dtype=np.float64).tobytes())

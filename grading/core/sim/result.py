@@ -70,7 +70,7 @@ def check_slos(
     slo: Mapping[str, float],
     actuals: Mapping[str, float],
     reasons: Mapping[str, str] | None = None,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """One check per SLO key: {key, target, actual, passed}; a missing or nan actual fails, with a `reason`
     (from `reasons[key]`, else UNDEFINED) saying why it has no value."""
     checks = []

@@ -101,7 +101,7 @@ def _number(value: Any) -> float | None:
 def run_scenario_seeds(
     family: str,
     params: dict[str, Any],
-    events: list[dict],
+    events: list[dict[str, Any]],
     slo: dict[str, float],
     duration_s: float,
     seeds: Sequence[int],

@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -59,17 +60,19 @@ class ReplicaModel:
     attn_s_per_pair: float = 0.0
     step_overhead_s: float = 0.0
 
-    def step(self, tokens: float, decode_kv: float, prefill_kv: float = 0.0, prefill_pairs: float = 0.0):
+    def step(
+        self, tokens: float, decode_kv: float, prefill_kv: float = 0.0, prefill_pairs: float = 0.0
+    ) -> float:
         """Time of a step carrying `tokens` whose decodes read `decode_kv` tokens of KV and whose prefill
         chunks read `prefill_kv` and attend `prefill_pairs` (query, context) pairs."""
         return self.step_of_floats(tokens, decode_kv, prefill_kv, prefill_pairs)
 
     @cached_property
-    def step_of_floats(self) -> Callable:
+    def step_of_floats(self) -> Callable[[float, float, float, float], float]:
         return step_clock(self)
 
     @cached_property
-    def step_of_arrays(self) -> Callable:
+    def step_of_arrays(self) -> Callable[[Any, Any, Any, Any], Any]:
         """`step` over numpy arrays (element by element)."""
         return step_clock(self, arrays=True)
 
@@ -82,7 +85,7 @@ class ReplicaModel:
         return self.step(batch, batch * context_tokens)
 
 
-def layers_and_width(p: dict) -> tuple[float, float]:
+def layers_and_width(p: dict[str, Any]) -> tuple[float, float]:
     """The model's layers L and width d: as given, else from n_params ≈ 12·L·d² with d ≈ 128·L (the shape of
     the Llama and GPT families: 7-8B ≈ 32 × 4096, 70B ≈ 80 × 8192)."""
     layers = p["n_layers"] or max(1.0, round((p["n_params"] / (12.0 * 128.0**2)) ** (1.0 / 3.0)))
@@ -90,7 +93,7 @@ def layers_and_width(p: dict) -> tuple[float, float]:
     return layers, width
 
 
-def allreduce_costs(p: dict, layers: float, width: float) -> tuple[float, float]:
+def allreduce_costs(p: dict[str, Any], layers: float, width: float) -> tuple[float, float]:
     """(seconds a step, seconds a token) of a tensor-parallel group's two all-reduces a layer: each a fixed
     latency plus a ring's 2·(g−1)/g of the token's activations (d × 2 bytes) over the link, NVLink inside a
     node, the network when the group spans nodes; nothing for one GPU."""
@@ -104,7 +107,7 @@ def allreduce_costs(p: dict, layers: float, width: float) -> tuple[float, float]
     return count * latency, count * 2.0 * (gpus - 1.0) / gpus * width * ACTIVATION_BYTES / bandwidth
 
 
-def replica_model(p: dict) -> ReplicaModel:
+def replica_model(p: dict[str, Any]) -> ReplicaModel:
     """Prefill and decode timing of one replica, derived from the model and GPU when `n_params` > 0 (README:
     the step model); with `n_params` 0 a step is max(tpot_s, tokens / prefill_tok_s) plus the interconnect."""
     comm = (p["interconnect_latency_s"], p["interconnect_bytes_per_token"] / p["interconnect_bw"])
@@ -137,17 +140,17 @@ def replica_model(p: dict) -> ReplicaModel:
     )
 
 
-def base_arrival_rate(p: dict, model: ReplicaModel) -> float:
+def base_arrival_rate(p: dict[str, Any], model: ReplicaModel) -> float:
     """Open-loop rate, or for `users` > 0 the response-time law X = N / (Z + R), R the response time the
     engine gives at X (`engine_response`): the largest X with X·(Z + R(X)) ≤ N, found by bisection (X·(Z + R)
     grows with X). Users that fill the fleet's slots or KV before that send N / (Z + R) at the edge."""
     if p["users"] <= 0:
-        return p["arrival_rate"]
+        return float(p["arrival_rate"])
     if p["mu"] > 0:
-        return p["users"] / (p["think_time_s"] + 1.0 / p["mu"])  # 1/mu > 0, so the sum is positive
+        return float(p["users"] / (p["think_time_s"] + 1.0 / p["mu"]))  # 1/mu > 0, so the sum is positive
     prompts = length_quantiles(p["prompt_tokens"], p["prompt_cv"])
     outputs = length_quantiles(p["output_tokens"], p["output_cv"])
-    users, think = p["users"], p["think_time_s"]
+    users, think = float(p["users"]), float(p["think_time_s"])
     lightest = engine_response(p, model, 0.0, prompts, outputs)
     if not math.isfinite(lightest):  # not even one request fits a replica: the engine refuses them all
         lightest = float(prompts.mean() / model.prefill_tok_s + outputs.mean() * model.tpot_base_s)
@@ -177,7 +180,7 @@ def length_quantiles(mean: float, cv: float) -> np.ndarray:
 
 
 def engine_response(
-    p: dict, model: ReplicaModel, rate: float, prompts: np.ndarray, outputs: np.ndarray
+    p: dict[str, Any], model: ReplicaModel, rate: float, prompts: np.ndarray, outputs: np.ndarray
 ) -> float:
     """Mean response time (arrival to last token) when `rate` arrives at the fleet, from the engine's own step
     rule with nothing queued (`engine.py`); inf when the replicas cannot keep up. `prompts` and `outputs`
@@ -252,8 +255,13 @@ def split(total: int, parts: int) -> list[int]:
 
 
 def build_requests(
-    p: dict, events: Sequence[dict], model: ReplicaModel, rate: float, duration_s: float, seed: int
-):
+    p: dict[str, Any],
+    events: Sequence[dict[str, Any]],
+    model: ReplicaModel,
+    rate: float,
+    duration_s: float,
+    seed: int,
+) -> Requests:
     """Arrival times and per-request work, drawn from independent streams of `seed`."""
     arrival_rng, length_rng, region_rng, _ = (
         np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4)
@@ -292,7 +300,7 @@ def build_requests(
     return Requests(arrival, home, prefill, prefill, output, prompt + output, prompt_tokens=prompt)
 
 
-def fleet_config(p: dict, model: ReplicaModel) -> FleetConfig:
+def fleet_config(p: dict[str, Any], model: ReplicaModel) -> FleetConfig:
     """The engine's configuration from resolved parameters."""
     regions = int(p["regions"])
     replicas = int(p["replicas"])
@@ -336,14 +344,18 @@ def fleet_config(p: dict, model: ReplicaModel) -> FleetConfig:
     )
 
 
-def token_budget(p: dict) -> float:
+def token_budget(p: dict[str, Any]) -> float:
     """Whole tokens in an engine step's budget, at least one."""
-    return max(1.0, math.floor(p["max_batched_tokens"]))
+    return max(1.0, float(math.floor(p["max_batched_tokens"])))
 
 
 def check_engine_size(
-    p: dict, events: Sequence[dict], model: ReplicaModel, arrivals: float, duration_s: float
-):
+    p: dict[str, Any],
+    events: Sequence[dict[str, Any]],
+    model: ReplicaModel,
+    arrivals: float,
+    duration_s: float,
+) -> None:
     """Refuse, before anything is drawn, a fleet of engines too big to step: too many replicas, or more engine
     steps than MAX_ENGINE_STEPS (each step does at least one token: no more steps than tokens, nor than the
     replicas can run at the shortest step)."""
@@ -374,8 +386,8 @@ def _pcts(values: np.ndarray, qs: tuple[float, ...] = (50.0, 95.0, 99.0)) -> lis
 
 
 def summarise(
-    p: dict, req: Requests, out: FleetRun, model: ReplicaModel, rate: float, duration_s: float
-) -> dict:
+    p: dict[str, Any], req: Requests, out: FleetRun, model: ReplicaModel, rate: float, duration_s: float
+) -> dict[str, Any]:
     """Overall metrics from per-request records (percentiles) and the engine's integrals."""
     n = req.arrival.size
     status = out.status
@@ -430,7 +442,7 @@ def summarise(
     }
 
 
-def engine_counts(out: FleetRun) -> dict:
+def engine_counts(out: FleetRun) -> dict[str, Any]:
     """Preemptions (each time a request lost its KV to a growing batch), requests preempted, swaps and the
     engine steps run."""
     preempted = out.preempted if out.preempted is not None else np.zeros(0, dtype=np.int64)
@@ -457,7 +469,7 @@ def binned_percentile(values: np.ndarray, bounds: np.ndarray, q: float) -> np.nd
     return out
 
 
-def time_series(p: dict, req: Requests, out: FleetRun, duration_s: float) -> dict[str, list[float]]:
+def time_series(p: dict[str, Any], req: Requests, out: FleetRun, duration_s: float) -> dict[str, list[float]]:
     """Chart series on a common `t` axis (bin starts), at most ~300 points."""
     samples = downsample(
         {key: value for key, value in out.samples.items()},
@@ -493,7 +505,7 @@ def time_series(p: dict, req: Requests, out: FleetRun, duration_s: float) -> dic
     return samples
 
 
-def slo_actuals(summary: dict) -> dict[str, float]:
+def slo_actuals(summary: dict[str, Any]) -> dict[str, float]:
     """The value each serving SLO key is checked against."""
     return {
         "ttft_p50_s": summary["ttft_p50_s"],
@@ -517,8 +529,8 @@ def slo_actuals(summary: dict) -> dict[str, float]:
 
 
 def run_serving(
-    params: dict,
-    events: list[dict],
+    params: dict[str, Any],
+    events: list[dict[str, Any]],
     slo: dict[str, float],
     duration_s: float,
     seed: int,
@@ -543,17 +555,12 @@ def run_serving(
             f"{MAX_CONTROL_EVENTS:,} times in {duration_s:.6g} s"
         )
     fleet_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(4)[3])
-    timing = {
-        "sample_dt": duration_s / INTERNAL_SAMPLES,
-        "progress": progress,
-        "progress_dt": duration_s / PROGRESS_CHUNKS,
-    }
+    # what both loops take first: the fleet, its requests and events, the run, the stream, sampling, progress
+    run = (cfg, req, resolved, duration_s, fleet_rng, duration_s / INTERNAL_SAMPLES, progress)
     if p["mu"] > 0:
-        out = simulate_fleet(cfg, req, resolved, duration_s, fleet_rng, **timing, fast=fast)
+        out = simulate_fleet(*run, duration_s / PROGRESS_CHUNKS, fast=fast)
     else:
-        out = simulate_engine_fleet(
-            cfg, req, resolved, duration_s, fleet_rng, **timing, max_steps=2 * MAX_ENGINE_STEPS
-        )
+        out = simulate_engine_fleet(*run, duration_s / PROGRESS_CHUNKS, max_steps=2 * MAX_ENGINE_STEPS)
     if progress is not None:
         progress(1.0)
     summary = summarise(p, req, out, model, rate, duration_s)

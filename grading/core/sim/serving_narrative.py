@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from grading.core.sim.slo_words import slo_sentence
 MAX_SCALE_SENTENCES = 4
 
 
-def _setup(p: dict, summary: dict, rate: float, duration_s: float) -> str:
+def _setup(p: dict[str, Any], summary: dict[str, Any], rate: float, duration_s: float) -> str:
     head = (
         f"Base load {num(rate)} req/s ({num(summary['arrivals'])} arrivals in {num(duration_s)} s) "
         f"on {counted(p['replicas'], 'replica')} × {num(p['max_batch'])} slots"
@@ -33,7 +34,7 @@ def _setup(p: dict, summary: dict, rate: float, duration_s: float) -> str:
     )
 
 
-def _preemption_sentence(summary: dict, p: dict, out: FleetRun) -> str | None:
+def _preemption_sentence(summary: dict[str, Any], p: dict[str, Any], out: FleetRun) -> str | None:
     if not summary["preemptions"]:
         return None
     times = out.preempt_times if out.preempt_times is not None else np.zeros(0)
@@ -49,7 +50,9 @@ def _preemption_sentence(summary: dict, p: dict, out: FleetRun) -> str | None:
     )
 
 
-def _scenario_sentence(event: dict, p: dict, rate: float, summary: dict) -> str | None:
+def _scenario_sentence(
+    event: dict[str, Any], p: dict[str, Any], rate: float, summary: dict[str, Any]
+) -> str | None:
     kind = event["type"]
     before = rate * float(rate_multiplier(np.array([event["at"] - 1e-9]), [], p["diurnal_amplitude"])[0])
     if kind == "burst":
@@ -72,7 +75,7 @@ def _scenario_sentence(event: dict, p: dict, rate: float, summary: dict) -> str 
     return None
 
 
-def _log_sentence(t: float, kind: str, info: dict, p: dict) -> str | None:
+def _log_sentence(t: float, kind: str, info: dict[str, Any], p: dict[str, Any]) -> str | None:
     if kind == "scale_up":
         parts = []
         if info["warm"]:
@@ -115,7 +118,11 @@ def _log_sentence(t: float, kind: str, info: dict, p: dict) -> str | None:
 
 
 def _episode_sentences(
-    req: Requests, out: FleetRun, log: Sequence[tuple[float, str, dict]], p: dict, duration_s: float
+    req: Requests,
+    out: FleetRun,
+    log: Sequence[tuple[float, str, dict[str, Any]]],
+    p: dict[str, Any],
+    duration_s: float,
 ) -> list[tuple[float, str]]:
     gap = max(10.0, duration_s / 100.0)
     outages = [(t, t + info["duration"]) for t, kind, info in log if kind == "outage"]
@@ -154,12 +161,12 @@ def _episode_sentences(
 
 
 def serving_narrative(
-    p: dict,
-    events: Sequence[dict],
+    p: dict[str, Any],
+    events: Sequence[dict[str, Any]],
     req: Requests,
     out: FleetRun,
-    summary: dict,
-    checks: Sequence[dict],
+    summary: dict[str, Any],
+    checks: Sequence[dict[str, Any]],
     rate: float,
     duration_s: float,
 ) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from grading.core.sim.narrative import num
 
@@ -74,7 +75,7 @@ def actual_words(key: str, actual: float | None) -> str:
     return amount(actual, PHRASES.get(key, (key, ""))[1])
 
 
-def slo_sentence(check: dict) -> str:
+def slo_sentence(check: dict[str, Any]) -> str:
     """'SLO 95th-percentile time to first token ≤ 2 s: actual 8.41 s, missed.'"""
     verdict = "met" if check["passed"] else "missed"
     actual = actual_words(check["key"], check["actual"])

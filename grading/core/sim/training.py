@@ -6,6 +6,7 @@ import heapq
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -79,16 +80,16 @@ class RunRecord:
     repairs: list[tuple[float, float]] = field(default_factory=list)
 
 
-def checkpoint_write_s(p: dict) -> float:
+def checkpoint_write_s(p: dict[str, Any]) -> float:
     """Checkpoint stall: bytes over storage bandwidth when both are given, else `ckpt_write_s`."""
     if p["ckpt_bytes"] > 0 and p["storage_bw"] > 0:
-        return p["ckpt_bytes"] / p["storage_bw"]
-    return p["ckpt_write_s"]
+        return float(p["ckpt_bytes"] / p["storage_bw"])
+    return float(p["ckpt_write_s"])
 
 
-def job_failure_rate(p: dict) -> float:
+def job_failure_rate(p: dict[str, Any]) -> float:
     """Failures per second of the whole job at full size."""
-    return p["gpus"] * p["gpu_failure_rate_per_day"] / 86400.0
+    return float(p["gpus"] * p["gpu_failure_rate_per_day"] / 86400.0)
 
 
 def young_daly_interval(ckpt_write_s: float, mtbf_s: float) -> float:
@@ -176,7 +177,7 @@ def _repair_curve(records: Sequence[RunRecord], grid: np.ndarray) -> np.ndarray:
     return counts / len(records)
 
 
-def _check_failure_budget(p: dict, work: float, rate: float, runs: int) -> None:
+def _check_failure_budget(p: dict[str, Any], work: float, rate: float, runs: int) -> None:
     """Refuse a run whose failures alone would take more steps than MAX_FAILURES, naming the inputs.
 
     A run lasts at most MAX_SLOWDOWN × work; each failure costs at least restart_s of it, so a run has at
@@ -196,8 +197,8 @@ def _check_failure_budget(p: dict, work: float, rate: float, runs: int) -> None:
 
 
 def run_training(
-    params: dict,
-    events: list[dict],
+    params: dict[str, Any],
+    events: list[dict[str, Any]],
     slo: dict[str, float],
     duration_s: float,
     seed: int,
@@ -253,7 +254,9 @@ def run_training(
     return ScenarioResult("training", all(c["passed"] for c in checks), checks, summary, series, narrative)
 
 
-def training_summary(p: dict, records: Sequence[RunRecord], work: float, write: float, rate: float) -> dict:
+def training_summary(
+    p: dict[str, Any], records: Sequence[RunRecord], work: float, write: float, rate: float
+) -> dict[str, Any]:
     """Means and spreads over the Monte-Carlo runs, in seconds, GPU-hours and USD."""
     finish = np.array([r.finish_s for r in records])
     goodput = work / finish
@@ -282,7 +285,9 @@ def training_summary(p: dict, records: Sequence[RunRecord], work: float, write: 
     }
 
 
-def training_narrative(p: dict, s: dict, write: float, checks: Sequence[dict]) -> list[str]:
+def training_narrative(
+    p: dict[str, Any], s: dict[str, Any], write: float, checks: Sequence[dict[str, Any]]
+) -> list[str]:
     """Plain-words account: failure count, what each cost, and how the interval compares with Young/Daly."""
     lines = [
         f"{num(p['gpus'])} GPUs fail at {p['gpu_failure_rate_per_day']:.3g} per GPU-day: the job sees a "
