@@ -1466,7 +1466,11 @@ def _depth_report(
     kinds = box_kinds(prepared.design, boxes, index)
     before = {line["name"]: line for line in main_lines}
     curveballs = []
+    not_offered = []
     for curveball in prepared.spec.curveballs:
+        if answers.offered is not None and curveball.id not in answers.offered:
+            not_offered.append({"id": curveball.id, "title": curveball.title})
+            continue
         sheet, moved = prepared.curveball_sheet(curveball)
         answer = answers.curveballs.get(curveball.id, CurveballAnswer({}, {}))
         own = {line.name for line in curveball.asked}
@@ -1525,6 +1529,7 @@ def _depth_report(
     return {
         "curveballs": curveballs,
         "follow_ups": decisions,
+        "not_offered": not_offered,
         "items": len(curveballs) + len(decisions),
         "lines_share": depth.CURVEBALL_LINES_SHARE,
         "design_share": round(1 - depth.CURVEBALL_LINES_SHARE, 4),

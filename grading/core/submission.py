@@ -8,7 +8,10 @@
 
 `"depth"` holds the answers of the depth phase (docs/question-format.md, "Depth"):
 `{"curveballs": {ID: {"numbers": {NAME: text}, "notes": {BOX_ID: text}}},
-  "follow_ups": {ID: {"order": [OPTION_ID, ...], "number": text}}}`; without it the depth phase is not scored.
+  "follow_ups": {ID: {"order": [OPTION_ID, ...], "number": text}},
+  "offered": [CURVEBALL_ID, ...]}`; without it the depth phase is not scored. `offered` (optional) lists the
+curveballs the candidate was offered: the others are reported as not offered and not counted; without it
+every curveball counts. A round sets it from its clock and requests (`rounds.services.depth`).
 
 All keys are optional; other top-level keys are refused (a misspelt "number" would otherwise grade as a
 blank sheet). Inside the design, extra keys are allowed and ignored (the canvas stores positions and marks). A
@@ -102,6 +105,7 @@ class DepthAnswers:
 
     curveballs: Mapping[str, CurveballAnswer]
     follow_ups: Mapping[str, DecisionAnswer]
+    offered: tuple[str, ...] | None = None  # the curveballs offered; None: all of them
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,10 +142,21 @@ def _read_depth(raw: object, problems: list[Problem]) -> DepthAnswers:
         problems.append(("depth", "expected an object with curveballs and follow_ups"))
         return DepthAnswers({}, {})
     for key in raw:
-        if key not in ("curveballs", "follow_ups"):
+        if key not in ("curveballs", "follow_ups", "offered"):
             problems.append(
-                (f"depth.{str(key)[:MAX_NAME_CHARS]}", "unknown field; expected curveballs, follow_ups")
+                (
+                    f"depth.{str(key)[:MAX_NAME_CHARS]}",
+                    "unknown field; expected curveballs, follow_ups, offered",
+                )
             )
+    offered = raw.get("offered")
+    if offered is not None and (
+        not isinstance(offered, list)
+        or len(offered) > MAX_ORDER
+        or not all(isinstance(item, str) and 0 < len(item) <= MAX_NAME_CHARS for item in offered)
+    ):
+        problems.append(("depth.offered", f"expected a list of at most {MAX_ORDER} curveball ids"))
+        offered = None
     curveballs: dict[str, CurveballAnswer] = {}
     for answer_id, entry in _depth_items(raw.get("curveballs"), "depth.curveballs", problems):
         field = f"depth.curveballs.{answer_id}"
@@ -173,7 +188,7 @@ def _read_depth(raw: object, problems: list[Problem]) -> DepthAnswers:
         follow_ups[answer_id] = DecisionAnswer(
             tuple(order), _text(entry, "number", f"{field}.number", problems)
         )
-    return DepthAnswers(curveballs, follow_ups)
+    return DepthAnswers(curveballs, follow_ups, None if offered is None else tuple(offered))
 
 
 def _depth_items(raw: object, field: str, problems: list[Problem]) -> list[tuple[str, Mapping[str, Any]]]:

@@ -80,6 +80,13 @@ class DepthAnswersSerializer(serializers.Serializer):
     follow_ups = serializers.DictField(
         child=DecisionAnswerSerializer(), required=False, help_text="By follow-up id"
     )
+    offered = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="Grading only: the curveballs the candidate was offered (the others are reported as not "
+        "offered and not counted; without it every curveball counts). A round records its own; its save "
+        "refuses this key",
+    )
 
 
 class SubmissionSerializer(serializers.Serializer):
@@ -203,6 +210,10 @@ class CurveballReportSerializer(serializers.Serializer):
     set = serializers.DictField(
         child=serializers.FloatField(), help_text="Input -> its new value, in its unit"
     )
+    scenario = serializers.CharField(
+        required=False, allow_blank=True, help_text="The scenario replayed under the change when answered"
+    )
+    answered = serializers.BooleanField(required=False, help_text="At least one of its lines was typed")
     lines = DepthLineSerializer(many=True)
     design = ConsequenceSerializer(many=True)
     lines_credit = serializers.FloatField()
@@ -251,15 +262,24 @@ class DecisionReportSerializer(serializers.Serializer):
     score = serializers.FloatField()
 
 
+class NotOfferedSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    title = serializers.CharField()
+
+
 class DepthReportSerializer(serializers.Serializer):
-    curveballs = CurveballReportSerializer(many=True)
+    curveballs = CurveballReportSerializer(many=True, help_text="The curveballs offered, each counted")
     follow_ups = DecisionReportSerializer(many=True)
-    items = serializers.IntegerField()
+    not_offered = NotOfferedSerializer(many=True, help_text="Curveballs never offered: listed, not counted")
+    offer_words = serializers.CharField(
+        required=False, help_text="A round's report: how its curveballs were offered, and so which count"
+    )
+    items = serializers.IntegerField(help_text="The items counted: curveballs offered and follow-ups")
     lines_share = serializers.FloatField()
     design_share = serializers.FloatField()
     order_share = serializers.FloatField()
     number_share = serializers.FloatField()
-    score = serializers.FloatField(allow_null=True, help_text="The mean of the items' scores")
+    score = serializers.FloatField(allow_null=True, help_text="The mean of the counted items' scores")
 
 
 class PacingSerializer(serializers.Serializer):
@@ -290,6 +310,9 @@ class ReportSerializer(serializers.Serializer):
     pacing = PacingSerializer(many=True, allow_null=True)
     depth = DepthReportSerializer(
         required=False, help_text="Only when the submission answered the depth phase"
+    )
+    depth_unscored = serializers.CharField(
+        required=False, help_text="A round's report without depth: why its depth phase was never offered"
     )
 
 

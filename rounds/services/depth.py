@@ -131,7 +131,10 @@ def _shown_at_least(round_: Round, count: int) -> Work:
 
 def round_depth_save(*, round_: Round, answers: dict[str, Any]) -> Work:
     """Keep the depth answers (the submission's "depth" shape) for what has been shown; DepthError names the
-    first problem."""
+    first problem. Which curveballs were offered is the round's to say (`round_depth_answers`), not the
+    page's."""
+    if "offered" in answers:
+        raise DepthError("depth.offered: the round records which curveballs were offered; do not send it")
     try:
         read_submission({"depth": answers})
     except SubmissionError as error:
@@ -170,11 +173,91 @@ def round_depth_save(*, round_: Round, answers: dict[str, Any]) -> Work:
     return work
 
 
+def round_curveballs_offered(round_: Round) -> int:
+    """How many curveballs (the first n) the candidate was offered: those they asked for, and in a timed round
+    also those the clock had brought when the round ended (whether or not the page was open to show them)."""
+    count = len(_spec(round_).curveballs)
+    offered = min(round_.work.depth_shown, count)
+    if round_.mode == RoundMode.TIMED:
+        offered = max(offered, round_curveballs_due(round_, count, round_.submitted_at or timezone.now()))
+    return offered
+
+
 def round_depth_answers(round_: Round) -> dict[str, Any] | None:
     """The depth answers grading takes: None (not scored) unless the depth phase was opened or a timed
-    round's clock reached it before the round ended."""
+    round's clock reached it before the round ended; with `offered`, the curveballs offered (the others are
+    reported as not offered and not counted)."""
     work = round_.work
     end = round_.submitted_at or timezone.now()
     if work.depth_shown > 0 or round_clock_in_depth(round_, end):
-        return dict(work.depth or {})
+        answers = {key: value for key, value in (work.depth or {}).items() if key != "offered"}
+        offered = _spec(round_).curveballs[: round_curveballs_offered(round_)]
+        return {**answers, "offered": [curveball.id for curveball in offered]}
     return None
+
+
+def _clock(seconds: float) -> str:
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes}:{rest:02d}"
+
+
+def _depth_phase_window(round_: Round) -> tuple[float, float] | None:
+    """Where the depth phase starts on the round's plan and how long it lasts, in seconds."""
+    start = 0.0
+    for phase in round_.spec.get("plan", []):
+        length = float(phase["minutes"]) * 60
+        if phase["phase"] == DEPTH_PHASE:
+            return start, length
+        start += length
+    return None
+
+
+def round_depth_offer_words(round_: Round, report: dict[str, Any]) -> str:
+    """How the depth items of a graded round were offered, and so which count: one or two sentences for the
+    report, from the round's mode, its clock and what was asked for."""
+    spec = _spec(round_)
+    total = len(spec.curveballs)
+    counted = len((report.get("depth") or {}).get("curveballs") or [])
+    if round_.mode == RoundMode.TIMED:
+        window = _depth_phase_window(round_)
+        minutes = window[1] / 60 if window else 0
+        each = minutes / total if total else 0
+        words = (
+            f"In a timed round the clock offers the curveballs one at a time through the {minutes:g}-minute "
+            f"depth phase (the next every {each:g} minutes), or sooner when you ask for the next; "
+            f"{counted} of {total} had been offered when the round ended at {_clock(round_.elapsed_s())}."
+        )
+    else:
+        words = (
+            "In a practice round a curveball is offered only when you ask for it: "
+            f"you asked for {counted} of {total}."
+        )
+    if counted < total:
+        words += (
+            f" The {total - counted} never offered are listed but not counted; "
+            "every curveball offered counts, answered or not."
+        )
+    if spec.decisions:
+        words += " Every follow-up is offered once the depth phase opens, so each counts, answered or not."
+    return words
+
+
+def round_depth_unscored_words(round_: Round) -> str | None:
+    """Why a round whose question has a depth phase has no depth score (it was never opened); None when it
+    has one or the question has none."""
+    spec = _spec(round_)
+    if not (spec.curveballs or spec.decisions) or round_depth_answers(round_) is not None:
+        return None
+    if round_.mode == RoundMode.TIMED:
+        window = _depth_phase_window(round_)
+        at = f" at {_clock(window[0])}" if window else ""
+        why = (
+            f"This round ended at {_clock(round_.elapsed_s())}, "
+            f"before its clock reached the depth phase{at}, and you did not move there early"
+        )
+    else:
+        why = "The depth phase of this practice round was never opened (its curveballs come when you ask)"
+    return (
+        f"{why}: none of its curveballs or follow-ups was offered, so depth is not scored and does not "
+        "count in the overall score. An interviewer can still score it on the rubric."
+    )

@@ -13,7 +13,7 @@ from grading.core.grader import GRADER_VERSION
 from grading.core.review_check import grade_review, review_with_replays
 from questions.services.grading import question_version_grade, question_version_spec
 from rounds.models import Round, RoundStatus
-from rounds.services.depth import round_depth_answers
+from rounds.services.depth import round_depth_answers, round_depth_offer_words, round_depth_unscored_words
 from rounds.services.replays import review_replays_from_runs
 
 log = logging.getLogger(__name__)
@@ -67,6 +67,15 @@ def _ungraded_report(round_: Round) -> dict:
 
 
 def _round_report(round_: Round) -> dict:
+    report = _engine_report(round_)
+    if report.get("depth") is not None:
+        report["depth"]["offer_words"] = round_depth_offer_words(round_, report)
+    elif unscored := round_depth_unscored_words(round_):
+        report["depth_unscored"] = unscored
+    return report
+
+
+def _engine_report(round_: Round) -> dict:
     version = round_.question_version
     spec = question_version_spec(version)
     submission = round_submission(round_)

@@ -100,7 +100,15 @@ def test_a_timed_round_answers_its_depth_phase_and_the_report_scores_what_it_sho
         scores.append(float(shown))
     depth = float(section.locator("#depth-score").inner_text())
     assert depth == pytest.approx(sum(scores) / len(scores), abs=0.06)
-    assert len(scores) == 2 + 5  # two curveballs, five decisions
+    # The clock had offered the first of the two curveballs when the round was submitted (the second comes 8
+    # minutes into the depth phase): counted are that one and the five decisions; the second is listed as
+    # never offered, and the score line says so.
+    assert len(scores) == 1 + 5
+    expect(section.locator("#depth-curveball-prompts-four-times-longer")).to_contain_text("Never offered")
+    expect(section.locator("#depth-score-line")).to_contain_text(
+        "1 curveball offered and 5 follow-ups; not counted: “Prompts are four times longer”, never offered"
+    )
+    expect(section.locator("#depth-offer-words")).to_contain_text("1 of 2 had been offered")
     think = scores[0]
     assert think == 100.0  # three lines right, the autoscaler named: 0.6 x 100 + 0.4 x 100
     expect(page.locator("#grading-report .report-score", has_text="Depth")).to_contain_text(str(round(depth)))

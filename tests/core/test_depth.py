@@ -289,6 +289,28 @@ def test_the_depth_score_is_the_mean_credit_and_counts_by_the_plans_minutes():
     assert report["scores"]["overall"] == 72.5
 
 
+def test_a_curveball_never_offered_is_listed_and_not_counted_and_an_offered_unanswered_one_is_a_zero():
+    # Same answers as above. Offered only users-double: depth = (0.6 + 0.75) / 2 = 67.5, think-halves listed
+    # as not offered. Offered both: think-halves, offered and unanswered, is a 0: (0.6 + 0 + 0.75) / 3 = 45.0.
+    answers = {"users-double": {"numbers": {"arrival": "66.7", "replicas": "20", "gpus": "160"}}}
+    follow_ups = {"burst": {"order": ["bound", "scale"]}}
+    one = grade(
+        parse(question()), submission(curveballs=answers, follow_ups=follow_ups, offered=["users-double"])
+    )
+    assert one["scores"]["depth"] == 67.5 and one["depth"]["items"] == 2
+    assert [item["id"] for item in one["depth"]["curveballs"]] == ["users-double"]
+    assert one["depth"]["not_offered"] == [{"id": "think-halves", "title": "Think time halves"}]
+    both = grade(
+        parse(question()),
+        submission(curveballs=answers, follow_ups=follow_ups, offered=["users-double", "think-halves"]),
+    )
+    assert both["scores"]["depth"] == 45.0 and both["depth"]["not_offered"] == []
+    none = grade(parse(question()), submission(curveballs=answers, follow_ups=follow_ups, offered=[]))
+    assert none["scores"]["depth"] == 75.0  # the decision alone
+    with pytest.raises(SubmissionError, match="depth.offered"):
+        read_submission({"depth": {"offered": "users-double"}})
+
+
 def test_without_depth_answers_the_depth_phase_is_not_scored():
     data = submission()
     del data["depth"]

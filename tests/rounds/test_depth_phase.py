@@ -1,6 +1,7 @@
 """The depth phase of a round (issue 33): nothing of a curveball before the clock reaches the phase (or the
 candidate moves there), one at a time after, answers kept in the grader's shape, graded at submit; the API."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -108,8 +109,11 @@ def test_answers_are_saved_in_the_graders_shape_and_graded_at_submit(client, ali
     round_submit(round_id=round_.pk)
     report = Round.objects.get(pk=round_.pk).report
     # think-time: replicas right (weight 2 of 4: 0.5 of the lines), no autoscaler: 0.6 x 0.5 = 0.3;
-    # batch-not-kv: both places and the number, 1.0; the other curveball and the four other decisions: 0.
-    assert report["scores"]["depth"] == pytest.approx(100 * (0.3 + 1.0) / 7, abs=0.05)
+    # batch-not-kv: both places and the number, 1.0; the four other decisions: 0. The second curveball was
+    # never asked for in this practice round: listed as not offered, not counted.
+    assert report["scores"]["depth"] == pytest.approx(100 * (0.3 + 1.0) / 6, abs=0.05)
+    assert [item["id"] for item in report["depth"]["not_offered"]] == ["prompts-four-times-longer"]
+    assert "you asked for 1 of 2" in report["depth"]["offer_words"]
 
 
 def test_a_bad_depth_answer_is_refused_next_to_the_form_and_nothing_is_kept(client, alice, question):
@@ -127,10 +131,69 @@ def test_a_bad_depth_answer_is_refused_next_to_the_form_and_nothing_is_kept(clie
     assert round_.work.depth == {}
 
 
-def test_a_round_submitted_before_its_depth_phase_leaves_depth_unscored(alice, question):
-    round_ = round_start(candidate=alice, question=question, mode="timed")
+def test_a_round_submitted_before_its_depth_phase_leaves_depth_unscored_and_says_why(client, alice, question):
+    round_ = started(round_start(candidate=alice, question=question, mode="timed"), timedelta(minutes=20))
     round_submit(round_id=round_.pk)
-    assert "depth" not in Round.objects.get(pk=round_.pk).report["scores"]
+    report = Round.objects.get(pk=round_.pk).report
+    assert "depth" not in report["scores"] and "depth" not in report
+    assert report["depth_unscored"].startswith(
+        "This round ended at 20:00, before its clock reached the depth phase at 23:00, and you did not move "
+        "there early: none of its curveballs or follow-ups was offered, so depth is not scored"
+    )
+    client.force_login(alice)
+    page = client.get(reverse("round-report", args=[round_.pk])).content.decode()
+    assert 'id="depth-unscored"' in page and "Depth is the interviewer's to score" not in page
+
+
+def test_a_timed_round_counts_the_curveballs_its_clock_offered_and_lists_the_rest(client, alice, question):
+    # 5 s into the 16-minute depth phase the clock has offered the first of two curveballs (one each 8
+    # minutes). The page shows it (the poll), the candidate answers one decision exactly (places and
+    # number: 1.0) and submits. Counted: the first curveball (offered, unanswered: 0), the five decisions
+    # (1.0 and four 0s): 100 x 1.0 / 6 = 16.7. The second curveball was never offered: listed, not counted.
+    round_ = started(
+        round_start(candidate=alice, question=question, mode="timed"), BEFORE_DEPTH + timedelta(seconds=5)
+    )
+    client.force_login(alice)
+    client.get(reverse("round-depth", args=[round_.pk]))
+    answers = {"follow_ups": {"batch-not-kv": {"order": ["tpot-sets-batch", "keep-room"], "number": "64"}}}
+    response = client.post(f"/api/rounds/{round_.pk}/depth/", answers, content_type="application/json")
+    assert response.status_code == 200
+    round_submit(round_id=round_.pk)
+    report = Round.objects.get(pk=round_.pk).report
+    assert [item["id"] for item in report["depth"]["curveballs"]] == ["think-time-halves"]
+    assert report["depth"]["not_offered"] == [
+        {"id": "prompts-four-times-longer", "title": "Prompts are four times longer"}
+    ]
+    assert report["depth"]["items"] == 6 and report["scores"]["depth"] == pytest.approx(100 / 6, abs=0.05)
+    page = client.get(reverse("round-report", args=[round_.pk])).content.decode()
+    assert (
+        "1 curveball offered and 5 follow-ups; not counted: “Prompts are four times longer”, never offered"
+        in (" ".join(page.split()))
+    )
+    assert re.search(r"1 of 2 had been offered when the round ended at 23:0\d\.", page)
+    assert 'id="depth-curveball-prompts-four-times-longer"' in page
+
+
+def test_a_timed_round_that_ran_to_its_deadline_was_offered_every_curveball_and_each_unanswered_is_a_zero(
+    alice, question
+):
+    # The page never polled (depth_shown stays 0), yet the clock went through the whole depth phase: both
+    # curveballs were offered and count, unanswered, as 0; so do the five decisions: depth 0 over 7 items.
+    round_ = started(round_start(candidate=alice, question=question, mode="timed"), timedelta(minutes=46))
+    round_submit(round_id=round_.pk)
+    report = Round.objects.get(pk=round_.pk).report
+    assert report["depth"]["not_offered"] == [] and report["depth"]["items"] == 7
+    assert report["scores"]["depth"] == 0.0
+    assert "2 of 2 had been offered when the round ended at 45:00" in report["depth"]["offer_words"]
+
+
+def test_the_page_and_the_api_cannot_say_which_curveballs_were_offered(client, alice, question):
+    round_ = round_start(candidate=alice, question=question, mode="practice")
+    round_depth_next(round_=round_)
+    client.force_login(alice)
+    answers = {"offered": ["think-time-halves", "prompts-four-times-longer"]}
+    response = client.post(f"/api/rounds/{round_.pk}/depth/", answers, content_type="application/json")
+    assert response.status_code == 400 and "depth.offered" in response.json()["error"]
 
 
 def test_another_candidates_depth_answers_404(client, alice, charlie, question):
