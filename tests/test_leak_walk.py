@@ -34,6 +34,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from grading.core.depth import curveball_says
 from grading.core.grader import grade
+from grading.core.units import COUNT_UNITS, plural
 from questions.models import Question
 from questions.services.question_bank import CORE_PACK, question_bank_load
 from rounds.models import Round, RoundStatus
@@ -69,6 +70,7 @@ LONG_NAMES = {
     "h": "hours",
     "param": "parameters",
 }
+COUNT_SYMBOLS = frozenset(symbol for symbol, _ in COUNT_UNITS)
 SUFFIXES = (("T", 1e12), ("B", 1e9), ("M", 1e6), ("k", 1e3))
 REFUSED = (400, 403, 404, 405)  # answers after which the walk need not look whether a round ended
 SKIPPED_PREFIXES = ("/admin/", "/static/", "/api/schema", "/api/docs")
@@ -136,6 +138,8 @@ def value_patterns(value: float, unit: str, *, bare: bool = True) -> set[str]:
                 patterns |= {f"{text} {unit_text}", f"{text}{unit_text}"}
             if long_name := LONG_NAMES.get(shown_unit):
                 patterns |= {f"{text} {long_name}", f"{text} \\w+ {long_name}"}
+            if shown_unit in COUNT_SYMBOLS:  # counts agree in number on the page: "44 sessions", "3 regions"
+                patterns.add(f"{text} {plural(shown_unit)}")
     head = unit.partition("/")[0]
     digits = len(f"{abs(value):.6g}".replace(".", "").strip("0"))
     round_number = digits < 3 or (float(value).is_integer() and math.log2(abs(value)).is_integer())
@@ -483,6 +487,7 @@ def test_the_value_forms_cover_figures_separators_and_byte_units():
     assert "1,330,000" in value_patterns(1_330_000, "tok") and "162" in value_patterns(162, "req")
     assert "512" not in value_patterns(512, "GPU") and "1.33M" in value_patterns(1_330_000, "tok")
     assert any(_found(pattern, "about 2,800 prompt tokens") for pattern in value_patterns(2800, "tok"))
+    assert any(_found(pattern, "44 sessions; you wrote 352") for pattern in value_patterns(44, "session"))
 
 
 def test_the_search_finds_a_planted_value_by_its_number_and_only_where_it_stands_alone():

@@ -5,6 +5,11 @@ other numbers of a thousand or more are rounded to whole units ("28,035"); a mil
 with three significant figures ("1.33M", "70.6bn" — "bn", never "B", so it cannot be read as bytes); smaller
 numbers get three significant figures ("13.5", "0.0404"); below 0.0001 and from 1e12 up, e-notation
 ("4.74e-4").
+Rule of `format_quantity` for counts: a unit that is a countable word agrees in number with the value as
+shown, and in English only exactly one is singular: "1 replica", "3 regions", "0 replicas", "0.5 replicas",
+"1.5 GPUs", and a value shown as "1" (0.9996 rounds to it) reads "1 replica". A per-unit's first word agrees
+the same way ("8 GPUs/node", "1 GPU/node", "0.5 failures/day"). Symbols never change: "GB", "s", "USD", and
+the clipped count symbols "tok", "req", "seq", "conn", "ckpt" ("2,000 tok", "162 req"), as "tok/s" is written.
 Every function is pure and deterministic.
 """
 
@@ -14,6 +19,8 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+
+from grading.core.units import COUNT_UNITS, plural
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -57,13 +64,49 @@ def format_unit(unit: str) -> str:
     return unit.replace("**", "^").replace("*", "·")
 
 
+# Count symbols written as clipped words stay as they are, like "GB" or "s" (module docstring).
+_SYMBOLS = frozenset({"tok", "toks", "req", "reqs", "seq", "seqs", "conn", "conns", "ckpt", "ckpts"})
+_WORDS = ("second", "minute", "hour", "day", "week", "month", "year", "byte", "bit", "watt", "dollar")
+
+
+def _word_forms() -> dict[str, tuple[str, str]]:
+    """Each countable unit word, singular or plural, to its (singular, plural): from the count units' names
+    and aliases (the units registry), where both forms are there, and the spelled-out time and size words."""
+    forms: dict[str, tuple[str, str]] = {}
+    for symbol, aliases in COUNT_UNITS:
+        names = {symbol, *aliases}
+        for name in names - _SYMBOLS:
+            many = plural(name)
+            if many in names:
+                forms[name] = forms[many] = (name, many)
+    for word in _WORDS:
+        forms[word] = forms[word + "s"] = (word, word + "s")
+    return forms
+
+
+_WORD_FORMS = _word_forms()
+_LEADING_WORD = re.compile(r"[A-Za-z]+(?=/|$)")
+
+
+def unit_in_number(unit: str, number: str) -> str:
+    """`unit` agreeing with a value shown as `number` (module docstring): its leading countable word singular
+    for exactly "1", plural otherwise; "replica" with "3" is "replicas", "GPU/node" with "8" "GPUs/node"."""
+    match = _LEADING_WORD.match(unit)
+    forms = _WORD_FORMS.get(match.group(0)) if match else None
+    if forms is None:
+        return unit
+    singular, plural = forms
+    return (singular if number.lstrip("-") == "1" else plural) + unit[match.end() :]
+
+
 def format_quantity(value: float, unit: str) -> str:
-    """A value in `unit` with its unit: "9.83 GB", "162 req", "0.7" (a plain number has no unit), "0.5/s" for
-    a unit "1/s" (not "0.5 1/s", read as a one)."""
+    """A value in `unit` with its unit: "9.83 GB", "162 req", "3 regions", "1 replica", "0.7" (a plain number
+    has no unit), "0.5/s" for a unit "1/s" (not "0.5 1/s", read as a one). Counts agree in number (module
+    docstring)."""
     number = format_number(value)
     if unit.startswith("1/"):
         return f"{number}{format_unit(unit[1:])}"
-    return f"{number} {format_unit(unit)}" if unit else number
+    return f"{number} {format_unit(unit_in_number(unit, number))}" if unit else number
 
 
 def format_percent(fraction: float) -> str:

@@ -120,6 +120,11 @@ def _plurals(noun: str) -> tuple[str, ...]:
     return (noun, noun + "s")
 
 
+def plural(noun: str) -> str:
+    """A count noun's plural: "replica" -> "replicas", "query" -> "queries", "switch" -> "switches"."""
+    return _plurals(noun)[1]
+
+
 def singular(word: str) -> str:
     """`_plurals` the other way: "spares" -> "spare", "queries" -> "query", "switches" -> "switch"; lower
     case."""

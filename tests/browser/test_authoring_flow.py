@@ -50,7 +50,7 @@ def test_an_author_writes_publishes_and_edits_a_question_a_candidate_has_answere
     expect(page.locator("#model-graph .edge.cycle").first).to_be_attached()
     type_model(page, q.MODEL)
     expect(page.locator("#model-ok")).to_have_text("The model checks out.")
-    expect(page.locator("#model-values tr[data-quantity=gpus_needed] td.value")).to_have_text("125 GPU")
+    expect(page.locator("#model-values tr[data-quantity=gpus_needed] td.value")).to_have_text("125 GPUs")
     expect(page.locator("#model-values tr[data-quantity=monthly_cost] td.value")).to_have_text("233,600 USD")
     assert page.locator("#model-graph g.node").count() == 15
 
@@ -117,7 +117,7 @@ def test_an_author_writes_publishes_and_edits_a_question_a_candidate_has_answere
     # The author edits the model: the sample answer's changed verdict is shown, before and on publishing.
     page.goto(draft_url)
     type_model(page, q.MODEL_EDITED)
-    expect(page.locator("#model-values tr[data-quantity=gpus_needed] td.value")).to_have_text("156 GPU")
+    expect(page.locator("#model-values tr[data-quantity=gpus_needed] td.value")).to_have_text("156 GPUs")
     page.get_by_role("button", name="Save draft").click()
     expect(page.locator("#samples")).to_contain_text("gpus_needed: expected Correct, now Arithmetic slip")
     page.get_by_role("link", name="Publish…").click()

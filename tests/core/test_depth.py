@@ -162,7 +162,8 @@ def test_a_count_line_that_stays_the_same_whole_number_does_not_change():
         {"name": "replicas", "check": "count"},
         {"name": "gpus", "check": "count"},
     ]
-    assert problems(data)["curveballs[1].asked[0].name"].startswith("replicas is 10 replica under the change")
+    message = problems(data)["curveballs[1].asked[0].name"]
+    assert message.startswith("replicas is 10 replicas under the change")
 
 
 def test_a_line_that_moves_less_than_its_band_is_an_error():
@@ -220,7 +221,7 @@ def test_curveball_lines_are_graded_against_the_changed_model():
     item = curveball(report, "users-double")
     assert [line(item, name)["reference"] for name in ("arrival", "replicas", "gpus")] == [66.6667, 20, 160]
     assert all(entry["verdict"] == "correct" for entry in item["lines"])
-    assert item["says"] == "Now 2,000 user are on."
+    assert item["says"] == "Now 2,000 users are on."
     assert item["lines_credit"] == 1.0
 
 
@@ -231,7 +232,7 @@ def test_a_wrong_earlier_count_scaled_correctly_is_right():
     data["numbers"]["replicas"] = "12"
     item = curveball(grade(parse(question()), data), "users-double")
     assert line(item, "replicas")["verdict"] == "correct"
-    assert "your 12 replica before the change, times the change's ×2" in line(item, "replicas")["message"]
+    assert "your 12 replicas before the change, times the change's ×2" in line(item, "replicas")["message"]
     data["depth"]["curveballs"]["users-double"]["numbers"]["replicas"] = "22"
     item = curveball(grade(parse(question()), data), "users-double")
     assert line(item, "replicas")["verdict"] != "correct"

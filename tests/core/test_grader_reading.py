@@ -289,7 +289,7 @@ def test_a_per_gpu_figure_on_a_per_replica_line_is_converted_by_the_chain_s_gpus
     assert line["verdict"] == "correct"
     assert (
         line["note"]
-        == "you wrote a per-GPU figure; this line is for all of them: × 8 GPU (your GPUs per replica)"
+        == "you wrote a per-GPU figure; this line is for all of them: × 8 GPUs (your GPUs per replica)"
     )
 
 
@@ -600,7 +600,7 @@ def test_eight_times_a_count_of_sizes_over_sizes_is_a_slip_not_bits_versus_bytes
     # floor(434.9 GB / 9.83 GB) = 44 sessions; 352 is 8 x 44, but no link is in the chain to be in bits.
     line = graded("agent-sessions", {"sessions_pinned": "352"})["sessions_pinned"]
     assert line["verdict"] == "arithmetic_slip"
-    assert line["message"] == "floor(435 GB / 9.83 GB) = 44 session; you wrote 352 — 8× too high."
+    assert line["message"] == "floor(435 GB / 9.83 GB) = 44 sessions; you wrote 352 — 8× too high."
 
 
 def test_eight_times_a_line_whose_chain_counts_eight_gpus_is_not_called_bits_versus_bytes():
@@ -640,7 +640,7 @@ def test_no_kb_versus_kib_note_on_a_line_in_bits():
             "job-scheduler-100k-jobs",
             "cost_graceful",
             "1126",
-            "256 GPU × (1 min + 10 min) = 46.9 GPU·h; you wrote 1126 — 24× too high.",
+            "256 GPUs × (1 min + 10 min) = 46.9 GPU·h; you wrote 1126 — 24× too high.",
         ),
     ],
 )
@@ -675,7 +675,7 @@ def test_a_bare_number_per_gpu_on_a_gpu_hours_line_is_converted_by_the_chain_s_g
     line = graded("gpu-credit-system", {"gpu_hours_day": "24 per GPU"})["gpu_hours_day"]
     assert line["verdict"] == "correct", line["message"]
     assert line["note"] == (
-        "you wrote a per-GPU figure; this line is for all of them: × 4,096 GPU (your GPUs in the cluster)"
+        "you wrote a per-GPU figure; this line is for all of them: × 4,096 GPUs (your GPUs in the cluster)"
     )
 
 
@@ -717,7 +717,7 @@ def test_a_hundred_times_a_plain_line_far_above_one_is_no_percentage():
     # log2(100,000) = 16.6 comparisons; 1,661 is 100x, but 1,661% of a count of comparisons means nothing.
     line = graded("job-scheduler-100k-jobs", {"heap_compares": "1661"})["heap_compares"]
     assert line["verdict"] == "arithmetic_slip"
-    assert line["message"] == "log2(100,000 job) = 16.6; you wrote 1661 — check the power of ten."
+    assert line["message"] == "log2(100,000 jobs) = 16.6; you wrote 1661 — check the power of ten."
 
 
 def test_a_hundred_times_an_overcommit_near_one_is_still_a_percentage():
@@ -794,7 +794,7 @@ def test_a_spelled_out_scale_word_needs_no_note():
             "internal-llm-gateway",
             "retention",
             "90 h",
-            "You wrote 90 h, outside 7 to 2,555 day; it is 24× too small for 90 day: hours versus days.",
+            "You wrote 90 h, outside 7 to 2,555 days; it is 24× too small for 90 days: hours versus days.",
         ),
         # The NFS filer sustains 2 GB/s; 2 Gb/s is 0.25 GB/s, outside 1 to 100 GB/s.
         (
@@ -874,5 +874,6 @@ def test_a_count_a_few_off_says_how_many_and_its_band():
     line = graded("gpu-credit-system", {"nodes": "510"})["nodes"]
     assert line["verdict"] == "arithmetic_slip"
     assert (
-        line["message"] == "4,096 GPU / 8 GPU/node = 512 node; you wrote 510 — 2 too low (whole number, ±1)."
+        line["message"]
+        == "4,096 GPUs / 8 GPUs/node = 512 nodes; you wrote 510 — 2 too low (whole number, ±1)."
     )

@@ -183,7 +183,7 @@ def test_an_asked_assumption_that_contradicts_the_stated_value_is_far_and_what_f
     # plausible premise but not this one; 10,000 req/s x 201 = 2.01M lookups/s follows from it.
     lines = graded("feature-store-no-leakage", {"keys_per_req": "201", "lookup_rate": "2.01M/s"})
     assert lines["keys_per_req"]["verdict"] == "far_from_reference"
-    assert lines["keys_per_req"]["message"].startswith("The question states 101 key/req")
+    assert lines["keys_per_req"]["message"].startswith("The question states 101 keys/req")
     assert lines["lookup_rate"]["verdict"] == "correct"
     # The design has no spares: 4 contradicts it (far), 40 is beyond any plausible pool (out of range).
     assert (

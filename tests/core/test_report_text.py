@@ -52,6 +52,54 @@ def test_a_quantity_carries_its_unit_and_a_plain_number_none():
     assert format_quantity(0.7, "") == "0.7"
 
 
+# Counts agree in number (the rule in report_text's docstring): in English only exactly one is singular, so
+# 0, fractions and 1.5 take the plural, and a value shown as "1" after rounding reads as one. Written by hand.
+@pytest.mark.parametrize(
+    ("value", "unit", "text"),
+    [
+        (1, "replica", "1 replica"),
+        (3, "region", "3 regions"),
+        (44, "session", "44 sessions"),
+        (1, "replicas", "1 replica"),  # a plural unit typed by a person is put back to one
+        (0, "replica", "0 replicas"),
+        (0.5, "replica", "0.5 replicas"),
+        (1.5, "GPU", "1.5 GPUs"),
+        (0.9996, "replica", "1 replica"),  # shown as "1"
+        (1.004, "node", "1 node"),
+        (2, "query", "2 queries"),
+        (4, "switch", "4 switches"),
+        (3, "series", "3 series"),
+        (14, "day", "14 days"),
+        (1, "days", "1 day"),
+        (2, "tokens", "2 tokens"),
+        (1, "tokens", "1 token"),
+        (70.6e9, "param", "70.6bn params"),
+        (8, "GPU/node", "8 GPUs/node"),  # eight GPUs per node: the counted word leads
+        (1, "GPU/node", "1 GPU/node"),
+        (0.5, "failure/day", "0.5 failures/day"),
+    ],
+)
+def test_a_count_agrees_in_number_and_only_exactly_one_is_singular(value, unit, text):
+    assert format_quantity(value, unit) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "text"),
+    [
+        (2_000, "tok", "2,000 tok"),  # clipped count symbols are written as symbols, like GB
+        (162, "req", "162 req"),
+        (64, "seq", "64 seq"),
+        (3, "min", "3 min"),
+        (2, "GB", "2 GB"),
+        (46.9, "GPU*h", "46.9 GPU·h"),  # a product is a unit symbol
+        (4.39, "req/(s*replica)", "4.39 req/(s·replica)"),  # only a leading word is counted
+        (3, "USD/month", "3 USD/month"),
+    ],
+)
+def test_symbols_and_products_never_change(value, unit, text):
+    assert format_quantity(value, unit) == text
+
+
 def test_a_quantity_per_unit_of_one_drops_the_one():
     assert format_quantity(0.5, "1/s") == "0.5/s"
     assert format_quantity(4.74e-4, "1/(GPU*day)") == "0.000474/(GPU·day)"

@@ -135,7 +135,7 @@ def test_the_model_check_shows_values_with_units_and_the_graph(client, author, d
     html = response.content.decode()
     assert response.status_code == 200 and "<html" not in html
     assert 'id="model-check"' in html and "The model checks out" in html
-    assert "240,000 tok/s" in html and "125 GPU" in html and "233,600 USD" in html
+    assert "240,000 tok/s" in html and "125 GPUs" in html and "233,600 USD" in html
     assert html.count('class="node ') == 15
     assert 'data-source="peak_tok_rate" data-target="gpus_needed"' in html
 
@@ -145,7 +145,7 @@ def test_the_model_check_names_the_quantity_with_a_unit_error(client, author, dr
     url = reverse("authoring-model-check", args=[draft.pk])
     html = client.post(url, {"model": q.MODEL_WITH_UNIT_ERROR}).content.decode()
     assert "<code>peak_tok_rate</code>: formula gives tok/s, declared req/s" in html
-    assert "20,000 user" in html  # the part of the model that works still shows its values
+    assert "20,000 users" in html  # the part of the model that works still shows its values
 
 
 def test_the_model_check_names_a_cycle_and_draws_it_in_red(client, author, draft):
@@ -556,7 +556,7 @@ def test_the_preview_shows_each_curveball_before_and_under_its_change(client, au
     # (125 before).
     assert "Now 0.2 of daily users are online at peak." in html
     assert "<td>Peak request rate</td><td>400 req/s</td><td>800 req/s</td>" in html
-    assert "<td>GPUs needed</td><td>125 GPU</td><td>250 GPU</td>" in html
+    assert "<td>GPUs needed</td><td>125 GPUs</td><td>250 GPUs</td>" in html
 
 
 def test_a_new_draft_of_a_published_question_keeps_its_sample_answers(author, admin_user, draft):

@@ -161,7 +161,7 @@ def test_the_sheet_reads_what_people_write_around_an_answer_as_the_grader_does()
     working = describe_reading(spec, "kv", "2 × 80 × 8 × 128 × 2 B = 320 KiB")
     assert working["message"].startswith("Read as 320 KiB/tok") and "after '='" in working["message"]
     nodes = describe_reading(spec, "replicas", "47 nodes (376 GPUs)")
-    assert nodes["message"].startswith("Read as 47 replica") and "read as a note" in nodes["message"], nodes
+    assert nodes["message"].startswith("Read as 47 replicas") and "read as a note" in nodes["message"], nodes
     step = describe_reading(spec, "step", "20-25 ms")
     assert step["message"].startswith("Read as 22.5 ms") and "midpoint" in step["message"], step
     assert describe_reading(spec, "queue", "unbounded") == {
