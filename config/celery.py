@@ -1,7 +1,9 @@
 """The Celery app: Redis as broker when REDIS_URL is set, else the embedded filesystem broker."""
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from celery import Celery
 
@@ -12,13 +14,13 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
-def send_by_name(name: str, args: list, **options) -> None:
+def send_by_name(name: str, args: Sequence[Any], **options: Any) -> None:
     """Queue the task registered as `name` without importing it, so a service need not import the tasks that
     call services (no import cycle). Eager mode (tests without Redis) runs the registered task in place,
     which send_task alone would not."""
     if app.conf.task_always_eager:
         app.loader.import_default_modules()  # autodiscovery imports the apps' tasks only when a worker starts
-        app.tasks[name].apply_async(args=args)
+        app.tasks[name].apply_async(args=tuple(args))
         return
     app.send_task(name, args=args, **options)
 

@@ -11,11 +11,11 @@ import time
 PYTHON = sys.executable
 
 
-def start(command: list[str]) -> subprocess.Popen:
+def start(command: list[str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(command, start_new_session=True)
 
 
-def stop(processes: list[subprocess.Popen]) -> None:
+def stop(processes: list[subprocess.Popen[bytes]]) -> None:
     for process in processes:
         if process.poll() is None:
             process.terminate()  # the main process only: Celery then shuts its own pool down warmly
@@ -70,7 +70,9 @@ def main() -> int:
             print("Ctrl-C stops the web server and the worker.\n", flush=True)
         while all(process.poll() is None for process in processes):
             time.sleep(0.5)
-        failed = [process.args[2] for process in processes if process.poll() is not None]
+        failed = [
+            name for name, process in (("runserver", web), ("celery", worker)) if process.poll() is not None
+        ]
         print(f"Stopped: a process exited ({failed}).", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

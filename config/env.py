@@ -2,6 +2,7 @@
 
 import ipaddress
 import os
+from typing import Any
 from urllib.parse import urlparse
 
 import dj_database_url
@@ -76,7 +77,7 @@ SQLITE_OPTIONS = {
 }
 
 
-def database_config(name: str, sqlite_default_path: str) -> dict:
+def database_config(name: str, sqlite_default_path: str) -> dict[str, Any]:
     raw = os.environ.get(name, "").strip()
     if not raw:
         return {
@@ -92,7 +93,7 @@ def database_config(name: str, sqlite_default_path: str) -> dict:
         raise SettingError(f"{name}: {error}") from None
     if config["ENGINE"].endswith("postgresql") and not config.get("NAME"):
         raise SettingError(f"{name}: the URL names no database, got {raw!r}")
-    return config
+    return dict(config)
 
 
 def redis_url(name: str) -> str | None:

@@ -3,6 +3,7 @@
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
@@ -143,7 +144,7 @@ DEFAULT_FROM_EMAIL = "Sevenbox <no-reply@sevenbox.local>"
 # transport) that needs no server, with a real worker process reading the same folders.
 CELERY_BROKER_URL = REDIS_URL or "filesystem://"
 CELERY_RESULT_BACKEND = REDIS_URL or f"file://{VAR_DIR / 'celery' / 'results'}"
-CELERY_BROKER_TRANSPORT_OPTIONS = (
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
     {"visibility_timeout": 3600}
     if REDIS_URL
     else {
@@ -230,7 +231,7 @@ SPECTACULAR_SETTINGS = {
 }
 
 # A strict policy the pages satisfy: no inline script, no inline style element, nothing from another origin.
-SECURE_CSP = {
+SECURE_CSP: dict[str, list[str]] = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF],
     "style-src": [CSP.SELF],

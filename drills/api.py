@@ -20,7 +20,7 @@ REFUSAL = inline_serializer(
 
 class GivenSerializer(serializers.Serializer):
     name = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label
     shown = serializers.CharField(help_text="The value as the prompt states it, with its unit")
 
 
@@ -30,7 +30,7 @@ class StepSerializer(serializers.Serializer):
     )
     question = serializers.CharField(help_text="The question's slug")
     line = serializers.CharField(help_text="The asked quantity's name")
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label
     unit = serializers.CharField()
     prompt = serializers.CharField()
     givens = GivenSerializer(many=True)
@@ -77,6 +77,7 @@ class DrillNextApi(APIView):
     def get(self, request: Request) -> Response:
         query = DrillNextQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
+        offer: DrillOffer | None
         try:
             if "question" in query.validated_data:
                 question = published_question_or_404(query.validated_data["question"])

@@ -1,11 +1,12 @@
 """Drill pages: the session (one step at a time), a question's own steps, the read-back, and progress."""
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from config.http_types import AuthedRequest
 from drills import services
 from drills.services import DrillNotFound, DrillRefused
 from grading.core.vocabulary import TRACKS
@@ -16,25 +17,25 @@ from rounds.readings import describe_reading
 SESSION_KEY = "drill_session"
 
 
-def _session_count(request: HttpRequest) -> dict:
+def _session_count(request: AuthedRequest) -> dict:
     return request.session.get(SESSION_KEY) or {"done": 0, "right": 0}
 
 
-def _start_again_when_done(request: HttpRequest) -> None:
+def _start_again_when_done(request: AuthedRequest) -> None:
     """A new session of five on "another five", or on opening the page after a finished one."""
     finished = _session_count(request)["done"] >= services.SESSION_STEPS
     if request.GET.get("again") or (finished and not request.htmx):
         request.session[SESSION_KEY] = {"done": 0, "right": 0}
 
 
-def _next_url(request: HttpRequest) -> str:
+def _next_url(request: AuthedRequest) -> str:
     """Where "next step" goes: this page without the one-off "again" flag."""
     query = request.GET.copy()
     query.pop("again", None)
     return request.path + (f"?{query.urlencode()}" if query else "")
 
 
-def _step_context(request: HttpRequest, *, offer, refusal: DrillRefused | None = None, **extra) -> dict:
+def _step_context(request: AuthedRequest, *, offer, refusal: DrillRefused | None = None, **extra) -> dict:
     return {
         "offer": offer,
         "refusal": refusal,
@@ -46,7 +47,7 @@ def _step_context(request: HttpRequest, *, offer, refusal: DrillRefused | None =
 
 @login_required
 @require_GET
-def session(request: HttpRequest) -> HttpResponse:
+def session(request: AuthedRequest) -> HttpResponse:
     track = request.GET.get("track") or None
     _start_again_when_done(request)
     try:
@@ -71,7 +72,7 @@ def session(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def question_steps(request: HttpRequest, slug: str) -> HttpResponse:
+def question_steps(request: AuthedRequest, slug: str) -> HttpResponse:
     question = published_question_or_404(slug)
     _start_again_when_done(request)
     first = tuple(name for name in request.GET.get("first", "").split(",") if name)
@@ -91,7 +92,7 @@ def question_steps(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def answer(request: HttpRequest) -> HttpResponse:
+def answer(request: AuthedRequest) -> HttpResponse:
     try:
         result = services.drill_answer(
             user=request.user, token=request.POST.get("token", ""), text=request.POST.get("answer", "")[:200]
@@ -117,7 +118,7 @@ def answer(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def read_back(request: HttpRequest) -> HttpResponse:
+def read_back(request: AuthedRequest) -> HttpResponse:
     version_id = request.POST.get("version", "")
     if not version_id.isdigit():
         raise Http404("No such question version.")
@@ -132,5 +133,5 @@ def read_back(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def progress(request: HttpRequest) -> HttpResponse:
+def progress(request: AuthedRequest) -> HttpResponse:
     return render(request, "drills/progress.html", {"progress": services.drill_progress(user=request.user)})

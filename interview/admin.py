@@ -1,3 +1,7 @@
+from __future__ import annotations
+
+from typing import Any
+
 from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
@@ -26,11 +30,15 @@ class QuestionAdmin(admin.ModelAdmin):
     list_filter = ("track", "difficulty")
     search_fields = ("slug", "title")
 
-    def get_form(self, request: HttpRequest, obj: Question | None = None, **kwargs):
-        form = super().get_form(request, obj, **kwargs)
+    def get_form(
+        self, request: HttpRequest, obj: Question | None = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm[Question]]:
+        form = super().get_form(request, obj, change, **kwargs)
         # A question's current version is one of its own: a new question has none to choose from yet.
         own = QuestionVersion.objects.filter(question=obj) if obj else QuestionVersion.objects.none()
-        form.base_fields["current_version"].queryset = own.order_by("-number")
+        field = form.base_fields["current_version"]
+        assert isinstance(field, forms.ModelChoiceField)  # the foreign key's field
+        field.queryset = own.order_by("-number")
         return form
 
 

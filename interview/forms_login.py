@@ -1,5 +1,7 @@
 """The log-in forms (site, admin, API token) with the lockout of interview/services/login_lockout.py."""
 
+from typing import Any
+
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
@@ -14,12 +16,10 @@ from interview.services.login_lockout import (
 )
 
 
-class LockoutMixin:
-    request: object
-    cleaned_data: dict
-    error_messages: dict
+class LockoutMixin(AuthenticationForm):
+    """The lockout, mixed in before the authentication form it guards."""
 
-    def clean(self) -> dict:
+    def clean(self) -> dict[str, Any]:
         username = self.cleaned_data.get("username") or ""
         address = client_address(self.request)
         if username:

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 
 from interview.roles import Role, roles_of
 
@@ -54,7 +54,7 @@ def workspace_phases(public_spec: dict[str, Any]) -> list[dict[str, Any]]:
     return [p for p in phases if p["lines"]]
 
 
-def can_see_reference(user: AbstractBaseUser | AnonymousUser) -> bool:
+def can_see_reference(user: User | AnonymousUser) -> bool:
     """Authors and admins see the whole question file; everyone else only its public fields."""
     return bool(roles_of(user) & {Role.AUTHOR, Role.ADMIN})
 
@@ -77,5 +77,5 @@ def asked_line_view(spec: dict[str, Any], line: dict[str, Any]) -> dict[str, Any
     }
 
 
-def view_for(user: AbstractBaseUser | AnonymousUser, spec: dict[str, Any]) -> dict[str, Any]:
+def view_for(user: User | AnonymousUser, spec: dict[str, Any]) -> dict[str, Any]:
     return spec if can_see_reference(user) else public_view(spec)

@@ -2,7 +2,7 @@
 
 from enum import StrEnum
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group, Permission
+from django.contrib.auth.models import AnonymousUser, Group, Permission, User
 
 
 class Role(StrEnum):
@@ -27,7 +27,7 @@ ROLE_PERMISSIONS: dict[Role, list[str]] = {
 }
 
 
-def roles_of(user: AbstractBaseUser | AnonymousUser) -> set[Role]:
+def roles_of(user: User | AnonymousUser) -> set[Role]:
     if not user.is_authenticated:
         return set()
     names = {group.name for group in user.groups.all()}
@@ -37,7 +37,7 @@ def roles_of(user: AbstractBaseUser | AnonymousUser) -> set[Role]:
     return roles
 
 
-def has_role(user: AbstractBaseUser | AnonymousUser, role: Role) -> bool:
+def has_role(user: User | AnonymousUser, role: Role) -> bool:
     return role in roles_of(user)
 
 

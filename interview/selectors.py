@@ -2,7 +2,7 @@
 that is not yours answers exactly like one that does not exist. They only read: a view that shows a round's
 state closes an expired round first, explicitly (rounds.services.rounds.round_close_if_expired)."""
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
@@ -26,7 +26,7 @@ def run_of_candidate(*, user, round_id: int, run_id: int) -> ReplayRun:
     )
 
 
-def round_for_interviewer(user: AbstractBaseUser | AnonymousUser, round_id: int) -> Round:
+def round_for_interviewer(user: User | AnonymousUser, round_id: int) -> Round:
     """The round if the user holds an accepted, unrevoked invitation to it; Http404 for everyone else."""
     if not user.is_authenticated:
         raise Http404("No such interview.")

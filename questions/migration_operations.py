@@ -1,9 +1,10 @@
 """Migration operations shared by the app's migrations: index changes that exist on PostgreSQL only."""
 
 from django.db import migrations
+from django.db.migrations.operations.base import Operation
 
 
-class PostgresOnly:
+class PostgresOnly(Operation):
     """An operation carried out on PostgreSQL only (a GIN index); the model state changes everywhere."""
 
     def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:

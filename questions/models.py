@@ -13,7 +13,9 @@ from grading.core.vocabulary import CONCEPT_TITLES, DIFFICULTIES, DIFFICULTY_TIT
 
 def _choices(name: str, titles: dict[str, str]) -> type[models.TextChoices]:
     """Model choices from one of the grading core's vocabularies, the lists the question reader checks."""
-    return models.TextChoices(name, [(value.upper(), (value, title)) for value, title in titles.items()])
+    members = [(value.upper(), (value, title)) for value, title in titles.items()]
+    # Enum's functional API with (value, label) members, which django-stubs' overloads do not list
+    return models.TextChoices(name, members)  # type: ignore[call-overload]
 
 
 Track = _choices("Track", TRACK_TITLES)

@@ -1,6 +1,7 @@
 """How the numbers sheet reads an entry ("read as 327,680 B/tok"), without saying whether it is right."""
 
 import math
+from typing import Any
 
 from grading.core.quantity_text import ParseFailure, alike_counts, read_on_line
 from grading.core.report_text import format_quantity
@@ -19,7 +20,9 @@ def describe_reading(spec: dict, name: str, text: str) -> dict:
     # assumption's range holds 0 (the grader's rule), which says nothing about the reference value.
     low, high = quantity.get("range") or (None, None)
     zero = low <= 0 <= high if low is not None and high is not None else None
-    per_replica = next((q for q in spec["model"]["quantities"] if q["name"] == "gpus_per_replica"), {})
+    per_replica: dict[str, Any] = next(
+        (q for q in spec["model"]["quantities"] if q["name"] == "gpus_per_replica"), {}
+    )
     alike = alike_counts(per_replica.get("value"))
     reading = read_on_line(text, unit, quantity.get("label", ""), zero, alike)
     if isinstance(reading, ParseFailure):

@@ -584,7 +584,8 @@ def _non_finite_message(value: Value) -> str:
 
 
 class _HasModel(Protocol):
-    model: ModelSpec
+    @property
+    def model(self) -> ModelSpec: ...
 
 
 def describe_model(

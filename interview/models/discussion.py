@@ -29,6 +29,10 @@ class Comment(models.Model):
     hidden_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # Not columns: the thread views set these on the comments they show, for the templates.
+    voted: bool
+    anchor_label: str
+    can_edit: bool
 
     class Meta:
         ordering = ["created_at", "id"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Permission
+from django.contrib.auth.models import AnonymousUser, Permission, User
 from django.db import transaction
 
 from config.json_body import JsonTooDeep, json_loads_bounded
@@ -20,10 +20,10 @@ from grading.core.depth import consequence_problems
 from grading.core.design_check import load_index
 from grading.core.formula import FormulaError, parse_formula
 from grading.core.grader import grade
-from grading.core.model import ModelError, ModelSpec, describe_model, read_model
+from grading.core.model import ModelError, ModelSpec, Problem, describe_model, read_model
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import QUESTION_KEYS, QUESTION_OPTIONAL_KEYS, parse_question
-from grading.core.question_types import Problem, QuestionSpec, SpecError
+from grading.core.question_types import QuestionSpec, SpecError
 from grading.core.report_text import format_quantity
 from grading.core.submission import SubmissionError
 from grading.core.vocabulary import PHASES
@@ -59,19 +59,19 @@ class AuthoringError(Exception):
 # Permissions.
 
 
-def can_author(user: AbstractBaseUser | AnonymousUser) -> bool:
+def can_author(user: User | AnonymousUser) -> bool:
     """Authors and admins (by role), or anyone given `questions.author_questions`."""
     if not user.is_authenticated:
         return False
     return bool(roles_of(user) & {Role.AUTHOR, Role.ADMIN}) or user.has_perm("questions.author_questions")
 
 
-def can_publish(user: AbstractBaseUser | AnonymousUser) -> bool:
+def can_publish(user: User | AnonymousUser) -> bool:
     """Admins publish; an author publishes when an admin granted them `questions.publish_questions`."""
     return user.is_authenticated and (has_role(user, Role.ADMIN) or user.has_perm(PUBLISH_PERMISSION))
 
 
-def publish_grant_set(*, user: AbstractBaseUser, granted: bool) -> None:
+def publish_grant_set(*, user: User, granted: bool) -> None:
     """Give an author (or take back) the right to publish, as a per-user permission."""
     permission = Permission.objects.get(content_type__app_label="questions", codename="publish_questions")
     if granted:
@@ -104,7 +104,7 @@ def starter_question(*, slug: str, title: str) -> dict[str, Any]:
 
 
 @transaction.atomic
-def draft_create(*, owner: AbstractBaseUser, slug: str, title: str) -> Draft:
+def draft_create(*, owner: User, slug: str, title: str) -> Draft:
     """A new draft: from the question's current version when `slug` is published, else from scratch."""
     existing = Draft.objects.filter(owner=owner, slug=slug).first()
     if existing is not None:
@@ -144,7 +144,9 @@ def draft_sections(data: dict[str, Any], typed: dict[str, str] | None = None) ->
 
 
 def design_for_canvas(data: dict[str, Any]) -> dict[str, Any]:
-    design = data.get("design") if isinstance(data.get("design"), dict) else {}
+    design = data.get("design")
+    if not isinstance(design, dict):
+        design = {}
     nodes = [
         {key: str(node.get(key, "") or "") for key in ("id", "kind", "label", "job", "failure")}
         for node in design.get("nodes", [])
@@ -223,14 +225,14 @@ def draft_read_form(*, draft: Draft, form: dict[str, str]) -> DraftForm:
             problems.append((section, f"is {len(text):,} characters; the limit is {MAX_SECTION_CHARS:,}"))
             continue
         try:
-            value = yaml_read_text(text) if text.strip() else None
+            parsed = yaml_read_text(text) if text.strip() else None
         except yaml.YAMLError as error:
             problems.append((section, "cannot read the YAML: " + yaml_error_message(error)))
             continue
-        if value is None:
+        if parsed is None:
             data.pop(section, None)
         else:
-            data[section] = value
+            data[section] = parsed
     if form.get("design", "").strip():
         try:
             canvas = json_loads_bounded(form["design"][:MAX_SECTION_CHARS], where=f"draft {draft.pk} design")
@@ -312,6 +314,7 @@ def model_check(block: object) -> ModelCheck:
     check = ModelCheck()
     if "headline" not in block or not block.get("headline"):
         check.problems.append(("headline", "is required: the result the sensitivity analysis explains"))
+    spec: ModelSpec | None
     try:
         spec = read_model(block)
     except ModelError as error:
@@ -327,7 +330,7 @@ def model_check(block: object) -> ModelCheck:
     return check
 
 
-def _working_part(block: dict, broken: set[str]) -> ModelSpec | None:
+def _working_part(block: dict, broken: set[str | None]) -> ModelSpec | None:
     """The largest part of the model that compiles: drop broken quantities and whatever reads them."""
     items = [item for item in block.get("quantities") or [] if isinstance(item, dict)]
     for _ in range(5):
@@ -440,7 +443,7 @@ def sheet_grade(*, spec: QuestionSpec, numbers: dict[str, str]) -> dict[str, Any
 # Publishing.
 
 
-def draft_publish(*, draft: Draft, user: AbstractBaseUser) -> QuestionVersion:
+def draft_publish(*, draft: Draft, user: User) -> QuestionVersion:
     """Publish the draft as a new immutable version (no new version when nothing changed)."""
     if not can_publish(user):
         raise AuthoringError([("publish", "only admins, or authors an admin allowed, publish")])
@@ -460,7 +463,7 @@ def draft_publish(*, draft: Draft, user: AbstractBaseUser) -> QuestionVersion:
     return version
 
 
-def version_republish(*, version: QuestionVersion, user: AbstractBaseUser) -> QuestionVersion:
+def version_republish(*, version: QuestionVersion, user: User) -> QuestionVersion:
     """Roll back: publish an older version's content again, as a new version."""
     if not can_publish(user):
         raise AuthoringError([("publish", "only admins, or authors an admin allowed, publish")])
@@ -484,7 +487,7 @@ def draft_canonical(data: dict[str, Any]) -> dict[str, Any]:
 
 def draft_newer_versions(*, draft: Draft) -> list[QuestionVersion]:
     """Versions of the draft's question published after the one the draft started from, newest first."""
-    if draft.based_on_id is None:
+    if draft.based_on is None:
         return []
     return list(
         QuestionVersion.objects.filter(question__slug=draft.slug, number__gt=draft.based_on.number)
@@ -495,6 +498,7 @@ def draft_newer_versions(*, draft: Draft) -> list[QuestionVersion]:
 
 def _latest_version(draft: Draft) -> QuestionVersion:
     question = Question.objects.select_related("current_version").get(slug=draft.slug)
+    assert question.current_version is not None  # asked only when newer versions were published
     return question.current_version
 
 
@@ -512,6 +516,7 @@ def draft_carry_onto_latest(*, draft: Draft) -> list[str]:
     versions changed takes theirs; one both changed keeps the draft's and is returned, for the author to
     compare on the publish page."""
     latest = _latest_version(draft)
+    assert draft.based_on is not None  # carried only when newer versions were published
     base = draft_canonical(draft.based_on.spec)
     mine, theirs = draft_canonical(draft.data), draft_canonical(latest.spec)
     merged, both_changed = {}, []

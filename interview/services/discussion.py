@@ -60,7 +60,7 @@ class Anchor:
 
 def anchor_choices(*, question: Question) -> list[Anchor]:
     """The plan steps and asked quantities of the current version: what a comment may be anchored to."""
-    spec = question.current_version.spec if question.current_version_id else {}
+    spec = question.current_version.spec if question.current_version is not None else {}
     phases = [
         Anchor(AnchorKind.PHASE, phase["phase"], phase["phase"].capitalize())
         for phase in spec.get("plan", [])

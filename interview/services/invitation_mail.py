@@ -14,7 +14,7 @@ def invitation_mail_send(*, invitation_id: int) -> bool:
         .filter(pk=invitation_id, revoked_at__isnull=True, interviewer__isnull=False)
         .first()
     )
-    if invitation is None or not invitation.interviewer.email:
+    if invitation is None or invitation.interviewer is None or not invitation.interviewer.email:
         return False
     question = invitation.round.question_version.question
     candidate = invitation.created_by.username

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from interview.services.interviewing.access import rounds_interviewed_by
 from rounds.models import Round, RoundStatus
@@ -36,7 +36,7 @@ STAGES = (
 )
 
 
-def interviews_by_stage(*, user: AbstractBaseUser) -> list[InterviewStage]:
+def interviews_by_stage(*, user: User) -> list[InterviewStage]:
     rounds = list(
         rounds_interviewed_by(user)
         .select_related("question_version__question", "candidate", "scorecard")

@@ -2,11 +2,13 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from config.client_address import client_address
+from config.http_types import AuthedRequest
 from interview.forms import QueuedPasswordResetForm, SignUpForm
 from interview.forms_login import LockoutAuthenticationForm
 from interview.services.accounts import user_log_out_everywhere, user_sign_up
@@ -42,7 +44,7 @@ class LoginView(auth_views.LoginView):
 
     authentication_form = LockoutAuthenticationForm
 
-    def form_valid(self, form: LockoutAuthenticationForm) -> HttpResponse:
+    def form_valid(self, form: AuthenticationForm) -> HttpResponse:
         response = super().form_valid(form)
         login_device_remember(response=response, username=form.get_user().get_username())
         return response
@@ -53,7 +55,7 @@ class PasswordResetView(auth_views.PasswordResetView):
 
     form_class = QueuedPasswordResetForm
 
-    def form_valid(self, form: QueuedPasswordResetForm) -> HttpResponse:
+    def form_valid(self, form: PasswordResetForm) -> HttpResponse:
         if rate_limit_exceeded(limit=PASSWORD_RESET, subject=client_address(self.request)):
             form.add_error(None, PASSWORD_RESET.message)
             return self.render_to_response(self.get_context_data(form=form), status=429)
@@ -76,6 +78,6 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
 
 @login_required
 @require_POST
-def log_out_everywhere(request: HttpRequest) -> HttpResponse:
+def log_out_everywhere(request: AuthedRequest) -> HttpResponse:
     user_log_out_everywhere(user=request.user)
     return redirect("login")

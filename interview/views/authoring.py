@@ -5,15 +5,17 @@ returns the object or raises 404."""
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config.http_types import AuthedRequest
 from config.json_body import json_loads_bounded
 from grading.core.depth import curveball_preview
 from grading.core.drills import drill_samples
@@ -61,39 +63,39 @@ _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 
 
-def _require_author(request: HttpRequest) -> None:
+def _require_author(request: AuthedRequest) -> None:
     if not can_author(request.user):
         raise Http404
 
 
-def _require_admin(request: HttpRequest) -> None:
+def _require_admin(request: AuthedRequest) -> None:
     if not has_role(request.user, Role.ADMIN):
         raise Http404
 
 
-def _visible_drafts(request: HttpRequest) -> QuerySet[Draft]:
+def _visible_drafts(request: AuthedRequest) -> QuerySet[Draft]:
     _require_author(request)
     drafts = Draft.objects.select_related("owner", "based_on")
     return drafts if has_role(request.user, Role.ADMIN) else drafts.filter(owner=request.user)
 
 
-def _get_draft(request: HttpRequest, draft_id: int) -> Draft:
+def _get_draft(request: AuthedRequest, draft_id: int) -> Draft:
     """The draft if the requester owns it (or is an admin); 404 for everyone else."""
     return get_object_or_404(_visible_drafts(request), pk=draft_id)
 
 
-def _get_sample(request: HttpRequest, sample_id: int) -> SampleAnswer:
+def _get_sample(request: AuthedRequest, sample_id: int) -> SampleAnswer:
     return get_object_or_404(SampleAnswer, pk=sample_id, draft__in=_visible_drafts(request))
 
 
-def _get_question(request: HttpRequest, slug: str) -> Question:
+def _get_question(request: AuthedRequest, slug: str) -> Question:
     _require_author(request)
     return published_question_or_404(slug)
 
 
 @login_required
 @require_GET
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: AuthedRequest) -> HttpResponse:
     drafts = _visible_drafts(request)
     context = {
         "drafts": drafts,
@@ -106,7 +108,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def draft_new(request: HttpRequest) -> HttpResponse:
+def draft_new(request: AuthedRequest) -> HttpResponse:
     _require_author(request)
     slug = request.POST.get("slug", "").strip()[:80]
     title = request.POST.get("title", "").strip()[:200]
@@ -119,13 +121,13 @@ def draft_new(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def question_edit(request: HttpRequest, slug: str) -> HttpResponse:
+def question_edit(request: AuthedRequest, slug: str) -> HttpResponse:
     question = _get_question(request, slug)
     draft = draft_create(owner=request.user, slug=question.slug, title=question.title)
     return redirect("authoring-draft", draft_id=draft.pk)
 
 
-def _editor_context(request: HttpRequest, draft: Draft, texts: dict[str, str], problems: list) -> dict:
+def _editor_context(request: AuthedRequest, draft: Draft, texts: dict[str, str], problems: list) -> dict:
     spec, check_problems = draft_check(draft.data)
     model_text = texts.get("model", "")
     design = draft.data.get("design") if isinstance(draft.data.get("design"), dict) else {}
@@ -153,21 +155,23 @@ def _editor_context(request: HttpRequest, draft: Draft, texts: dict[str, str], p
 
 @login_required
 @require_POST
-def draft_restart(request: HttpRequest, draft_id: int) -> HttpResponse:
+def draft_restart(request: AuthedRequest, draft_id: int) -> HttpResponse:
     draft = _get_draft(request, draft_id)
     if draft_newer_versions(draft=draft):
         draft_restart_from_latest(draft=draft)
+        assert draft.based_on is not None  # restarted from the latest version
         messages.success(request, f"The draft starts again from version {draft.based_on.number}.")
     return redirect("authoring-draft", draft_id=draft.pk)
 
 
 @login_required
 @require_POST
-def draft_carry(request: HttpRequest, draft_id: int) -> HttpResponse:
+def draft_carry(request: AuthedRequest, draft_id: int) -> HttpResponse:
     draft = _get_draft(request, draft_id)
     if not draft_newer_versions(draft=draft):
         return redirect("authoring-draft", draft_id=draft.pk)
     both = draft_carry_onto_latest(draft=draft)
+    assert draft.based_on is not None  # carried onto the latest version
     note = f"Your changes now sit on version {draft.based_on.number}."
     if both:
         note += f" You and the newer versions both changed {', '.join(both)}: yours were kept (see Publish)."
@@ -177,7 +181,7 @@ def draft_carry(request: HttpRequest, draft_id: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def draft_edit(request: HttpRequest, draft_id: int) -> HttpResponse:
+def draft_edit(request: AuthedRequest, draft_id: int) -> HttpResponse:
     draft = _get_draft(request, draft_id)
     if request.method == "GET":
         context = _editor_context(request, draft, draft_sections(draft.data, draft.texts), [])
@@ -193,7 +197,7 @@ def draft_edit(request: HttpRequest, draft_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def model_check(request: HttpRequest, draft_id: int) -> HttpResponse:
+def model_check(request: AuthedRequest, draft_id: int) -> HttpResponse:
     draft = _get_draft(request, draft_id)
     text = request.POST.get("model", "")
     check = model_check_text(text)
@@ -251,15 +255,21 @@ def _preview_workspace(spec: dict, numbers: dict[str, str]) -> dict:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def preview(request: HttpRequest, draft_id: int) -> HttpResponse:
+def preview(request: AuthedRequest, draft_id: int) -> HttpResponse:
     draft = _get_draft(request, draft_id)
     spec, problems = draft_check(draft.data)
-    context = {"draft": draft, "problems": problems, "spec": None, "report": None, "numbers": {}}
+    context: dict[str, Any] = {
+        "draft": draft,
+        "problems": problems,
+        "spec": None,
+        "report": None,
+        "numbers": {},
+    }
     if request.method == "POST" and spec is not None:
         numbers = {
             key.removeprefix("numbers."): value[:200]
             for key, value in request.POST.items()
-            if key.startswith("numbers.")
+            if key.startswith("numbers.") and isinstance(value, str)
         }
         context["numbers"] = numbers
         context["numbers_json"] = json.dumps(numbers)
@@ -276,7 +286,7 @@ def preview(request: HttpRequest, draft_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def sample_new(request: HttpRequest, draft_id: int) -> HttpResponse:
+def sample_new(request: AuthedRequest, draft_id: int) -> HttpResponse:
     draft = _get_draft(request, draft_id)
     try:
         numbers = json_loads_bounded(request.POST.get("numbers", "{}"), where=f"draft {draft.pk} sample")
@@ -297,7 +307,7 @@ def sample_new(request: HttpRequest, draft_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def sample_accept_view(request: HttpRequest, sample_id: int) -> HttpResponse:
+def sample_accept_view(request: AuthedRequest, sample_id: int) -> HttpResponse:
     sample = _get_sample(request, sample_id)
     results = [r for r in sample_results(draft=sample.draft) if r.sample.pk == sample.pk]
     if results and not results[0].error:
@@ -308,7 +318,7 @@ def sample_accept_view(request: HttpRequest, sample_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def sample_delete(request: HttpRequest, sample_id: int) -> HttpResponse:
+def sample_delete(request: AuthedRequest, sample_id: int) -> HttpResponse:
     sample = _get_sample(request, sample_id)
     sample.delete()
     return redirect("authoring-draft", draft_id=sample.draft_id)
@@ -316,7 +326,7 @@ def sample_delete(request: HttpRequest, sample_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def draft_delete(request: HttpRequest, draft_id: int) -> HttpResponse:
+def draft_delete(request: AuthedRequest, draft_id: int) -> HttpResponse:
     draft = _get_draft(request, draft_id)
     draft.delete()
     messages.success(request, "Draft deleted.")
@@ -325,7 +335,7 @@ def draft_delete(request: HttpRequest, draft_id: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def publish(request: HttpRequest, draft_id: int) -> HttpResponse:
+def publish(request: AuthedRequest, draft_id: int) -> HttpResponse:
     draft = _get_draft(request, draft_id)
     if request.method == "POST":
         try:
@@ -354,7 +364,7 @@ def publish(request: HttpRequest, draft_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def versions(request: HttpRequest, slug: str) -> HttpResponse:
+def versions(request: AuthedRequest, slug: str) -> HttpResponse:
     question = _get_question(request, slug)
     context = {
         "question": question,
@@ -366,7 +376,7 @@ def versions(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_GET
-def diff(request: HttpRequest, slug: str) -> HttpResponse:
+def diff(request: AuthedRequest, slug: str) -> HttpResponse:
     question = _get_question(request, slug)
     numbers = [request.GET.get(key, "") for key in ("a", "b")]
     if not all(number.isdigit() for number in numbers):
@@ -383,7 +393,7 @@ def diff(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def republish(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+def republish(request: AuthedRequest, slug: str, number: int) -> HttpResponse:
     question = _get_question(request, slug)
     version = get_object_or_404(QuestionVersion, question=question, number=number)
     try:
@@ -397,7 +407,7 @@ def republish(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def packs(request: HttpRequest) -> HttpResponse:
+def packs(request: AuthedRequest) -> HttpResponse:
     _require_author(request)
     context = {
         "questions": Question.objects.published().order_by("slug"),
@@ -408,7 +418,7 @@ def packs(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def pack_export(request: HttpRequest) -> HttpResponse:
+def pack_export(request: AuthedRequest) -> HttpResponse:
     _require_author(request)
     slugs = [slug for slug in request.GET.getlist("slug") if _SLUG.match(slug)]
     response = HttpResponse(pack_export_zip(slugs=slugs or None), content_type="application/zip")
@@ -418,7 +428,7 @@ def pack_export(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def pack_import_view(request: HttpRequest) -> HttpResponse:
+def pack_import_view(request: AuthedRequest) -> HttpResponse:
     _require_author(request)
     if not can_publish(request.user):
         raise Http404
@@ -426,11 +436,11 @@ def pack_import_view(request: HttpRequest) -> HttpResponse:
     report, refused = None, ""
     if upload is None:
         refused = "Choose a .zip or .yaml file."
-    elif upload.size > MAX_UPLOAD_BYTES:
+    elif (upload.size or 0) > MAX_UPLOAD_BYTES:
         refused = f"{upload.name}: larger than {MAX_UPLOAD_BYTES // 1024 // 1024} MB"
     else:
         try:
-            files = pack_files_from_upload(upload.name, upload.read())
+            files = pack_files_from_upload(upload.name or "", upload.read())
         except ValueError as error:
             refused = str(error)
         else:
@@ -449,7 +459,7 @@ def pack_import_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def publishers(request: HttpRequest) -> HttpResponse:
+def publishers(request: AuthedRequest) -> HttpResponse:
     """Admins only: let an author publish, or take it back."""
     _require_admin(request)
     authors = get_user_model().objects.filter(groups=group_for(Role.AUTHOR)).order_by("username")

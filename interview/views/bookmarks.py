@@ -1,11 +1,12 @@
 """Bookmarks: the htmx toggle on catalogue cards and question pages, and the bookmarks page."""
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
+from config.http_types import AuthedRequest
 from interview.services.bookmarks import bookmark_toggle
 from interview.services.progress import NOT_STARTED, question_progress_for
 from questions.models import Question
@@ -14,7 +15,7 @@ from questions.selectors import published_question_or_404
 
 @login_required
 @require_POST
-def toggle(request: HttpRequest, slug: str) -> HttpResponse:
+def toggle(request: AuthedRequest, slug: str) -> HttpResponse:
     question = published_question_or_404(slug)
     wanted = request.POST.get("on")
     bookmarked = bookmark_toggle(
@@ -30,7 +31,7 @@ def toggle(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_GET
-def bookmark_list(request: HttpRequest) -> HttpResponse:
+def bookmark_list(request: AuthedRequest) -> HttpResponse:
     questions = list(
         Question.objects.published().filter(bookmarks__user=request.user).order_by("-bookmarks__created_at")
     )

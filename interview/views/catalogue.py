@@ -1,9 +1,12 @@
+from typing import Any
+
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection
 from django.db.models import Q, QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 
+from config.http_types import HtmxRequest
 from grading.core.vocabulary import CONCEPT_TITLES
 from interview.question_visibility import can_see_reference, public_view
 from interview.services.bookmarks import bookmarked_question_ids
@@ -37,23 +40,24 @@ def catalogue_search(questions: QuerySet[Question], query: str) -> QuerySet[Ques
     return questions
 
 
-def catalogue(request: HttpRequest) -> HttpResponse:
+def catalogue(request: HtmxRequest) -> HttpResponse:
     # The cards show the question's own columns; the current version's spec stays unread.
-    questions = Question.objects.published().select_related(None)
+    found: QuerySet[Question] = Question.objects.published().select_related(None)
     query = request.GET.get("q", "").strip()[:100]
     track = request.GET.get("track", "")
     difficulty = request.GET.get("difficulty", "")
     if query:
-        questions = catalogue_search(questions, query)
+        found = catalogue_search(found, query)
     if track in Track.values:
-        questions = questions.filter(track=track)
+        found = found.filter(track=track)
     if difficulty in Difficulty.values:
-        questions = questions.filter(difficulty=difficulty)
+        found = found.filter(difficulty=difficulty)
     status = request.GET.get("status", "")
     only_bookmarked = request.GET.get("bookmarked") == "1" and request.user.is_authenticated
     progress = question_progress_for(user=request.user)
     bookmarked = bookmarked_question_ids(user=request.user)
-    questions = list(questions)
+    # Question rows that also carry the cards' .progress and .bookmarked
+    questions: list[Any] = list(found)
     for question in questions:
         question.progress = progress.get(question.pk, NOT_STARTED)
         question.bookmarked = question.pk in bookmarked
@@ -79,14 +83,15 @@ def catalogue(request: HttpRequest) -> HttpResponse:
     }
     if request.htmx:
         return render(request, "questions/catalogue.html#results", context)
-    if is_interviewer(request.user):
+    if request.user.is_authenticated and is_interviewer(request.user):
         stages = interviews_by_stage(user=request.user)
         context.update(interview_stages=stages, interview_total=sum(len(stage.rounds) for stage in stages))
     return render(request, "questions/catalogue.html", context)
 
 
-def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
+def question_detail(request: HtmxRequest, slug: str) -> HttpResponse:
     question = published_question_or_404(slug)
+    assert question.current_version is not None  # published
     spec = question.current_version.spec
     related = list(Question.objects.published().filter(slug__in=spec.get("related", [])))
     up_next = (

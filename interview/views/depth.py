@@ -5,10 +5,11 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from config.http_types import AuthedRequest
 from interview.htmx import htmx_refusal
 from interview.selectors import round_of_candidate
 from rounds.models import Round
@@ -18,11 +19,11 @@ from rounds.services.rounds import round_close_if_expired
 MAX_ANSWER_CHARS = 500
 
 
-def _own_round(request: HttpRequest, round_id: int) -> Round:
+def _own_round(request: AuthedRequest, round_id: int) -> Round:
     return round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
 
 
-def _panel(request: HttpRequest, round_: Round, **extra: Any) -> HttpResponse:
+def _panel(request: AuthedRequest, round_: Round, **extra: Any) -> HttpResponse:
     depth = {**round_depth_view(round_=round_), **extra}
     context = {"round": round_, "depth": depth, "oob": True}
     return render(request, "rounds/_depth_panel.html", context)
@@ -35,18 +36,20 @@ def depth_answers_from_form(form: QueryDict) -> dict[str, Any]:
     follow_ups: dict[str, dict[str, Any]] = {}
     places: dict[str, list[tuple[int, str]]] = {}
     notes: dict[tuple[str, str], dict[str, str]] = {}
-    for key, value in form.items():
+    for key, raw in form.items():
+        if not isinstance(raw, str):
+            continue  # a key without a value (QueryDict gives [] for it)
         parts = key.split(".")
-        value = value[:MAX_ANSWER_CHARS]
+        value = raw[:MAX_ANSWER_CHARS]
         if parts[0] == "cb" and len(parts) == 3:
             entry = curveballs.setdefault(parts[1], {"numbers": {}, "notes": {}})
             entry["numbers"][parts[2]] = value
         elif parts[0] == "note" and len(parts) == 4 and parts[3] in ("box", "text"):
             notes.setdefault((parts[1], parts[2]), {})[parts[3]] = value
         elif parts[0] == "fu" and len(parts) == 3:
-            entry = follow_ups.setdefault(parts[1], {"order": []})
+            follow_up = follow_ups.setdefault(parts[1], {"order": []})
             if parts[2] == "number":
-                entry["number"] = value
+                follow_up["number"] = value
             elif value.strip():
                 if not value.strip().isdigit():
                     raise DepthError(f"{key}: a place is a whole number")
@@ -66,13 +69,13 @@ def depth_answers_from_form(form: QueryDict) -> dict[str, Any]:
 
 @login_required
 @require_GET
-def depth_panel(request: HttpRequest, round_id: int) -> HttpResponse:
+def depth_panel(request: AuthedRequest, round_id: int) -> HttpResponse:
     return _panel(request, _own_round(request, round_id))
 
 
 @login_required
 @require_POST
-def depth_next(request: HttpRequest, round_id: int) -> HttpResponse:
+def depth_next(request: AuthedRequest, round_id: int) -> HttpResponse:
     """Open the depth phase, or show the next curveball (keeping what the form held first)."""
     round_ = _own_round(request, round_id)
     try:
@@ -86,7 +89,7 @@ def depth_next(request: HttpRequest, round_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def depth_save(request: HttpRequest, round_id: int) -> HttpResponse:
+def depth_save(request: AuthedRequest, round_id: int) -> HttpResponse:
     round_ = _own_round(request, round_id)
     try:
         round_depth_save(round_=round_, answers=depth_answers_from_form(request.POST))
@@ -98,7 +101,7 @@ def depth_save(request: HttpRequest, round_id: int) -> HttpResponse:
     return _panel(request, round_, saved=True)
 
 
-def _refused(request: HttpRequest, round_: Round, message: str) -> HttpResponse:
+def _refused(request: AuthedRequest, round_: Round, message: str) -> HttpResponse:
     if request.htmx:
         return htmx_refusal(message)
     messages.error(request, message)

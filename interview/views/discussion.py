@@ -4,11 +4,12 @@ replies, edits, deletes, votes, reports and moderation. Thread-changing forms an
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config.http_types import AuthedRequest, HtmxRequest
 from interview.htmx import htmx_refusal
 from interview.models import Comment, Report
 from interview.roles import Role, roles_of
@@ -44,7 +45,7 @@ def is_moderator(user) -> bool:
     return Role.ADMIN in roles_of(user)
 
 
-def _get_own_comment(request: HttpRequest, comment_id: int) -> Comment:
+def _get_own_comment(request: HtmxRequest, comment_id: int) -> Comment:
     """The requester's own comment; 404 for anyone else's, whether it exists or not."""
     return get_object_or_404(
         Comment.objects.select_related("question", "author"), pk=comment_id, author=request.user
@@ -61,13 +62,13 @@ def _get_visible_comment(comment_id: int) -> Comment:
     )
 
 
-def _get_moderated_comment(request: HttpRequest, comment_id: int) -> Comment:
+def _get_moderated_comment(request: HtmxRequest, comment_id: int) -> Comment:
     if not is_moderator(request.user):
         raise Http404
     return get_object_or_404(Comment.objects.select_related("question"), pk=comment_id)
 
 
-def thread_context(request: HttpRequest, question: Question, **extra) -> dict:
+def thread_context(request: HtmxRequest, question: Question, **extra) -> dict:
     """Everything the thread partial shows, in a fixed number of queries however long the thread."""
     user = request.user
     opened = request.GET.get("discussion") == "open" or discussion_is_unlocked_for(
@@ -102,7 +103,7 @@ def thread_context(request: HttpRequest, question: Question, **extra) -> dict:
     return {**context, "page": page, "comments": comments}
 
 
-def _thread_answer(request: HttpRequest, question: Question, anchor: str = "discussion") -> HttpResponse:
+def _thread_answer(request: HtmxRequest, question: Question, anchor: str = "discussion") -> HttpResponse:
     """htmx gets the thread back; a plain form post goes back to the question page."""
     if request.htmx:
         return render(request, THREAD, thread_context(request, question))
@@ -113,7 +114,7 @@ def _thread_answer(request: HttpRequest, question: Question, anchor: str = "disc
 
 
 def _refused(
-    request: HttpRequest, question: Question, error: DiscussionError, body: str = ""
+    request: HtmxRequest, question: Question, error: DiscussionError, body: str = ""
 ) -> HttpResponse:
     if request.htmx:
         return htmx_refusal(str(error), error.status)
@@ -127,7 +128,7 @@ def _refused(
 
 
 @require_GET
-def thread(request: HttpRequest, slug: str) -> HttpResponse:
+def thread(request: HtmxRequest, slug: str) -> HttpResponse:
     question = published_question_or_404(slug)
     if not request.htmx:
         query = request.GET.urlencode()
@@ -137,7 +138,7 @@ def thread(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def comment_post(request: HttpRequest, slug: str) -> HttpResponse:
+def comment_post(request: AuthedRequest, slug: str) -> HttpResponse:
     question = published_question_or_404(slug)
     parent_id = request.POST.get("parent", "")
     parent = get_object_or_404(Comment, pk=parent_id, question=question) if parent_id.isdigit() else None
@@ -157,7 +158,7 @@ def comment_post(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def comment_edit_view(request: HttpRequest, comment_id: int) -> HttpResponse:
+def comment_edit_view(request: AuthedRequest, comment_id: int) -> HttpResponse:
     comment = _get_own_comment(request, comment_id)
     error = ""
     if request.method == "POST":
@@ -180,7 +181,7 @@ def comment_edit_view(request: HttpRequest, comment_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def comment_delete_view(request: HttpRequest, comment_id: int) -> HttpResponse:
+def comment_delete_view(request: AuthedRequest, comment_id: int) -> HttpResponse:
     comment = _get_own_comment(request, comment_id)
     question = comment.question
     comment_delete(comment=comment)
@@ -189,7 +190,7 @@ def comment_delete_view(request: HttpRequest, comment_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def comment_vote_view(request: HttpRequest, comment_id: int) -> HttpResponse:
+def comment_vote_view(request: AuthedRequest, comment_id: int) -> HttpResponse:
     comment = _get_visible_comment(comment_id)
     wanted = request.POST.get("up")
     back = f"{reverse('question-detail', args=[comment.question.slug])}#comment-{comment.pk}"
@@ -210,7 +211,7 @@ def comment_vote_view(request: HttpRequest, comment_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def comment_report_view(request: HttpRequest, comment_id: int) -> HttpResponse:
+def comment_report_view(request: AuthedRequest, comment_id: int) -> HttpResponse:
     comment = _get_visible_comment(comment_id)
     comment_report(comment=comment, reporter=request.user, reason=request.POST.get("reason", ""))
     if not request.htmx:
@@ -221,7 +222,7 @@ def comment_report_view(request: HttpRequest, comment_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def comment_hide_view(request: HttpRequest, comment_id: int) -> HttpResponse:
+def comment_hide_view(request: AuthedRequest, comment_id: int) -> HttpResponse:
     comment = _get_moderated_comment(request, comment_id)
     comment_set_hidden(comment=comment, moderator=request.user, hidden=request.POST.get("hidden") == "1")
     if request.POST.get("next") == "reports":
@@ -231,7 +232,7 @@ def comment_hide_view(request: HttpRequest, comment_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def thread_lock_view(request: HttpRequest, slug: str) -> HttpResponse:
+def thread_lock_view(request: AuthedRequest, slug: str) -> HttpResponse:
     if not is_moderator(request.user):
         raise Http404
     question = published_question_or_404(slug)
@@ -241,7 +242,7 @@ def thread_lock_view(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_GET
-def reports(request: HttpRequest) -> HttpResponse:
+def reports(request: AuthedRequest) -> HttpResponse:
     if not is_moderator(request.user):
         raise Http404
     open_reports = (
@@ -254,7 +255,7 @@ def reports(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def report_dismiss_view(request: HttpRequest, report_id: int) -> HttpResponse:
+def report_dismiss_view(request: AuthedRequest, report_id: int) -> HttpResponse:
     if not is_moderator(request.user):
         raise Http404
     report_dismiss(report=get_object_or_404(Report, pk=report_id, resolved=False))

@@ -7,15 +7,17 @@ theirs."""
 
 import json
 from datetime import timedelta
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config.http_types import AuthedRequest
 from interview.htmx import htmx_refusal
 from interview.markdown import markdown_render
 from interview.models import Invitation, Scorecard
@@ -56,7 +58,7 @@ CONSOLE = "interviewer/console.html"
 POLL_STATUSES = (RoundStatus.ACTIVE, RoundStatus.SCHEDULED)
 
 
-def _require_interviewer(request: HttpRequest) -> None:
+def _require_interviewer(request: AuthedRequest) -> None:
     if not is_interviewer(request.user):
         raise Http404("No such page.")
 
@@ -111,7 +113,7 @@ def _scoring_context(round_: Round) -> dict:
 
 @login_required
 @require_GET
-def console(request: HttpRequest, round_id: int) -> HttpResponse:
+def console(request: AuthedRequest, round_id: int) -> HttpResponse:
     round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
     context = {"round": round_, "question": round_.question, "live": _live_context(round_)}
     if request.htmx:
@@ -137,7 +139,7 @@ def console(request: HttpRequest, round_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def note_create(request: HttpRequest, round_id: int) -> HttpResponse:
+def note_create(request: AuthedRequest, round_id: int) -> HttpResponse:
     round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
     raw_index = request.POST.get("follow_up", "")
     error = ""
@@ -159,7 +161,7 @@ def note_create(request: HttpRequest, round_id: int) -> HttpResponse:
     return redirect(reverse("interview-console", args=[round_.pk]) + "#notes")
 
 
-def _levels_from_post(request: HttpRequest, round_: Round) -> dict:
+def _levels_from_post(request: AuthedRequest, round_: Round) -> dict:
     return {
         item["dimension"]: {
             "level": request.POST.get(f"level-{item['dimension']}", ""),
@@ -171,7 +173,7 @@ def _levels_from_post(request: HttpRequest, round_: Round) -> dict:
 
 @login_required
 @require_POST
-def scorecard_save_view(request: HttpRequest, round_id: int) -> HttpResponse:
+def scorecard_save_view(request: AuthedRequest, round_id: int) -> HttpResponse:
     round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
     error = ""
     try:
@@ -197,7 +199,7 @@ def scorecard_save_view(request: HttpRequest, round_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def scorecard_release_view(request: HttpRequest, round_id: int) -> HttpResponse:
+def scorecard_release_view(request: AuthedRequest, round_id: int) -> HttpResponse:
     round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
     if request.POST.get("confirm") != "yes":  # releasing cannot be undone: never on one stray click
         messages.error(request, "Tick “It cannot change afterwards” to release the scorecard.")
@@ -213,7 +215,7 @@ def scorecard_release_view(request: HttpRequest, round_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def scorecard_page(request: HttpRequest, round_id: int) -> HttpResponse:
+def scorecard_page(request: AuthedRequest, round_id: int) -> HttpResponse:
     """The interviewer always; the candidate only once the scorecard is released; 404 for anyone else."""
     own = Round.objects.filter(pk=round_id, candidate=request.user).select_related(
         "question_version__question"
@@ -239,12 +241,12 @@ def scorecard_page(request: HttpRequest, round_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def timeline(request: HttpRequest, round_id: int) -> HttpResponse:
+def timeline(request: AuthedRequest, round_id: int) -> HttpResponse:
     round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
     if round_.status not in (RoundStatus.SUBMITTED, RoundStatus.ABANDONED):
         messages.info(request, "The timeline opens when the round is finished.")
         return redirect("interview-console", round_id=round_.pk)
-    events = [
+    events: list[dict[str, Any]] = [
         {"t": round(t, 1), "field": field, "value": value}
         for t, field, value in WorkEvent.objects.filter(round=round_).values_list("t", "field", "value")
     ]
@@ -279,7 +281,7 @@ def timeline(request: HttpRequest, round_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def my_interviews(request: HttpRequest) -> HttpResponse:
+def my_interviews(request: AuthedRequest) -> HttpResponse:
     _require_interviewer(request)
     questions = Question.objects.published().order_by("title")
     context = {
@@ -292,7 +294,7 @@ def my_interviews(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def schedule(request: HttpRequest) -> HttpResponse:
+def schedule(request: AuthedRequest) -> HttpResponse:
     _require_interviewer(request)
     question = Question.objects.published().filter(slug=request.POST.get("question", "")).first()
     try:
@@ -316,7 +318,7 @@ def schedule(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def join(request: HttpRequest, token: str) -> HttpResponse:
+def join(request: AuthedRequest, token: str) -> HttpResponse:
     """A single-use link: GET shows what it is for, POST accepts it. Invalid links answer 404."""
     _require_interviewer(request)
     if request.method == "GET" and invitation_is_open(token):
@@ -337,7 +339,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
 
 @login_required
 @require_GET
-def calibration(request: HttpRequest, username: str) -> HttpResponse:
+def calibration(request: AuthedRequest, username: str) -> HttpResponse:
     """Visible to that interviewer and to admins; 404 for anyone else."""
     interviewer = get_object_or_404(get_user_model(), username=username)
     if not (request.user.pk == interviewer.pk and is_interviewer(request.user)) and not is_admin(
@@ -350,7 +352,7 @@ def calibration(request: HttpRequest, username: str) -> HttpResponse:
 # The candidate's side
 
 
-def _panel_response(request: HttpRequest, round_: Round, **extra) -> HttpResponse:
+def _panel_response(request: AuthedRequest, round_: Round, **extra) -> HttpResponse:
     context = {"round": round_, "invitations": invitations_of_round(round_), **extra}
     return render(request, "interviewer/_invite_panel.html", context)
 
@@ -362,7 +364,7 @@ def _back_to_round(round_: Round) -> HttpResponse:
 
 @login_required
 @require_POST
-def invitation_create(request: HttpRequest, round_id: int) -> HttpResponse:
+def invitation_create(request: AuthedRequest, round_id: int) -> HttpResponse:
     round_ = round_of_candidate(user=request.user, round_id=round_id)
     link = ""
     error = ""
@@ -397,7 +399,7 @@ def invitation_create(request: HttpRequest, round_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def invitation_revoke_view(request: HttpRequest, round_id: int, invitation_id: int) -> HttpResponse:
+def invitation_revoke_view(request: AuthedRequest, round_id: int, invitation_id: int) -> HttpResponse:
     round_ = round_of_candidate(user=request.user, round_id=round_id)
     invitation_revoke(invitation=get_object_or_404(Invitation, pk=invitation_id, round=round_))
     if request.htmx:
@@ -408,7 +410,7 @@ def invitation_revoke_view(request: HttpRequest, round_id: int, invitation_id: i
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def round_begin(request: HttpRequest, round_id: int) -> HttpResponse:
+def round_begin(request: AuthedRequest, round_id: int) -> HttpResponse:
     """A round an interviewer scheduled: GET shows it (the link the candidate gets), POST starts it."""
     round_ = round_of_candidate(user=request.user, round_id=round_id)
     if request.method == "GET" and round_.status == RoundStatus.SCHEDULED:

@@ -4,10 +4,11 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
+from config.http_types import AuthedRequest
 from grading.core.submission import SubmissionError, read_submission
 from interview.question_visibility import asked_line_view
 from interview.selectors import published_version_or_404
@@ -36,7 +37,7 @@ class PracticeCheckForm(forms.Form):
     def rows(self) -> list[tuple[dict[str, Any], forms.BoundField]]:
         return [(line, self[line["name"]]) for line in self.lines]
 
-    def clean(self) -> dict[str, Any]:
+    def clean(self) -> dict[str, Any] | None:
         cleaned = super().clean()
         try:
             read_submission(self.submission())
@@ -51,7 +52,7 @@ class PracticeCheckForm(forms.Form):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def practice_check(request: HttpRequest, slug: str) -> HttpResponse:
+def practice_check(request: AuthedRequest, slug: str) -> HttpResponse:
     version = published_version_or_404(slug)
     question = version.question
     if hiding := round_hiding_reference(user=request.user, question=question):

@@ -2,11 +2,12 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from config.http_types import AuthedRequest
 from interview.htmx import htmx_refusal
 from interview.selectors import round_of_candidate, run_of_candidate
 from rounds.models import ReplayRun, RoundStatus
@@ -26,7 +27,7 @@ def _page_url(round_id: int, run: ReplayRun | None = None) -> str:
     return reverse("round-replays", args=[round_id]) + anchor
 
 
-def _run_response(request: HttpRequest, run: ReplayRun) -> HttpResponse:
+def _run_response(request: AuthedRequest, run: ReplayRun) -> HttpResponse:
     if request.htmx:
         return render(request, "grading/_replay_run.html", {"run": run, "round": run.round})
     return redirect(_page_url(run.round_id, run))
@@ -34,7 +35,7 @@ def _run_response(request: HttpRequest, run: ReplayRun) -> HttpResponse:
 
 @login_required
 @require_GET
-def replays_page(request: HttpRequest, round_id: int) -> HttpResponse:
+def replays_page(request: AuthedRequest, round_id: int) -> HttpResponse:
     round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
     context = {
         "round": round_,
@@ -48,7 +49,7 @@ def replays_page(request: HttpRequest, round_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def replays_run(request: HttpRequest, round_id: int) -> HttpResponse:
+def replays_run(request: AuthedRequest, round_id: int) -> HttpResponse:
     """On demand from the report: queue the round's replays (nothing new if they exist)."""
     round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
     if round_.status != RoundStatus.SUBMITTED:
@@ -60,14 +61,14 @@ def replays_run(request: HttpRequest, round_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def replay_run(request: HttpRequest, round_id: int, run_id: int) -> HttpResponse:
+def replay_run(request: AuthedRequest, round_id: int, run_id: int) -> HttpResponse:
     """One run's block: the htmx poller asks for it every second until the run is finished."""
     return _run_response(request, run_of_candidate(user=request.user, round_id=round_id, run_id=run_id))
 
 
 @login_required
 @require_POST
-def replay_cancel_view(request: HttpRequest, round_id: int, run_id: int) -> HttpResponse:
+def replay_cancel_view(request: AuthedRequest, round_id: int, run_id: int) -> HttpResponse:
     run = run_of_candidate(user=request.user, round_id=round_id, run_id=run_id)
     try:
         run = replay_cancel(run=run)
@@ -80,7 +81,7 @@ def replay_cancel_view(request: HttpRequest, round_id: int, run_id: int) -> Http
 
 @login_required
 @require_POST
-def replay_retry_view(request: HttpRequest, round_id: int, run_id: int) -> HttpResponse:
+def replay_retry_view(request: AuthedRequest, round_id: int, run_id: int) -> HttpResponse:
     run = run_of_candidate(user=request.user, round_id=round_id, run_id=run_id)
     try:
         run = replay_retry(run=run)

@@ -1,10 +1,11 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from config.http_types import AuthedRequest
 from interview.question_visibility import PHASE_GUIDANCE, public_plan, public_view, workspace_phases
 from interview.selectors import round_of_candidate
 from interview.services.design_drawing import designs_compared, question_headline
@@ -45,7 +46,7 @@ def round_clock(round_: Round) -> dict:
 
 @login_required
 @require_POST
-def start(request: HttpRequest, slug: str) -> HttpResponse:
+def start(request: AuthedRequest, slug: str) -> HttpResponse:
     question = published_question_or_404(slug)
     try:
         round_ = round_start(
@@ -62,7 +63,7 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_GET
-def detail(request: HttpRequest, round_id: int) -> HttpResponse:
+def detail(request: AuthedRequest, round_id: int) -> HttpResponse:
     round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
     if round_.status == RoundStatus.SUBMITTED:
         return redirect("round-report", round_id=round_.pk)
@@ -88,7 +89,7 @@ def detail(request: HttpRequest, round_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def clock(request: HttpRequest, round_id: int) -> JsonResponse:
+def clock(request: AuthedRequest, round_id: int) -> JsonResponse:
     return JsonResponse(
         round_clock(round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id)))
     )
@@ -96,7 +97,7 @@ def clock(request: HttpRequest, round_id: int) -> JsonResponse:
 
 @login_required
 @require_POST
-def submit(request: HttpRequest, round_id: int) -> HttpResponse:
+def submit(request: AuthedRequest, round_id: int) -> HttpResponse:
     round_ = round_of_candidate(user=request.user, round_id=round_id)
     try:
         round_submit(round_id=round_.pk)
@@ -108,7 +109,7 @@ def submit(request: HttpRequest, round_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def abandon(request: HttpRequest, round_id: int) -> HttpResponse:
+def abandon(request: AuthedRequest, round_id: int) -> HttpResponse:
     round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
     try:
         round_abandon(round_id=round_.pk)
@@ -120,7 +121,7 @@ def abandon(request: HttpRequest, round_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def report(request: HttpRequest, round_id: int) -> HttpResponse:
+def report(request: AuthedRequest, round_id: int) -> HttpResponse:
     """The report; for htmx, its header alone (polled while the replays run, then it stops polling)."""
     round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
     if round_.status != RoundStatus.SUBMITTED:
@@ -154,7 +155,7 @@ def report(request: HttpRequest, round_id: int) -> HttpResponse:
         return render(request, "rounds/report.html#report-header", context)
     context["headline"] = question_headline(round_.spec, round_.report)
     design_report = (round_.report or {}).get("design")
-    if design_report and not round_.report.get("review"):
+    if design_report and not (round_.report or {}).get("review"):
         compared = designs_compared(round_.spec.get("design") or {}, round_.work.design, design_report)
         context["designs"] = {
             "sides": [
@@ -181,7 +182,7 @@ HISTORY_COLUMNS = (
 
 @login_required
 @require_GET
-def history(request: HttpRequest) -> HttpResponse:
+def history(request: AuthedRequest) -> HttpResponse:
     # Stored columns only: a round's report and its version's spec are large JSON this page never shows.
     rounds = (
         Round.objects.filter(candidate=request.user)

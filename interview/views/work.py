@@ -1,11 +1,12 @@
 """The work's own requests: the page's autosave (JSON) and the sheet's read-back of one entry (htmx)."""
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from config.http_types import AuthedRequest
 from config.json_body import JsonTooDeep, json_loads_bounded
 from rounds.models import Work
 from rounds.readings import describe_reading
@@ -13,7 +14,7 @@ from rounds.services.work import StaleRevision, work_save
 from rounds.validation import MAX_NUMBER_TEXT, WorkError
 
 
-def _get_own_work(request: HttpRequest, round_id: int) -> Work:
+def _get_own_work(request: AuthedRequest, round_id: int) -> Work:
     return get_object_or_404(
         Work.objects.select_related("round__question_version"),
         round_id=round_id,
@@ -21,7 +22,7 @@ def _get_own_work(request: HttpRequest, round_id: int) -> Work:
     )
 
 
-def _json_object(request: HttpRequest) -> dict:
+def _json_object(request: AuthedRequest) -> dict:
     try:
         body = json_loads_bounded(request.body or b"{}", where=f"{request.method} {request.path}")
     except JsonTooDeep as error:
@@ -42,7 +43,7 @@ def _base_revision(body: dict) -> int:
 
 @login_required
 @require_POST
-def save(request: HttpRequest, round_id: int) -> JsonResponse:
+def save(request: AuthedRequest, round_id: int) -> JsonResponse:
     """The page's autosave, `{"revision": N, ...fields}`: 409 for a stale tab, 423 for a locked round."""
     try:
         body = _json_object(request)
@@ -68,7 +69,7 @@ def save(request: HttpRequest, round_id: int) -> JsonResponse:
 
 @login_required
 @require_POST
-def read_number(request: HttpRequest, round_id: int) -> HttpResponse:
+def read_number(request: AuthedRequest, round_id: int) -> HttpResponse:
     """How an entry was read ("read as 327,680 B"), never whether it is right."""
     spec = _get_own_work(request, round_id).round.question_version.spec
     name = request.POST.get("name", "")

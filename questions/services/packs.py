@@ -9,6 +9,7 @@ import io
 import math
 import re
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -76,7 +77,10 @@ def yaml_read_text(text: str) -> Any:
     for event in yaml.parse(text, Loader=BankYamlLoader):
         if isinstance(event, yaml.AliasEvent):
             raise yaml.composer.ComposerError(
-                None, None, "anchors and aliases (*name) are not allowed", event.start_mark
+                None,
+                None,
+                "anchors and aliases (*name) are not allowed",
+                event.start_mark,  # type: ignore[arg-type]  # libyaml's Mark: the error only formats it
             )
     return yaml.load(text, Loader=BankYamlLoader)  # noqa: S506 - a SafeLoader subclass
 
@@ -150,7 +154,7 @@ def pack_files_from_folder(folder: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes()[: MAX_FILE_BYTES + 1] for path in pack_question_paths(folder)}
 
 
-def pack_check(files: dict[str, bytes | str]) -> tuple[dict[str, dict], list[str]]:
+def pack_check(files: Mapping[str, bytes | str]) -> tuple[dict[str, dict], list[str]]:
     """Every file checked, nothing written: (file name -> question dict of the valid ones, error lines)."""
     kinds = palette_components()
     valid: dict[str, dict] = {}
@@ -173,7 +177,7 @@ def pack_check(files: dict[str, bytes | str]) -> tuple[dict[str, dict], list[str
     return valid, errors
 
 
-def pack_import(*, files: dict[str, bytes | str], source: str, created_by=None) -> ImportReport:
+def pack_import(*, files: Mapping[str, bytes | str], source: str, created_by=None) -> ImportReport:
     """Check every file, then publish the valid ones (an unchanged file makes no new version)."""
     valid, errors = pack_check(files)
     report = ImportReport(errors=errors, files=sorted(files))

@@ -104,7 +104,7 @@ def round_review_complete(*, round_: Round) -> Round:
     with transaction.atomic():
         locked = Round.objects.select_for_update().get(pk=round_.pk)
         replays = review_replays_from_runs(round_=locked)
-        if review_pending(locked) and replays is not None:
+        if review_pending(locked) and locked.report is not None and replays is not None:
             locked.record_report(review_with_replays(locked.report, replays))
             locked.save(update_fields=["report", "score", "score_numbers", "score_shape", "score_arithmetic"])
     return locked

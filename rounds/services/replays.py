@@ -201,6 +201,7 @@ def replay_retry(*, run: ReplayRun) -> ReplayRun:
             .order_by("-generation")
             .first()
         )
+        assert latest is not None  # `run` itself is one of them
         if latest.generation > run.generation:
             return latest
         try:
@@ -539,6 +540,7 @@ def review_replays_from_runs(*, round_) -> dict | None:
     for scenario, sides in by_scenario.items():
         given, fixed = sides.get(ReplaySide.REFERENCE), sides.get(ReplaySide.CANDIDATE)
         anyone = given or fixed
+        assert anyone is not None  # a scenario is listed for a run of one side at least
         rows.append(
             {
                 "scenario": scenario,

@@ -30,6 +30,7 @@ def variant_draw(version: QuestionVersion, *, seed: int) -> tuple[dict[str, floa
     parts: list[str] = []
     for quantity in quantities:
         shown = float(model.display_value(quantity.name, float(samples[quantity.name][0])))
+        assert quantity.range is not None  # an input's range (read_model checks every input has one)
         low, high = quantity.range
         shown = min(max(_nice(shown, whole=float(low).is_integer() and float(high).is_integer()), low), high)
         values[quantity.name] = float(model.base_value(quantity.name, shown))

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from interview.models import Recommendation, Scorecard
 from interview.services.interviewing.engine_comparison import (
@@ -24,7 +24,7 @@ def recommendation_is_yes(recommendation: str) -> bool:
     return recommendation in YES_SIDE
 
 
-def calibration_for(interviewer: AbstractBaseUser) -> dict[str, Any]:
+def calibration_for(interviewer: User) -> dict[str, Any]:
     """An interviewer's released scorecards against the engine, to see who grades hard or soft.
 
     Per dimension with an engine side: rounds compared, the share where the levels agree exactly and within

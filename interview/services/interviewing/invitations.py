@@ -6,7 +6,7 @@ from datetime import timedelta
 from functools import partial
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -26,9 +26,7 @@ def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def invitation_create_for_username(
-    *, round_: Round, created_by: AbstractBaseUser, username: str
-) -> Invitation:
+def invitation_create_for_username(*, round_: Round, created_by: User, username: str) -> Invitation:
     """Invite a named interviewer, accepted at once. Inviting the same person twice changes nothing."""
     interviewer = get_user_model().objects.filter(username__iexact=username.strip()).first()
     if interviewer is None or not is_interviewer(interviewer):
@@ -54,7 +52,7 @@ def invitation_create_for_username(
 
 
 def invitation_create_link(
-    *, round_: Round, created_by: AbstractBaseUser, valid_for: timedelta = LINK_VALID_FOR
+    *, round_: Round, created_by: User, valid_for: timedelta = LINK_VALID_FOR
 ) -> tuple[Invitation, str]:
     """A single-use link: returns the invitation and its raw token, which is shown once and never stored."""
     if not timedelta(minutes=5) <= valid_for <= LINK_VALID_FOR_MAX:
@@ -92,7 +90,7 @@ def invitation_is_open(token: str) -> bool:
     return invitation is not None and invitation.state() == "open"
 
 
-def invitation_accept(*, token: str, user: AbstractBaseUser) -> Invitation:
+def invitation_accept(*, token: str, user: User) -> Invitation:
     """Use a link once: the user becomes the round's interviewer. Anything wrong raises InvitationInvalid;
     more than INVITATION_ACCEPT's tries in its window raise InterviewRateLimited."""
     if not token or not is_interviewer(user):

@@ -3,7 +3,7 @@
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from interview.models import InterviewNote
@@ -16,7 +16,7 @@ NOTE_MAX_LENGTH = 4000
 def note_add(
     *,
     round_: Round,
-    author: AbstractBaseUser,
+    author: User,
     text: str = "",
     follow_up_index: int | None = None,
     now: datetime | None = None,

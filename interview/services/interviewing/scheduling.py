@@ -1,7 +1,7 @@
 """Rounds an interviewer sets up for a candidate, whose clock starts when the candidate begins."""
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -15,7 +15,7 @@ from rounds.services.rounds import round_start
 
 def round_schedule_for_candidate(
     *,
-    interviewer: AbstractBaseUser,
+    interviewer: User,
     question: Question,
     candidate_username: str,
     mode: str = RoundMode.TIMED,
@@ -41,7 +41,7 @@ def round_schedule_for_candidate(
     return round_
 
 
-def round_begin_scheduled(*, round_id: int, candidate: AbstractBaseUser) -> Round:
+def round_begin_scheduled(*, round_id: int, candidate: User) -> Round:
     """The candidate starts a scheduled round: the clock (and a timed round's deadline) starts now. Someone
     else's round raises Round.DoesNotExist (the view answers 404)."""
     with transaction.atomic():

@@ -3,7 +3,7 @@ candidate once complete."""
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -62,9 +62,7 @@ def scorecard_clean(
     return cleaned, recommendation
 
 
-def scorecard_save(
-    *, round_: Round, interviewer: AbstractBaseUser, levels: Any, recommendation: Any = ""
-) -> Scorecard:
+def scorecard_save(*, round_: Round, interviewer: User, levels: Any, recommendation: Any = "") -> Scorecard:
     """Create or update the round's scorecard; refused once released, and for a second interviewer."""
     dimensions = [item["dimension"] for item in rubric_of(round_)] or list(RUBRIC_DIMENSIONS)
     cleaned, recommendation = scorecard_clean(
@@ -84,7 +82,7 @@ def scorecard_save(
     return scorecard
 
 
-def scorecard_release(*, round_: Round, interviewer: AbstractBaseUser) -> Scorecard:
+def scorecard_release(*, round_: Round, interviewer: User) -> Scorecard:
     """Show the scorecard to the candidate: needs a submitted round, every level and a recommendation."""
     with transaction.atomic():
         scorecard = Scorecard.objects.select_for_update().filter(round=round_).first()
