@@ -93,7 +93,7 @@ def unit_in_number(unit: str, number: str) -> str:
     for exactly "1", plural otherwise; "replica" with "3" is "replicas", "GPU/node" with "8" "GPUs/node"."""
     match = _LEADING_WORD.match(unit)
     forms = _WORD_FORMS.get(match.group(0)) if match else None
-    if forms is None:
+    if match is None or forms is None:
         return unit
     singular, plural = forms
     return (singular if number.lstrip("-") == "1" else plural) + unit[match.end() :]
