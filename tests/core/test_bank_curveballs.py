@@ -46,13 +46,66 @@ def test_seven_boxes_prompts_four_times_longer():
     assert values["max_seqs_kv"] == pytest.approx(160.9, abs=0.1)
 
 
+# Questions whose follow-ups outside the depth phase are still plain text (issue 33: being written as
+# decisions). The list only shrinks: a question leaves it once every follow-up it has is a decision.
+PLAIN_FOLLOW_UPS_LEFT = {
+    "eight-gpu-design-review",
+    "eval-pipeline-10m-prompts",
+    "feature-store-no-leakage",
+    "forty-five-minute-plan",
+    "gateway-fallback-review",
+    "gpu-cloud-provisioning",
+    "gpu-credit-system",
+    "inference-observability",
+    "job-scheduler-100k-jobs",
+    "kv-cache-tiering",
+    "llm-batching-system",
+    "model-artifact-distribution",
+    "moe-serving-on-a-rack",
+    "moe-total-or-active",
+    "multi-lora-serving",
+    "multi-provider-gateway",
+    "pretraining-data-pipeline",
+    "public-playground",
+    "rag-at-10k-qps",
+    "research-cluster-fair-share",
+    "serverless-gpu-warm-pool",
+    "speculative-decoding",
+    "ten-thousand-gpu-cluster",
+    "token-rate-limits",
+    "training-and-inference-one-fleet",
+    "training-cluster-review",
+    "training-disaster-recovery",
+    "ttft-200ms-p99",
+    "two-region-failover",
+    "usage-billing-pipeline",
+    "video-generation-serving",
+}
+
+
 @pytest.mark.parametrize("slug", sorted(path.stem for path in BANK.glob("*.yaml")))
-def test_every_bank_question_has_two_curveballs_and_its_depth_follow_ups_as_decisions(slug):
+def test_every_bank_question_has_two_curveballs_and_each_follow_up_as_a_decision(slug):
     spec = question(slug)
     assert len(spec.curveballs) >= 2
-    depth_follow_ups = [item for item in spec.follow_ups if item.phase == "depth"]
-    assert depth_follow_ups
-    assert [item.text for item in depth_follow_ups if not item.is_decision] == []
+    assert [item for item in spec.follow_ups if item.phase == "depth"]
+    assert [item.text for item in spec.follow_ups if item.phase == "depth" and not item.is_decision] == []
+    plain = [item.text for item in spec.follow_ups if not item.is_decision]
+    if slug in PLAIN_FOLLOW_UPS_LEFT:
+        assert plain, f"every follow-up of {slug} is a decision now: take it off PLAIN_FOLLOW_UPS_LEFT"
+    else:
+        assert plain == []
+
+
+def test_the_seed_follow_ups_are_decisions():
+    """The follow-ups the seeds list (../shared/seeds, "Expect these follow-ups") are each a decision of the
+    question written from that seed."""
+    seeds = {
+        "internal-llm-gateway": ("fallback-masks-outage", "personal-data-audit", "governed-override"),
+        "multimodal-latency": ("batching-hurts-p95", "progressive-preview", "quality-gate"),
+        "shared-gpu-cluster-scheduling": ("scattered-gpus", "unfair-within-quota", "when-to-split"),
+    }
+    for slug, expected in seeds.items():
+        assert set(expected) <= {item.id for item in question(slug).decisions}, slug
 
 
 @pytest.mark.parametrize("slug", WITH_DEPTH)

@@ -1,0 +1,120 @@
+"""The numeric lines of the bank's follow-up decisions (issue 33): each band holds the figure derived here by
+hand from the question's stated values (DOMAIN.md), and leaves out the usual wrong answer (a unit slip, a step
+skipped), so the band is neither missing the answer nor wide enough to pass anything."""
+
+import pytest
+
+from tests.core.test_grader_bank import question
+
+
+def band(slug: str, decision_id: str) -> tuple[float, float]:
+    item = next(item for item in question(slug).decisions if item.id == decision_id)
+    assert item.number is not None, f"{slug}.{decision_id} has no number line"
+    return item.number.band
+
+
+def check(slug: str, decision_id: str, right: float, wrong: tuple[float, ...] = ()) -> None:
+    low, high = band(slug, decision_id)
+    assert low <= right <= high, f"{slug}.{decision_id}: {right} outside [{low}, {high}]"
+    for value in wrong:
+        assert not low <= value <= high, f"{slug}.{decision_id}: the wrong {value} is inside [{low}, {high}]"
+
+
+# shared-gpu-cluster-scheduling: 60 req/s x (250 x 0.04 = 10 s) = 600 in flight / 64 = 9.375 decode replicas;
+# 60 x 2,000 / 28,035 = 4.28 prefill; 13.66 busy / 0.7 = 19.5 -> 20 replicas of 8 GPUs = 160 GPUs.
+
+
+def test_shared_gpu_a_split_loses_the_night_trough():
+    # Trough: ceil(13.66 x 0.35 / 0.7 = 6.83) = 7 replicas = 56 GPUs; 160 - 56 = 104 lent at night.
+    check("shared-gpu-cluster-scheduling", "when-to-split", 104, wrong=(160, 56))
+
+
+def test_shared_gpu_peak_doubles():
+    # 120 req/s: 1,200 in flight / 64 = 18.75; 120 x 2,000 / 28,035 = 8.56; 27.31 / 0.7 = 39.0 -> 40 replicas,
+    # 320 GPUs; 320 - 160 = 160 move (not 320, the new pool itself).
+    check("shared-gpu-cluster-scheduling", "peak-doubles", 160, wrong=(320, 80))
+
+
+def test_shared_gpu_graceful_night_reclaim():
+    # 256 GPUs x (1 min write + 5 min restart) = 25.6 GPU-h; without the checkpoint,
+    # 256 x (15 + 5) min = 85.3.
+    check("shared-gpu-cluster-scheduling", "night-reclaim", 256 * 6 / 60, wrong=(256 * 20 / 60,))
+
+
+def test_agent_sessions_fast_tools_duty():
+    # 1 s of thinking per 1 + 5 = 6 s step: 16.7%; not 1/5 = 20% (the think time left out) nor 1/61 = 1.6%.
+    check("agent-sessions", "fast-tools-pin", 100 / 6, wrong=(20, 100 / 61))
+
+
+def test_agent_sessions_dram_at_64k():
+    # 64,000 x 327,680 B = 20.97 GB a session; 2,000 GB / 20.97 = 95.4 -> 95 (65,536 tokens: 93). At 30k: 203.
+    check("agent-sessions", "contexts-64k-dram", 2000e9 // (64_000 * 327_680), wrong=(203, 190))
+    check("agent-sessions", "contexts-64k-dram", 2000e9 // (65_536 * 327_680))
+
+
+def test_agent_sessions_reboot_recompute():
+    # One 30k recompute: 30,000 / 28,035 = 1.070 s of prefill + 1.31072e6 x 30,000^2 / 3.956e15 = 0.298 s of
+    # attention = 1.368 s; x 200 = 273.7 s. Leaving attention out gives 214 s.
+    one = 30_000 / 28_035 + 1.31072e6 * 30_000**2 / 3.956e15
+    check("agent-sessions", "host-reboot", 200 * one, wrong=(200 * 30_000 / 28_035,))
+
+
+def test_autoscaling_registry_cold_start():
+    # 141.107 GB / 40 MB/s = 3,527.7 s, + 5 + 15 + 3 = 3,550.7 s (about an hour); the cached start is 70 s.
+    check("autoscaling-cold-start", "registry-cold-start", 141.107e9 / 40e6 + 23, wrong=(70, 141.107 / 40))
+
+
+def test_autoscaling_larger_burst_pool_cost():
+    # +150 req/s: 1,500 in flight / 64 = 23.44; 150 x 2,000 / 28,035 = 10.70; 34.14 -> 35 replicas x 8 GPUs x
+    # $2 = $560/h x 730 h = $408,800 a month. The old pool of 12: $192/h, $140,160.
+    check(
+        "autoscaling-cold-start", "burst-150-pool", 35 * 8 * 2 * 730, wrong=(12 * 8 * 2 * 730, 560 * 24 * 7)
+    )
+
+
+def test_autoscaling_twenty_replicas_pull():
+    # 20 x 141.1 GB = 2.82 TB.
+    check("autoscaling-cold-start", "twenty-at-once", 20 * 0.1411, wrong=(0.1411, 20 * 0.1411 * 8))
+
+
+def test_checkpoint_vendor_headroom():
+    # The burst: 1 TB / 60 s = 16.67 GB/s = 133.3 Gb/s; 150 / 133.3 = 1.125: 12.5% headroom. Read as bytes,
+    # 150 GB/s would be 800% headroom.
+    check("checkpoint-storage", "vendor-quote", 100 * (150 / (1e12 * 8 / 60 / 1e9) - 1), wrong=(800, 0))
+
+
+def test_checkpoint_four_tb_drain():
+    # 4 TB over the 30 min - 1 min left to drain: 4e12 / 1,740 s = 2.30 GB/s (1 TB: 0.57 GB/s).
+    check(
+        "checkpoint-storage", "four-tb-write-tier", 4e12 / 1740 / 1e9, wrong=(1e12 / 1740 / 1e9, 4e12 / 60e9)
+    )
+
+
+def test_checkpoint_half_speed_drain_backlog():
+    # 2 TB written an hour; half the drain, 574.7 / 2 = 287.4 MB/s, clears 1.034 TB an hour: 0.966 TB a hour
+    # of backlog (halving the 555.6 MB/s average instead gives 1.0 TB).
+    check("checkpoint-storage", "slow-drain", 2 - 287.356e6 * 3600 / 1e12, wrong=(2.0, 0.5))
+    check("checkpoint-storage", "slow-drain", 2 - 277.78e6 * 3600 / 1e12)
+
+
+def test_disaggregated_link_at_8000_tokens():
+    # 20 req/s x 8,000 tok x 327,680 B = 52.4 GB/s = 419.4 Gb/s (2,000 tokens: 104.9 Gb/s).
+    check("disaggregated-prefill-decode", "prompts-8000", 20 * 8000 * 327_680 * 8 / 1e9, wrong=(104.9, 52.4))
+
+
+def test_disaggregated_fp8_decode_step():
+    # KV per sequence at fp8: 2,125 tok x 163,840 B = 348.2 MB; x 128 = 44.56 GB; (141.1 + 44.56) GB /
+    # (8 x 3.35 TB/s x 0.7 = 18.76 TB/s) = 9.90 ms. Unchanged (bf16) 12.27 ms; halving the whole step,
+    # 6.14 ms.
+    step = (141.1e9 + 128 * 2125 * 163_840) / (8 * 3.35e12 * 0.7) * 1e3
+    assert step == pytest.approx(9.897, abs=0.01)
+    check("disaggregated-prefill-decode", "fp8-kv-split", step, wrong=(12.27, 6.14))
+
+
+def test_disaggregated_rebuild_after_a_decode_node_dies():
+    # 128 sequences x 2,125 tokens (prompt + half the answer) / 28,035 tok/s = 9.70 s; the prompts alone
+    # 9.13 s.
+    check(
+        "disaggregated-prefill-decode", "decode-node-dies", 128 * 2125 / 28_035, wrong=(128 * 2125 / 10_430,)
+    )
+    check("disaggregated-prefill-decode", "decode-node-dies", 128 * 2000 / 28_035)
