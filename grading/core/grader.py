@@ -1394,7 +1394,7 @@ def _palette_index(palette: PaletteIndex | Mapping[str, Any] | str | Path | None
 
 def grade(
     question: QuestionSpec | Mapping[str, Any],
-    submission: Mapping[str, Any] | Submission,
+    submission: Mapping[str, Any] | Submission | object,
     *,
     overrides: Mapping[str, float] | None = None,
     palette: PaletteIndex | Mapping[str, Any] | str | Path | None = None,
@@ -1403,8 +1403,8 @@ def grade(
     """Grade `submission` against `question` and return the report (JSON-ready, deterministic).
 
     `question`: a QuestionSpec, or the dict `spec_to_dict` makes of one (what a QuestionVersion stores).
-    `submission`: `{"numbers": {NAME: text}, "design": {"nodes", "edges"}, "events": [...]}`; raises
-    grading.core.submission.SubmissionError naming the field when it is malformed.
+    `submission`: `{"numbers": {NAME: text}, "design": {"nodes", "edges"}, "events": [...]}` as received (any
+    JSON value); raises grading.core.submission.SubmissionError naming the field when it is malformed.
     `overrides`: input name -> base-unit value for a variant round; the reference follows the variant.
     `palette`: a PaletteIndex, a palette dict (kind -> component) or a palette file (default: the bank's).
     `version`: the question version number, recorded in the report.

@@ -30,7 +30,7 @@ class ImportReportSerializer(serializers.Serializer):
     created = serializers.ListField(child=serializers.CharField())
     updated = serializers.ListField(child=serializers.CharField())
     unchanged = serializers.ListField(child=serializers.CharField())
-    errors = serializers.ListField(child=serializers.CharField(), help_text="file: field: message")
+    errors = serializers.ListField(child=serializers.CharField(), help_text="file: field: message")  # type: ignore[assignment]  # a declared field, not Serializer.errors
 
 
 class PackExportApi(APIView):

@@ -32,6 +32,7 @@ class QuestionDetailSerializer(QuestionSummarySerializer):
         fields = [*QuestionSummarySerializer.Meta.fields, "spec"]
 
     def get_spec(self, question: Question) -> dict:
+        assert question.current_version is not None  # the API lists published questions only
         return view_for(self.context["request"].user, question.current_version.spec)
 
 

@@ -52,7 +52,7 @@ def _invalid_input(data: serializers.Serializer) -> Response:
 class CommentOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     author = serializers.CharField(source="author.username")
-    parent = serializers.IntegerField(source="parent_id", allow_null=True)
+    parent = serializers.IntegerField(source="parent_id", allow_null=True)  # type: ignore[assignment]  # a declared field, not Field.parent
     body_html = serializers.SerializerMethodField()
     anchor_kind = serializers.CharField()
     anchor_value = serializers.CharField()
@@ -91,7 +91,7 @@ class CommentListApi(APIView):
 
     class CommentPostInputSerializer(serializers.Serializer):
         body = serializers.CharField(max_length=COMMENT_MAX_LENGTH)
-        parent = serializers.IntegerField(required=False, allow_null=True)
+        parent = serializers.IntegerField(required=False, allow_null=True)  # type: ignore[assignment]  # a declared field, not Field.parent
         on = serializers.CharField(
             required=False, allow_blank=True, default="", help_text="e.g. phase:numbers"
         )

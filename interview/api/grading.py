@@ -31,15 +31,15 @@ def _box_text(**kwargs) -> serializers.CharField:
 class NodeSerializer(serializers.Serializer):
     id = serializers.CharField(max_length=MAX_ID_TEXT)
     kind = _box_text(help_text="A palette kind, or empty")
-    label = _box_text()
+    label = _box_text()  # type: ignore[assignment]  # a declared field, not Field.label
     job = _box_text()
     failure = _box_text()
 
 
 class EdgeSerializer(serializers.Serializer):
-    source = serializers.CharField(max_length=MAX_ID_TEXT, help_text="A node id, or `client`")
+    source = serializers.CharField(max_length=MAX_ID_TEXT, help_text="A node id, or `client`")  # type: ignore[assignment]  # a declared field, not Field.source
     target = serializers.CharField(max_length=MAX_ID_TEXT)
-    label = _box_text()
+    label = _box_text()  # type: ignore[assignment]  # a declared field, not Field.label
 
 
 class DesignSerializer(serializers.Serializer):
@@ -107,7 +107,7 @@ class SubmissionSerializer(serializers.Serializer):
 
 class LineSerializer(serializers.Serializer):
     name = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label
     phase = serializers.CharField()
     weight = serializers.FloatField()
     check = serializers.ChoiceField(choices=CHECKS)
@@ -130,7 +130,7 @@ class LineSerializer(serializers.Serializer):
     reference = serializers.FloatField()
     reference_shown = serializers.CharField()
     range = serializers.ListField(child=serializers.FloatField(), allow_null=True)
-    source = serializers.CharField()
+    source = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.source
     factor = serializers.FloatField(allow_null=True, help_text="The unit factor of a unit error")
     driver = serializers.CharField(allow_null=True, help_text="The assumption that moves the line")
 
@@ -155,7 +155,7 @@ class ComponentSerializer(serializers.Serializer):
 
 class ExtraBoxSerializer(serializers.Serializer):
     id = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label
     kind = serializers.CharField()
     message = serializers.CharField()
 
@@ -173,7 +173,7 @@ class DesignReportSerializer(serializers.Serializer):
 
 class SensitivitySerializer(serializers.Serializer):
     name = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label
     elasticity = serializers.FloatField()
 
 
@@ -233,7 +233,7 @@ class DecisionOptionReportSerializer(serializers.Serializer):
 
 
 class DecisionNumberReportSerializer(serializers.Serializer):
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label
     unit = serializers.CharField()
     band = serializers.ListField(child=serializers.FloatField())
     band_shown = serializers.CharField()

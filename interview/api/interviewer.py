@@ -4,6 +4,7 @@ Candidate endpoints answer 404 unless the round is the requester's; interviewer 
 the requester holds an accepted, unrevoked invitation (`round_for_interviewer`)."""
 
 from datetime import timedelta
+from typing import Any
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -15,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.http_types import AuthedApiRequest
 from interview.models import Invitation, Recommendation, Scorecard
 from interview.selectors import round_for_interviewer, round_of_candidate
 from interview.services.interviewing.engine_comparison import scorecard_compare
@@ -122,8 +124,9 @@ class ScorecardOutput(serializers.Serializer):
     compare = serializers.SerializerMethodField()
 
     @extend_schema_field(CompareRowSerializer(many=True))
-    def get_compare(self, scorecard: Scorecard) -> list[dict]:
-        return CompareRowSerializer(scorecard_compare(scorecard.round, scorecard), many=True).data
+    def get_compare(self, scorecard: Scorecard) -> list[dict[str, Any]]:
+        rows = CompareRowSerializer(scorecard_compare(scorecard.round, scorecard), many=True)
+        return rows.data  # type: ignore[return-value]  # many=True makes a ListSerializer: its data is a list
 
 
 # Candidate side
@@ -140,7 +143,7 @@ class InvitationListApi(APIView):
         request=InvitationCreateInput,
         responses={201: InvitationCreatedOutput, 400: BAD_REQUEST, 404: ERROR, 429: ERROR},
     )
-    def post(self, request: Request, round_id: int) -> Response:
+    def post(self, request: AuthedApiRequest, round_id: int) -> Response:
         """Invite an interviewer to your round by username (accepted at once) or create a single-use link (its
         token is shown only in this answer)."""
         round_ = round_of_candidate(user=request.user, round_id=round_id)
@@ -182,10 +185,12 @@ class InvitationAcceptApi(APIView):
         request=inline_serializer("InvitationAcceptInput", {"token": serializers.CharField(max_length=200)}),
         responses={200: InvitationOutput, 404: ERROR, 429: ERROR},
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthedApiRequest) -> Response:
         """Accept a single-use invitation link as an interviewer; a used, expired or revoked link: 404."""
         try:
-            invitation = invitation_accept(token=str(request.data.get("token", "")), user=request.user)
+            # a body that is not an object (a JSON list) names no token: no valid link, as without one
+            body = request.data if isinstance(request.data, dict) else {}
+            invitation = invitation_accept(token=str(body.get("token", "")), user=request.user)
         except InvitationInvalid:
             raise Http404("This invitation link is not valid.") from None
         except InterviewRateLimited as error:
@@ -201,7 +206,7 @@ class NoteListApi(APIView):
         return Response(NoteSerializer(notes_of_round(round_), many=True).data)
 
     @extend_schema(request=NoteSerializer, responses={201: NoteSerializer, 400: BAD_REQUEST, 404: ERROR})
-    def post(self, request: Request, round_id: int) -> Response:
+    def post(self, request: AuthedApiRequest, round_id: int) -> Response:
         """Add a note to a round you interview, stamped with the round's time and phase; optionally the
         follow-up asked."""
         round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
@@ -221,7 +226,7 @@ class NoteListApi(APIView):
 
 class ScorecardApi(APIView):
     @extend_schema(responses={200: ScorecardOutput, 404: ERROR})
-    def get(self, request: Request, round_id: int) -> Response:
+    def get(self, request: AuthedApiRequest, round_id: int) -> Response:
         """The interviewer always; the candidate once it is released."""
         own = Round.objects.filter(pk=round_id, candidate=request.user).first()
         if own is not None:
@@ -234,7 +239,7 @@ class ScorecardApi(APIView):
         return Response(ScorecardOutput(scorecard).data)
 
     @extend_schema(request=ScorecardInput, responses={200: ScorecardOutput, 400: BAD_REQUEST, 404: ERROR})
-    def put(self, request: Request, round_id: int) -> Response:
+    def put(self, request: AuthedApiRequest, round_id: int) -> Response:
         """Save the rubric levels and notes, and the recommendation, of a round you interview."""
         round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
         data = ScorecardInput(data=request.data)
@@ -253,7 +258,7 @@ class ScorecardApi(APIView):
 
 class ScorecardReleaseApi(APIView):
     @extend_schema(request=None, responses={200: ScorecardOutput, 400: BAD_REQUEST, 404: ERROR})
-    def post(self, request: Request, round_id: int) -> Response:
+    def post(self, request: AuthedApiRequest, round_id: int) -> Response:
         """Release the scorecard of a submitted round to its candidate."""
         round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
         try:

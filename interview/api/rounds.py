@@ -8,6 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.http_types import AuthedApiRequest
 from interview.api.grading import DepthAnswersSerializer, ReportSerializer, ScoresSerializer
 from interview.api.review_report import ReviewSerializer
 from interview.selectors import round_of_candidate
@@ -88,7 +89,7 @@ class RoundStartInput(serializers.Serializer):
 
 class RoundListApi(APIView):
     @extend_schema(responses=RoundSerializer(many=True))
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthedApiRequest) -> Response:
         """Your rounds, newest first."""
         rounds = Round.objects.filter(candidate=request.user).select_related(
             "question_version__question", "work"
@@ -158,7 +159,7 @@ class RoundReportApi(APIView):
 
 class DepthLineViewSerializer(serializers.Serializer):
     name = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label
     unit = serializers.CharField()
     given = serializers.CharField(help_text="What the candidate typed so far")
 
@@ -183,7 +184,7 @@ class DecisionOptionViewSerializer(serializers.Serializer):
 
 
 class DecisionNumberViewSerializer(serializers.Serializer):
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label
     unit = serializers.CharField()
     given = serializers.CharField()
 

@@ -42,7 +42,7 @@ def question_version_model(version: StoredVersion) -> ReferenceModel:
 
 
 def question_version_grade(
-    *, version: StoredVersion, submission: dict[str, Any], overrides: dict[str, float] | None = None
+    *, version: StoredVersion, submission: object, overrides: dict[str, float] | None = None
 ) -> dict[str, Any]:
     """The grading report of `submission` against `version`.
 

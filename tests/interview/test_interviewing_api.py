@@ -94,3 +94,10 @@ def test_the_openapi_schema_lists_the_interviewing_endpoints(client, alice):
         "/api/interviews/{round_id}/scorecard/release/",
     ):
         assert path in schema["paths"], path
+
+
+def test_an_accept_body_that_is_not_an_object_is_no_valid_link(client, bob):
+    # A JSON list is a body DRF parses: it names no token, so no invitation (it used to fail with a 500).
+    client.force_login(bob)
+    response = client.post("/api/invitations/accept/", [], content_type="application/json")
+    assert response.status_code == 404
