@@ -7,6 +7,18 @@ authoring_urlpatterns = [
     path("authoring/drafts/new/", authoring.draft_new, name="authoring-draft-new"),
     path("authoring/drafts/<int:draft_id>/", authoring.draft_edit, name="authoring-draft"),
     path("authoring/drafts/<int:draft_id>/model-check/", authoring.model_check, name="authoring-model-check"),
+    path(
+        "authoring/drafts/<int:draft_id>/follow-ups-check/",
+        authoring.depth_check,
+        {"section": "follow_ups"},
+        name="authoring-follow-ups-check",
+    ),
+    path(
+        "authoring/drafts/<int:draft_id>/curveballs-check/",
+        authoring.depth_check,
+        {"section": "curveballs"},
+        name="authoring-curveballs-check",
+    ),
     path("authoring/drafts/<int:draft_id>/preview/", authoring.preview, name="authoring-preview"),
     path("authoring/drafts/<int:draft_id>/samples/", authoring.sample_new, name="authoring-sample-new"),
     path("authoring/drafts/<int:draft_id>/publish/", authoring.publish, name="authoring-publish"),

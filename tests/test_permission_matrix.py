@@ -241,6 +241,18 @@ EXPECTED: dict[str, tuple[str, str, str, str]] = {
     "authoring-draft-new": ("GET 405", "GET 405, POST 404", "GET 405, POST 404", "GET login, POST login"),
     "authoring-draft": ("GET 200", "GET 404, POST 404", "GET 404, POST 404", "GET login, POST login"),
     "authoring-model-check": ("GET 405", "GET 405, POST 404", "GET 405, POST 404", "GET login, POST login"),
+    "authoring-follow-ups-check": (
+        "GET 405",
+        "GET 405, POST 404",
+        "GET 405, POST 404",
+        "GET login, POST login",
+    ),
+    "authoring-curveballs-check": (
+        "GET 405",
+        "GET 405, POST 404",
+        "GET 405, POST 404",
+        "GET login, POST login",
+    ),
     "authoring-preview": ("GET 200", "GET 404, POST 404", "GET 404, POST 404", "GET login, POST login"),
     "authoring-sample-new": ("GET 405", "GET 405, POST 404", "GET 405, POST 404", "GET login, POST login"),
     "authoring-publish": ("GET 200", "GET 404, POST 404", "GET 404, POST 404", "GET login, POST login"),

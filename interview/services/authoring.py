@@ -265,6 +265,28 @@ def draft_check(data: dict[str, Any]) -> tuple[QuestionSpec | None, list[Problem
     return (None, problems) if problems else (spec, [])
 
 
+# The live depth check.
+
+DEPTH_SECTIONS = ("follow_ups", "curveballs")
+DEPTH_CHECK_READS = ("plan", "model", "asked", "scenarios", *DEPTH_SECTIONS)
+
+
+def depth_check_form(*, draft: Draft, form: dict[str, str], section: str) -> list[Problem]:
+    """The problems of one depth section (`follow_ups` or `curveballs`) as the author is typing it, checked
+    with the other sections posted alongside (the model, plan, asked lines and scenarios it refers to) or
+    saved: what saving would refuse (an override that breaks the model, a line the change does not move, an
+    option list with no defensible order, a consequence the palette cannot read)."""
+    read = draft_read_form(draft=draft, form={key: form[key] for key in DEPTH_CHECK_READS if key in form})
+    unreadable = [problem for problem in read.problems if problem[0] == section]
+    if unreadable:
+        return unreadable
+    others = [problem for problem in read.problems if problem[0] != section]
+    if others:
+        return [(others[0][0], f"{others[0][1]} (fix it to check the {section.replace('_', '-')} here)")]
+    _, problems = draft_check(read.data)
+    return [problem for problem in problems if problem[0].startswith(section)]
+
+
 # The live model check.
 
 

@@ -26,9 +26,11 @@ from interview.models.authoring import Draft, SampleAnswer
 from interview.question_visibility import PHASE_GUIDANCE, public_plan, public_view, workspace_phases
 from interview.roles import Role, group_for, has_role
 from interview.services.authoring import (
+    DEPTH_SECTIONS,
     AuthoringError,
     can_author,
     can_publish,
+    depth_check_form,
     design_for_canvas,
     draft_canonical,
     draft_carry_onto_latest,
@@ -137,6 +139,10 @@ def _editor_context(request: AuthedRequest, draft: Draft, texts: dict[str, str],
         "texts": texts,
         "form_problems": problems,
         "problems": check_problems,
+        "depth_problems": {
+            section: [problem for problem in check_problems if problem[0].startswith(section)]
+            for section in DEPTH_SECTIONS
+        },
         "valid": spec is not None,
         "check": model_check_text(model_text),
         "samples": sample_results(draft=draft, spec=spec),
@@ -205,6 +211,16 @@ def model_check(request: AuthedRequest, draft_id: int) -> HttpResponse:
     spec = draft_check({**draft.data, "model": model_block(text)})[0] if check.ok else None
     context = {"check": check, "live_samples": live_samples, "drills": drill_samples(spec) if spec else []}
     return render(request, "authoring/editor.html#model-check", context)
+
+
+@login_required
+@require_POST
+def depth_check(request: AuthedRequest, draft_id: int, section: str) -> HttpResponse:
+    """The live check of the follow-ups or the curveballs, as the author types (htmx)."""
+    draft = _get_draft(request, draft_id)
+    problems = depth_check_form(draft=draft, form=request.POST.dict(), section=section)
+    context = {"section": section, "section_problems": problems, "checked": True}
+    return render(request, "authoring/_depth_check.html", context)
 
 
 @dataclass(frozen=True)

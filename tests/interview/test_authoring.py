@@ -578,3 +578,39 @@ def test_the_editor_keeps_each_yaml_section_as_the_author_wrote_it_comments_incl
     assert Draft.objects.get(pk=draft.pk).data["mistakes"] == ["Forgets the peak factor"]
     page = client.get(reverse("authoring-draft", args=[draft.pk])).content.decode()
     assert "# what candidates get wrong most\n- Forgets the peak factor   # seen in 3 of 5 mocks" in page
+
+
+NO_ORDER_DECISION = """\
+- phase: depth
+  text: "What if answers double in length?"
+  id: answers-double-what
+  options:
+    - {id: resize, choice: "Re-derive the fleet from tokens.", tradeoff: "A minute of arithmetic."}
+    - {id: cap, choice: "Cap the answer length.", tradeoff: "Users notice."}
+    - {id: ignore, choice: "Change nothing.", tradeoff: "The fleet runs out."}
+  orders: []
+"""
+
+
+def test_the_editor_checks_follow_ups_and_curveballs_live_as_they_are_typed(client, author, draft):
+    log_in(client, author)
+    form = editor_form(curveballs=CURVEBALLS)
+    url = reverse("authoring-follow-ups-check", args=[draft.pk])
+    html = client.post(url, dict(form, follow_ups=NO_ORDER_DECISION), HTTP_HX_REQUEST="true").content.decode()
+    assert 'id="depth-problems-follow_ups"' in html and "follow_ups[0].orders" in html
+    fixed = NO_ORDER_DECISION.replace("orders: []", "orders:\n    - [resize, cap]")
+    html = client.post(url, dict(form, follow_ups=fixed), HTTP_HX_REQUEST="true").content.decode()
+    assert 'id="depth-ok-follow_ups"' in html
+    # Longer answers move tokens, not requests: the line does not change under the curveball.
+    url = reverse("authoring-curveballs-check", args=[draft.pk])
+    unmoved = CURVEBALLS.replace("- {name: peak_tok_rate}", "- {name: peak_req_rate}")
+    html = client.post(url, dict(form, curveballs=unmoved), HTTP_HX_REQUEST="true").content.decode()
+    assert "curveballs[1].asked[0].name" in html
+    # A change that leaves the model's range: 5 is past peak_fraction's plausible range.
+    broken = CURVEBALLS.replace("set: {peak_fraction: 0.2}", "set: {peak_fraction: 5}")
+    html = client.post(url, dict(form, curveballs=broken), HTTP_HX_REQUEST="true").content.decode()
+    assert "curveballs[0].set" in html
+    html = client.post(url, dict(form, curveballs="- [unclosed"), HTTP_HX_REQUEST="true").content.decode()
+    assert "cannot read the YAML" in html
+    editor = client.get(reverse("authoring-draft", args=[draft.pk])).content.decode()
+    assert 'id="depth-check-curveballs"' in editor and 'hx-post="/authoring/drafts/' in editor
