@@ -4,6 +4,7 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
 
+from grading.core.review_check import FIXED_PREFIX, fix_lines
 from interview.roles import Role, roles_of
 
 # Fields of a question file anyone may read: the prompt and how the round runs, never the answers.
@@ -75,6 +76,21 @@ def asked_line_view(spec: dict[str, Any], line: dict[str, Any]) -> dict[str, Any
         "phase": line["phase"],
         "unit": quantity.get("unit", ""),
     }
+
+
+def fixed_sheet_lines(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """A review round's fixed-design sheet: each fix line's key ("fixed--NAME"), label and unit, never the
+    reference fix's value (the sheet opens on the given design's)."""
+    units = {q["name"]: q for q in spec["model"]["quantities"]}
+    return [
+        {
+            "name": FIXED_PREFIX + line["name"],
+            "quantity": line["name"],
+            "label": line.get("label") or units[line["name"]].get("label", line["name"]),
+            "unit": units[line["name"]].get("unit", ""),
+        }
+        for line in fix_lines(spec)
+    ]
 
 
 def view_for(user: User | AnonymousUser, spec: dict[str, Any]) -> dict[str, Any]:

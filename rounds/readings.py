@@ -5,11 +5,14 @@ from typing import Any
 
 from grading.core.quantity_text import ParseFailure, alike_counts, read_on_line
 from grading.core.report_text import format_quantity
+from grading.core.review_check import FIXED_PREFIX
 from grading.core.units import from_base, parse_unit
 
 
 def describe_reading(spec: dict, name: str, text: str) -> dict:
-    """`{"state": "empty"|"read"|"unread", "message": ...}` for one sheet entry of a question version."""
+    """`{"state": "empty"|"read"|"unread", "message": ...}` for one sheet entry of a question version (a
+    review's fixed-sheet entry, "fixed--NAME", is read in NAME's unit)."""
+    name = name.removeprefix(FIXED_PREFIX)
     quantity = next((q for q in spec["model"]["quantities"] if q["name"] == name), None)
     if quantity is None:
         return {"state": "unread", "message": "This question does not ask for that."}

@@ -15,8 +15,9 @@ replays, one `ScenarioResult.to_dict()`. Per scenario:
 - Cost: when both sides report `cost_usd` and the candidate's median is more than COST_SLACK times the
   reference's, the scenario's credit is multiplied by COST_SLACK / ratio (an oversized fleet earns less).
 
-The score is 100 times the mean over scenarios. With no reference (a review round's fixed design, whose
-comparison side is the flawed given design) every scenario is an ordinary one and cost is not compared.
+The score is 100 times the mean over scenarios. A review round's fixed design is compared with the reference
+fix (the review's `fix`), never with the flawed given design; with no reference at all every scenario is an
+ordinary one and cost is not compared.
 """
 
 from __future__ import annotations
@@ -125,7 +126,11 @@ def cost_factor(candidate_cost: float | None, reference_cost: float | None) -> t
 
 
 def scenario_credit(
-    candidate: Mapping[str, Any] | None, reference: Mapping[str, Any] | None, *, title: str = ""
+    candidate: Mapping[str, Any] | None,
+    reference: Mapping[str, Any] | None,
+    *,
+    title: str = "",
+    reference_name: str = "the reference",
 ) -> dict[str, Any] | None:
     """One scenario's credit (0..1) and the lines that say why; None when the candidate side has no run. A
     side stored as {"error": why} (the simulator refused the candidate's numbers) scores 0: a design that
@@ -149,12 +154,13 @@ def scenario_credit(
     candidate_cost, reference_cost = median_cost(runs), median_cost(reference_runs)
     factor, ratio = cost_factor(candidate_cost, reference_cost) if reference_runs else (1.0, None)
     credit = base * factor
-    lines = [_met_line(met, len(runs), breaks_every_design, len(reference_runs), base)]
+    lines = [_met_line(met, len(runs), breaks_every_design, len(reference_runs), base, reference_name)]
     if breaks_every_design and met < len(runs):
-        lines.append(_degradation_line(runs, reference_runs))
+        lines.append(_degradation_line(runs, reference_runs, reference_name))
     if factor < 1.0:
         lines.append(
-            f"Your fleet costs ${num(candidate_cost)} a run against the reference's ${num(reference_cost)} "
+            f"Your fleet costs ${num(candidate_cost)} a run against {reference_name}'s "
+            f"${num(reference_cost)} "
             f"({num(ratio)}×, more than {num(COST_SLACK)}×): the scenario's credit is scaled by "
             f"{num(COST_SLACK)} / {num(ratio)} = {factor:.2f}."
         )
@@ -203,10 +209,12 @@ def _runs_words(count: int, total: int) -> str:
     return f"{count} of {total} run{'s' if total != 1 else ''}"
 
 
-def _met_line(met: int, runs: int, breaks: bool, reference_runs: int, base: float) -> str:
+def _met_line(
+    met: int, runs: int, breaks: bool, reference_runs: int, base: float, reference_name: str = "the reference"
+) -> str:
     if breaks:
         head = (
-            f"Built to break every design: the reference misses it too (in all {reference_runs} runs), so "
+            f"Built to break every design: {reference_name} misses it too (in all {reference_runs} runs), so "
             f"a missed run earns at most {int(100 * BROKEN_CAP)} for how it degrades."
         )
         return f"{head} Yours met it in {_runs_words(met, runs)}: {round(100 * base)} / 100."
@@ -216,15 +224,19 @@ def _met_line(met: int, runs: int, breaks: bool, reference_runs: int, base: floa
     return f"{verdict}: {round(100 * base)} / 100."
 
 
-def _degradation_line(runs: Sequence[Mapping[str, Any]], reference_runs: Sequence[Mapping[str, Any]]) -> str:
+def _degradation_line(
+    runs: Sequence[Mapping[str, Any]],
+    reference_runs: Sequence[Mapping[str, Any]],
+    reference_name: str = "the reference",
+) -> str:
     missed = [run for run in runs if not run.get("passed")]
     close = statistics.mean(closeness(run, reference_runs) for run in missed)
     shed = [share for share in (shed_share(run) for run in missed) if share is not None]
     if round(100 * close) >= 100:
-        words = "Where it missed, it missed by no more than the reference does"
+        words = f"Where it missed, it missed by no more than {reference_name} does"
     else:
         words = (
-            f"Where it missed, it missed by more than the reference does (closeness {round(100 * close)}%)"
+            f"Where it missed, it missed by more than {reference_name} does (closeness {round(100 * close)}%)"
         )
     if shed:
         words += (
@@ -239,14 +251,20 @@ def failure_report(
     reference: Mapping[str, Mapping[str, Any] | None] | None,
     *,
     titles: Mapping[str, str] | None = None,
+    reference_name: str = "the reference",
 ) -> dict[str, Any]:
     """The score (0–100, None with nothing to score) and each scenario's credit and lines.
 
     `candidate` and `reference` map a scenario name to its stored side; `reference` None judges the candidate
-    against the SLOs alone (a review round's fixed design)."""
+    against the SLOs alone. `reference_name` names the reference side in the lines ("the reference fix")."""
     scenarios = {}
     for name, stored in candidate.items():
-        row = scenario_credit(stored, (reference or {}).get(name), title=(titles or {}).get(name, name))
+        row = scenario_credit(
+            stored,
+            (reference or {}).get(name),
+            title=(titles or {}).get(name, name),
+            reference_name=reference_name,
+        )
         if row is not None:
             scenarios[name] = row
     credits = [row["credit"] for row in scenarios.values()]

@@ -7,7 +7,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from grading.core.model import ModelSpec
-from grading.core.question_types import Asked, Curveball, FollowUp, QuestionSpec, Scenario
+from grading.core.question_types import Asked, Curveball, FollowUp, QuestionSpec, ReviewSpec, Scenario
 
 
 def spec_to_dict(spec: QuestionSpec) -> dict[str, Any]:
@@ -38,9 +38,16 @@ def spec_to_dict(spec: QuestionSpec) -> dict[str, Any]:
         "concepts": list(spec.concepts),
         "related": list(spec.related),
         "figures": [dict(vars(figure)) for figure in spec.figures],
-        **({"review": {"flaws": [dict(vars(flaw)) for flaw in spec.review.flaws]}} if spec.review else {}),
+        **({"review": _review_to_dict(spec.review)} if spec.review else {}),
         **({"curveballs": [_curveball_to_dict(item) for item in spec.curveballs]} if spec.curveballs else {}),
     }
+
+
+def _review_to_dict(review: ReviewSpec) -> dict[str, Any]:
+    data: dict[str, Any] = {"flaws": [dict(vars(flaw)) for flaw in review.flaws]}
+    if review.fix:
+        data["fix"] = [_drop_empty(vars(line), keep={"name", "value"}) for line in review.fix]
+    return data
 
 
 def _follow_up_to_dict(item: FollowUp) -> dict[str, Any]:

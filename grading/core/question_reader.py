@@ -15,6 +15,7 @@ from typing import Any, overload
 
 from grading.core.drill_wording import PLACEHOLDER, formula_names, wording_problems
 from grading.core.model import ModelError, ModelSpec, Problem, read_model, read_number
+from grading.core.quantity_text import ParseFailure, read_value
 from grading.core.question_types import (
     CLIENT_KIND,
     DEFAULT_FIGURE_TOLERANCE,
@@ -29,6 +30,7 @@ from grading.core.question_types import (
     DesignNode,
     DesignSpec,
     Figure,
+    FixLine,
     Flaw,
     FollowUp,
     Phase,
@@ -738,7 +740,7 @@ def _read_review(reader: FieldReader, top: Mapping[str, Any], spec: QuestionSpec
         return None
     if spec.kind != "review":
         reader.add("review", "only a question of kind review has a review block")
-    block = reader.mapping(top["review"], "review", {"flaws"})
+    block = reader.mapping(top["review"], "review", {"flaws", "fix"})
     node_ids = {node.id for node in spec.design.nodes} | {CLIENT_KIND}
     node_kinds = {node.kind for node in spec.design.nodes}
     scenario_names = {scenario.name for scenario in spec.scenarios}
@@ -770,7 +772,87 @@ def _read_review(reader: FieldReader, top: Mapping[str, Any], spec: QuestionSpec
     ids = [flaw.id for flaw in flaws]
     for duplicate in sorted({i for i in ids if ids.count(i) > 1}):
         reader.add("review.flaws", f"flaw id {duplicate!r} is used twice")
-    return ReviewSpec(flaws=tuple(flaws))
+    return ReviewSpec(flaws=tuple(flaws), fix=_read_fix(reader, block, spec))
+
+
+def _read_fix(reader: FieldReader, block: Mapping[str, Any], spec: QuestionSpec) -> tuple[FixLine, ...]:
+    """The reference fix: the lines of the fixed design's sheet, each a model quantity the replays read
+    (itself or through the quantities it feeds) and not a derived line the candidate is asked for (its
+    sheet opens on the given design's value, which would state that line's answer), with the reference's
+    value as text in the quantity's unit or the name of a model quantity of the same dimension."""
+    quantities = {quantity.name: quantity for quantity in spec.model.quantities}
+    asked = {line.name for line in spec.asked}
+    replayed: set[str] = set()
+    if quantities and not any(field.startswith("model") for field, _ in reader.problems):
+        try:
+            reference = spec.model.reference
+            for scenario in spec.scenarios:
+                for value in scenario.params.values():
+                    if isinstance(value, str) and value in quantities:
+                        replayed |= {value, *reference.upstream(value)}
+        except ModelError:
+            replayed = set(quantities)
+    lines: list[FixLine] = []
+    for index, item in enumerate(reader.items(block, "fix", "review.fix")):
+        field = f"review.fix[{index}]"
+        entry = reader.mapping(item, field, {"name", "value", "label"})
+        name = reader.text(entry, "name", f"{field}.name")
+        raw = entry.get("value")
+        value = str(raw).strip() if isinstance(raw, str | int | float) and not isinstance(raw, bool) else ""
+        label = reader.text(entry, "label", f"{field}.label", required=False)
+        if not value:
+            reader.add(f"{field}.value", "is required: the reference fix's value, with its unit")
+        quantity = quantities.get(name)
+        if name and quantity is None:
+            reader.add(f"{field}.name", f"{name!r} is not a quantity of the model")
+        elif quantity is not None:
+            if any(line.name == name for line in lines):
+                reader.add(f"{field}.name", f"{name!r} is on the fixed sheet twice")
+            if replayed and name not in replayed:
+                reader.add(f"{field}.name", f"no scenario reads {name!r}: fixing it would change no replay")
+            if not quantity.is_input and name in asked:
+                reader.add(
+                    f"{field}.name",
+                    f"{name!r} is an asked derived line: the fixed sheet would open on its answer",
+                )
+            if value:
+                _check_fix_value(reader, f"{field}.value", value, quantity, quantities)
+        lines.append(FixLine(name=name, value=value, label=label))
+    return tuple(lines)
+
+
+def _check_fix_value(
+    reader: FieldReader, field: str, value: str, quantity: Any, quantities: Mapping[str, Any]
+) -> None:
+    """A fix value is a quantity of the same dimension, or text read in the line's unit."""
+    if _PARAM_NAME.match(value) and not value[:1].isdigit():
+        other = quantities.get(value)
+        if other is None:
+            reader.add(field, f"{value!r} is not a quantity of the model (nor a number with a unit)")
+        elif not _same_dimension(quantity.unit, other.unit):
+            reader.add(
+                field,
+                f"{value!r} is in {other.unit or 'a plain number'}, not in "
+                f"{quantity.unit or 'a plain number'}",
+            )
+        return
+    try:
+        reading = read_value(value, parse_unit(quantity.unit))
+    except UnitError:
+        return  # the model's own check names a bad unit
+    if isinstance(reading, ParseFailure):
+        reader.add(
+            field, f"{value!r} cannot be read as {quantity.unit or 'a plain number'}: {reading.message}"
+        )
+    elif not math.isfinite(reading) or reading < 0:
+        reader.add(field, f"{value!r} is not a finite, non-negative value")
+
+
+def _same_dimension(first: str, second: str) -> bool:
+    try:
+        return compatible(parse_unit(first), parse_unit(second))
+    except UnitError:
+        return True
 
 
 def _read_params(

@@ -190,10 +190,23 @@ class Flaw:
 
 
 @dataclass(frozen=True)
+class FixLine:
+    """One line of a review's fixed-design sheet: a model quantity the fix may change (the sheet opens on the
+    given design's value) and the reference fix's value, as text in the quantity's unit ("67 req", "6 s") or
+    the name of a model quantity whose value (at the round's variant) it takes ("servers_needed")."""
+
+    name: str
+    value: str
+    label: str = ""
+
+
+@dataclass(frozen=True)
 class ReviewSpec:
-    """What a review question adds: the planted flaws of its given design (the `design` block)."""
+    """What a review question adds: the planted flaws of its given design (the `design` block) and the
+    reference fix (the fixed design's sheet with the reference's values, `fix`)."""
 
     flaws: tuple[Flaw, ...] = ()
+    fix: tuple[FixLine, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,17 @@ already found by another mark is a duplicate; a mark that fits no flaw is a fals
 Ranking: every fix tagged `infrastructure` must come after every fix tagged `correctness`, `admission` or
 `placement` (more hardware would inherit every flaw the other fixes remove).
 
-Replays: every scenario of the question is simulated over the same seeds on two sides: the given design (the
-model at its defaults, or the variant) and the candidate's fixed design (the model with their numbers). The
-fixed design meets the deadline when each scenario's SLO holds on the candidate side in every run.
+Two sheets: the analysis of the given design (`numbers`, graded by the engine against the given design) and
+the fixed design's numbers (`fixed`: the review's fix lines, `review.fix` in the question file, opening on the
+given design's values). The fixed sheet alone sizes the fleet replayed as "fixed"; a submission without one
+(from before the two sheets) replays its numbers as before.
+
+Replays: every scenario of the question is simulated over the same seeds on three sides: the given design (the
+model at its defaults, or the variant), the candidate's fixed design (the model with their fixed sheet) and
+the reference fix (the model with the review's fix values). The fixed design meets the deadline when each
+scenario's SLO holds on the candidate side in every run. Its failure score (`grading.core.failure_modes`)
+compares it with the reference fix, never with the given design: the SLOs met, and its cost against the
+reference fix's.
 
 Score (0–100) of the review, with these weights:
 
@@ -33,7 +41,7 @@ Score (0–100) of the review, with these weights:
 | flaws     | 0.45   | planted flaws found / planted flaws                                  |
 | precision | 0.15   | marks that found a flaw / marks that found a flaw or were false alarms (1 with none) |
 | ranking   | 0.15   | 1 when no infrastructure fix comes before another kind; 0 otherwise or with no fixes |
-| replays   | 0.25   | mean over scenarios of the fixed design's runs that met the SLO / runs |
+| replays   | 0.25   | the failure score / 100: runs that met the SLO, cost against the reference fix's |
 
 The engine grades the numbers only (the given design is its own reference design, so the design check would
 grade nothing but the failure texts the candidate is meant to leave to the marks). The round's overall score
@@ -43,6 +51,7 @@ the engine scored nothing.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -56,13 +65,17 @@ from grading.core.design_check import (
     label_key,
     load_index,
 )
-from grading.core.failure_modes import runs_view
+from grading.core.failure_modes import failure_report, runs_view
+from grading.core.model import ReferenceModel
+from grading.core.quantity_text import ParseFailure, read_value
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
 from grading.core.question_types import CLIENT_KIND, Flaw, QuestionSpec
 from grading.core.replay_inputs import replay_inputs, replay_seeds
+from grading.core.report_text import format_quantity, format_unit
 from grading.core.sim.seeds import DEFAULT_SEEDS
-from grading.core.submission import Box
+from grading.core.submission import Box, SubmissionError, read_submission
+from grading.core.units import UnitError, from_base, parse_unit
 from grading.core.vocabulary import FIX_CATEGORIES
 
 INFRASTRUCTURE = "infrastructure"
@@ -442,6 +455,109 @@ def check_ranking(fixes: Sequence[Mapping[str, str]]) -> dict[str, Any]:
     return {"ok": True, "verdict": "ok", "message": message, "fixes": rows}
 
 
+# The fixed design's sheet.
+
+FIXED_PREFIX = "fixed--"  # a fixed-sheet line's key among a round's saved numbers ("fixed--replicas")
+FIX_SIDE = "fix"  # the reference fix's side of the replays
+
+
+def sheet_text(value: float, unit: str) -> str:
+    """A display value as the sheet writes it: "67 req", "6 s", "0.7" (exact, not rounded for reading)."""
+    shown = str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else f"{value:.10g}"
+    return f"{shown} {format_unit(unit)}" if unit else shown
+
+
+def fix_lines(spec_dict: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The review's fix lines as stored ({name, value, label?}); [] for a question without them."""
+    return list(((spec_dict.get("review") or {}).get("fix")) or [])
+
+
+def _fix_sheet(
+    spec_dict: Mapping[str, Any], variant_values: Mapping[str, float] | None, *, reference: bool
+) -> dict[str, str]:
+    lines = fix_lines(spec_dict)
+    if not lines:
+        return {}
+    model = ReferenceModel.from_dict(spec_dict["model"])
+    values = model.evaluate(
+        {name: float(value) for name, value in (variant_values or {}).items() if name in model.quantities}
+    )
+    sheet = {}
+    for line in lines:
+        name, unit = line["name"], model.quantities[line["name"]].unit
+        source = line["value"] if reference else name
+        if source in model.quantities:
+            sheet[name] = sheet_text(float(model.display_value(name, values[source])), unit)
+        else:
+            sheet[name] = str(source)
+    return sheet
+
+
+def given_fixed_sheet(
+    spec_dict: Mapping[str, Any], variant_values: Mapping[str, float] | None = None
+) -> dict[str, str]:
+    """The fixed sheet as a round opens it: each fix line at the given design's value (at the variant)."""
+    return _fix_sheet(spec_dict, variant_values, reference=False)
+
+
+def reference_fix_numbers(
+    spec_dict: Mapping[str, Any], variant_values: Mapping[str, float] | None = None
+) -> dict[str, str]:
+    """The reference fix as a fixed sheet: {name: text}, a quantity-named value evaluated at the variant."""
+    return _fix_sheet(spec_dict, variant_values, reference=True)
+
+
+def fixed_sheet_rows(
+    spec_dict: Mapping[str, Any], fixed: Mapping[str, str], variant_values: Mapping[str, float] | None = None
+) -> list[dict[str, str]]:
+    """The report's view of the fixed sheet: per fix line its label and unit, the given design's value, the
+    candidate's (as typed; the given value when left out) and the reference fix's."""
+    lines = fix_lines(spec_dict)
+    if not lines:
+        return []
+    given = given_fixed_sheet(spec_dict, variant_values)
+    reference = reference_fix_numbers(spec_dict, variant_values)
+    quantities = {q["name"]: q for q in spec_dict["model"]["quantities"]}
+    rows = []
+    for line in lines:
+        name = line["name"]
+        typed = fixed.get(name, "")
+        rows.append(
+            {
+                "name": name,
+                "label": line.get("label") or quantities[name].get("label", name),
+                "unit": quantities[name].get("unit", ""),
+                "given": _shown(given[name], quantities[name].get("unit", "")),
+                "yours": typed if isinstance(typed, str) and typed.strip() else given[name],
+                "reference": _shown(reference[name], quantities[name].get("unit", "")),
+            }
+        )
+    return rows
+
+
+def _shown(text: str, unit: str) -> str:
+    """Sheet text as the report writes a value ("109 req", "1M req"); text that does not read stays."""
+    try:
+        parsed = parse_unit(unit)
+    except UnitError:
+        return text
+    value = read_value(text, parsed)
+    if isinstance(value, ParseFailure) or not math.isfinite(value):
+        return text
+    return format_quantity(float(from_base(value, parsed)), unit)
+
+
+def split_sheets(numbers: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """A round's saved numbers as (the analysis sheet, the fixed sheet without its key prefix)."""
+    analysis = {name: text for name, text in numbers.items() if not name.startswith(FIXED_PREFIX)}
+    fixed = {
+        name.removeprefix(FIXED_PREFIX): text
+        for name, text in numbers.items()
+        if name.startswith(FIXED_PREFIX)
+    }
+    return analysis, fixed
+
+
 # Replays.
 
 
@@ -453,29 +569,49 @@ def review_replays(
     seed_key: str | int | None = None,
     seed_count: int = DEFAULT_SEEDS,
 ) -> dict[str, Any]:
-    """Every scenario run on the given design (reference side) and on the fixed design (candidate side), once
-    per seed (`seed_count` seeds, the same on both sides)."""
+    """Every scenario run on the given design (reference side), on the fixed design (candidate side, from
+    `numbers`: the fixed sheet) and on the reference fix, once per seed (`seed_count` seeds, the same on every
+    side); with the fixed design's failure score against the reference fix."""
     key = seed_key if seed_key is not None else spec_dict.get("slug", "")
     variant = dict(overrides or {}) or None
+    fix = reference_fix_numbers(spec_dict, variant)
     sides = {
-        side: replay_inputs(
-            spec_dict, side=side, numbers=numbers if side == "candidate" else None, variant_values=variant
-        )
-        for side in ("reference", "candidate")
+        "reference": replay_inputs(spec_dict, side="reference", variant_values=variant),
+        "candidate": replay_inputs(spec_dict, side="candidate", numbers=numbers, variant_values=variant),
+        FIX_SIDE: replay_inputs(spec_dict, side="candidate", numbers=fix, variant_values=variant)
+        if fix
+        else None,
     }
-    rows = []
-    for given, fixed in zip(sides["reference"], sides["candidate"], strict=True):
+    rows, fixed_runs, fix_runs = [], {}, {}
+    for index, (given, fixed) in enumerate(zip(sides["reference"], sides["candidate"], strict=True)):
         seeds = replay_seeds(key, given["scenario"], seed_count)
+        fixed_runs[given["scenario"]] = _run_entry(fixed, seeds)
+        if sides[FIX_SIDE] is not None:
+            fix_runs[given["scenario"]] = _run_entry(sides[FIX_SIDE][index], seeds)
         rows.append(
             {
                 "scenario": given["scenario"],
                 "title": given["title"],
                 "given": review_side(_run_entry(given, seeds)),
-                "fixed": review_side(_run_entry(fixed, seeds)),
+                "fixed": review_side(fixed_runs[given["scenario"]]),
+                **({"reference_fix": review_side(fix_runs[given["scenario"]])} if fix_runs else {}),
                 "fallbacks": fixed.get("fallbacks") or {},
             }
         )
-    return review_replays_summary(rows)
+    titles = {row["scenario"]: row["title"] for row in rows}
+    return review_replays_summary(rows, fixed_failure_report(fixed_runs, fix_runs or None, titles=titles))
+
+
+def fixed_failure_report(
+    fixed: Mapping[str, Mapping[str, Any] | None],
+    reference_fix: Mapping[str, Mapping[str, Any] | None] | None,
+    *,
+    titles: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The fixed design's failure score and reasons: against the reference fix's runs (its SLOs met, its
+    cost), or against the SLOs alone when the question has no reference fix. A side stored as {"error": why}
+    (the simulator refused the candidate's numbers) scores 0."""
+    return failure_report(fixed, reference_fix, titles=titles, reference_name="the reference fix")
 
 
 def _run_entry(entry: Mapping[str, Any], seeds: Sequence[int]) -> dict[str, Any]:
@@ -523,8 +659,11 @@ def review_side(result: Mapping[str, Any] | None, error: str = "") -> dict[str, 
     return {"passed": view["passed"], "met": view["met"], "runs": view["runs"], "slo_checks": checks}
 
 
-def review_replays_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The replays section of a review from its rows ({scenario, title, given, fixed, fallbacks})."""
+def review_replays_summary(
+    rows: Sequence[Mapping[str, Any]], failure: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The replays section of a review from its rows ({scenario, title, given, fixed, reference_fix?,
+    fallbacks}) and the fixed design's failure report (`fixed_failure_report`)."""
     rows = list(rows)
     met = sum(row["fixed"]["passed"] for row in rows)
     shares = [
@@ -537,6 +676,8 @@ def review_replays_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "fixed_run_share": round(sum(shares), 4),
         "given_failed": sum(not row["given"]["passed"] for row in rows),
         "total": len(rows),
+        "reference_fix": any("reference_fix" in row for row in rows),
+        **({"failure": dict(failure)} if failure is not None else {}),
     }
 
 
@@ -563,19 +704,24 @@ def review_score(
         "flaws": found / total if total else 1.0,
         "precision": found / flagged if flagged else 1.0,
         "ranking": 1.0 if ranking["ok"] else 0.0,
-        "replays": None
-        if replays.get("pending")
-        else (
-            replays.get("fixed_run_share", replays["fixed_met"]) / replays["total"]
-            if replays["total"]
-            else 1.0
-        ),
+        "replays": None if replays.get("pending") else _replays_part(replays),
     }
     rounded = {part: None if value is None else round(value, 4) for part, value in parts.items()}
     if parts["replays"] is None:
         return {**rounded, "review": None}
     score = 100.0 * sum(WEIGHTS[part] * value for part, value in parts.items() if value is not None)
     return {**rounded, "review": round(score, 1)}
+
+
+def _replays_part(replays: Mapping[str, Any]) -> float:
+    """The replays' part (0–1): the fixed design's failure score / 100; from before the failure score, the
+    share of the fixed design's runs that met their SLO."""
+    score = (replays.get("failure") or {}).get("score")
+    if score is not None:
+        return float(score) / 100
+    if not replays["total"]:
+        return 1.0
+    return replays.get("fixed_run_share", replays["fixed_met"]) / replays["total"]
 
 
 def review_replays_pending(spec_dict: Mapping[str, Any]) -> dict[str, Any]:
@@ -610,6 +756,18 @@ def review_with_replays(report: Mapping[str, Any], replays: Mapping[str, Any]) -
     }
 
 
+def read_fixed_sheet(raw: object) -> dict[str, str]:
+    """A submission's fixed sheet ({name: text}), checked as numbers are; {} when there is none."""
+    if raw is None:
+        return {}
+    try:
+        return dict(read_submission({"numbers": raw}).numbers)
+    except SubmissionError as error:
+        raise SubmissionError(
+            [(f"fixed{field[len('numbers') :]}", why) for field, why in error.problems]
+        ) from None
+
+
 def grade_review(
     question: QuestionSpec | Mapping[str, Any],
     submission: Mapping[str, Any],
@@ -633,7 +791,7 @@ def grade_review(
     from grading.core.submission import read_submission
 
     spec, spec_dict = _spec_and_dict(question)
-    graded = {key: value for key, value in submission.items() if key != "fixes"}
+    graded = {key: value for key, value in submission.items() if key not in ("fixes", "fixed")}
     if spec.review is None:
         return grade(question, graded, overrides=overrides, palette=palette, version=version)
     checked = read_submission(graded)
@@ -649,6 +807,9 @@ def grade_review(
     marks = check_marks(spec, read_marks(submission.get("design")), checked.boxes or (), index)
     ranking = check_ranking(read_fixes(submission.get("fixes")))
     numbers = {name: text for name, text in checked.numbers.items() if isinstance(text, str)}
+    fixed = read_fixed_sheet(submission.get("fixed"))
+    if fixed:  # the fixed sheet sizes the fixed design; without one, the numbers do (as before two sheets)
+        numbers = fixed
     replays = (
         review_replays(spec_dict, numbers, overrides=overrides, seed_key=seed_key, seed_count=seed_count)
         if run_replays
@@ -656,6 +817,7 @@ def grade_review(
     )
     report["review"] = {
         **marks,
+        "fixed_sheet": fixed_sheet_rows(spec_dict, numbers, overrides),
         "ranking": ranking,
         "weights": dict(WEIGHTS),
         "review_share": REVIEW_SHARE,

@@ -78,10 +78,41 @@ class ReviewScenarioSerializer(serializers.Serializer):
     given = ReviewReplaySideSerializer(
         help_text="The given design (the model at its defaults or the variant)"
     )
-    fixed = ReviewReplaySideSerializer(help_text="Your fixed design (the model with your numbers)")
+    fixed = ReviewReplaySideSerializer(help_text="Your fixed design (the model with your fixed sheet)")
+    reference_fix = ReviewReplaySideSerializer(
+        required=False, help_text="The reference fix (the model with the question's fix values)"
+    )
     fallbacks = serializers.DictField(
         child=serializers.CharField(), help_text="Your numbers the replay could not use, and why"
     )
+
+
+class FailureCostSerializer(serializers.Serializer):
+    candidate = serializers.FloatField(allow_null=True, help_text="Your median cost a run (USD)")
+    reference = serializers.FloatField(allow_null=True, help_text="The fix's median cost a run (USD)")
+    ratio = serializers.FloatField(allow_null=True)
+    factor = serializers.FloatField(help_text="1 up to 1.25x the cost, then 1.25 / ratio")
+
+
+class FailureScenarioSerializer(serializers.Serializer):
+    title = serializers.CharField()
+    runs = serializers.IntegerField()
+    met = serializers.IntegerField(help_text="Your runs that met every SLO check")
+    seed_dependent = serializers.BooleanField()
+    reference_runs = serializers.IntegerField()
+    reference_met = serializers.IntegerField()
+    breaks_every_design = serializers.BooleanField(help_text="The reference fix misses it in every run")
+    run_credits = serializers.ListField(child=serializers.FloatField())
+    base = serializers.FloatField()
+    cost = FailureCostSerializer()
+    credit = serializers.FloatField(help_text="0 to 1")
+    score = serializers.FloatField(help_text="0 to 100")
+    lines = serializers.ListField(child=serializers.CharField(), help_text="Why it scored what it did")
+
+
+class FailureReportSerializer(serializers.Serializer):
+    score = serializers.FloatField(allow_null=True, help_text="0 to 100; None with nothing to score")
+    scenarios = serializers.DictField(child=FailureScenarioSerializer(), help_text="By scenario name")
 
 
 class ReviewReplaysSerializer(serializers.Serializer):
@@ -94,6 +125,10 @@ class ReviewReplaysSerializer(serializers.Serializer):
     )
     given_failed = serializers.IntegerField()
     total = serializers.IntegerField()
+    reference_fix = serializers.BooleanField(required=False, help_text="The reference fix was replayed too")
+    failure = FailureReportSerializer(
+        required=False, help_text="The fixed design's failure score against the reference fix"
+    )
 
 
 class ReviewScoresSerializer(serializers.Serializer):
@@ -107,6 +142,15 @@ class ReviewScoresSerializer(serializers.Serializer):
     review = serializers.FloatField(allow_null=True)
 
 
+class FixedSheetLineSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    unit = serializers.CharField(allow_blank=True)
+    given = serializers.CharField(help_text="The given design's value")
+    yours = serializers.CharField(help_text="Your fixed design's value as typed (else the given one)")
+    reference = serializers.CharField(help_text="The reference fix's value")
+
+
 class ReviewSerializer(serializers.Serializer):
     flaws = ReviewFlawSerializer(many=True)
     marks = ReviewMarkSerializer(many=True)
@@ -118,5 +162,8 @@ class ReviewSerializer(serializers.Serializer):
     weights = ReviewWeightsSerializer()
     review_share = serializers.FloatField(help_text="The review score's share of the overall score")
     engine_overall = serializers.FloatField(allow_null=True, help_text="The engine's overall score")
+    fixed_sheet = FixedSheetLineSerializer(
+        many=True, required=False, help_text="Sheet 2: the fixed design's lines, given, yours and the fix's"
+    )
     replays = ReviewReplaysSerializer()
     scores = ReviewScoresSerializer()

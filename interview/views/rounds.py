@@ -6,7 +6,13 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from config.http_types import AuthedRequest
-from interview.question_visibility import PHASE_GUIDANCE, public_plan, public_view, workspace_phases
+from interview.question_visibility import (
+    PHASE_GUIDANCE,
+    fixed_sheet_lines,
+    public_plan,
+    public_view,
+    workspace_phases,
+)
 from interview.selectors import round_of_candidate
 from interview.services.design_drawing import designs_compared, question_headline
 from questions.models import Track
@@ -77,6 +83,7 @@ def detail(request: AuthedRequest, round_id: int) -> HttpResponse:
         "question": round_.question,
         "spec": spec,
         "phases": workspace_phases(spec),
+        "fixed_lines": fixed_sheet_lines(round_.spec),
         "work": work,
         "readings": {name: describe_reading(round_.spec, name, text) for name, text in work.numbers.items()},
         "canvas_palette": palette_for_canvas(round_.spec),
@@ -148,7 +155,11 @@ def report(request: AuthedRequest, round_id: int) -> HttpResponse:
         "header_polls": runs_pending or review_pending(round_),
     }
     if (round_.report or {}).get("review"):
-        context["side_labels"] = {"reference": "Given design", "candidate": "Your fixed design"}
+        context["side_labels"] = {
+            "reference": "Given design",
+            "candidate": "Your fixed design",
+            "fix": "Reference fix",
+        }
     else:
         context["side_labels"] = {"reference": "Reference numbers", "candidate": "Your numbers"}
     if request.htmx:

@@ -8,6 +8,7 @@ from django.views.decorators.http import require_POST
 
 from config.http_types import AuthedRequest
 from config.json_body import JsonTooDeep, json_loads_bounded
+from interview.question_visibility import fixed_sheet_lines
 from rounds.models import Work
 from rounds.readings import describe_reading
 from rounds.services.work import StaleRevision, work_save
@@ -74,7 +75,9 @@ def read_number(request: AuthedRequest, round_id: int) -> HttpResponse:
     spec = _get_own_work(request, round_id).round.question_version.spec
     name = request.POST.get("name", "")
     text = request.POST.get(f"numbers.{name}", request.POST.get("text", ""))[:MAX_NUMBER_TEXT]
-    if name not in {line["name"] for line in spec.get("asked", [])}:
+    if name not in {line["name"] for line in spec.get("asked", [])} | {
+        line["name"] for line in fixed_sheet_lines(spec)
+    }:
         return HttpResponse("Unknown quantity.", status=400)
     return render(
         request, "rounds/reading.html", {"name": name, "reading": describe_reading(spec, name, text)}

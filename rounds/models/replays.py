@@ -23,6 +23,11 @@ class ReplayStatus(models.TextChoices):
 class ReplaySide(models.TextChoices):
     CANDIDATE = "candidate", "Your numbers"
     REFERENCE = "reference", "Reference"
+    FIX = "fix", "Reference fix"  # a review round's third side: the reference's fix (review.fix)
+
+
+DESIGN_SIDES = (ReplaySide.CANDIDATE, ReplaySide.REFERENCE)
+REVIEW_SIDES = (ReplaySide.CANDIDATE, ReplaySide.REFERENCE, ReplaySide.FIX)
 
 
 ACTIVE_STATUSES = (ReplayStatus.QUEUED, ReplayStatus.RUNNING)

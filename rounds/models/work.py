@@ -2,6 +2,8 @@
 
 from django.db import models
 
+from grading.core.review_check import split_sheets
+
 
 class Work(models.Model):
     """The round's canvas (`design`), numbers sheet (`numbers`: name -> text as typed) and scratch notes; in a
@@ -26,10 +28,14 @@ class Work(models.Model):
         return f"Work for round {self.round_id} at revision {self.revision}"
 
     def as_submission(self) -> dict:
+        """The grader's submission; a review round's fixed sheet (its "fixed--NAME" numbers) as `fixed`,
+        apart from the analysis sheet in `numbers`."""
+        analysis, fixed = split_sheets(self.numbers)
         return {
-            "numbers": dict(self.numbers),
+            "numbers": analysis,
             "design": dict(self.design) or {"nodes": [], "edges": []},
             "fixes": list(self.fixes or []),
+            **({"fixed": fixed} if fixed else {}),
         }
 
 

@@ -85,6 +85,7 @@ def _engine_report(round_: Round) -> dict:
             spec, submission, overrides, seed_key=round_.pk, version=version.number, run_replays=False
         )
     submission.pop("fixes", None)
+    submission.pop("fixed", None)
     return question_version_grade(version=version, submission=submission, overrides=overrides)
 
 

@@ -39,9 +39,17 @@ from grading.core.replay_inputs import (
     replay_seeds,
     simulator_version,
 )
-from grading.core.review_check import review_replays_summary, review_side
+from grading.core.review_check import (
+    fix_lines,
+    fixed_failure_report,
+    reference_fix_numbers,
+    review_replays_summary,
+    review_side,
+    split_sheets,
+)
 from grading.core.sim import run_scenario_seeds
 from rounds.models import FINISHED_STATUSES, ReplayRun, ReplaySide, ReplayStatus
+from rounds.models.replays import DESIGN_SIDES, REVIEW_SIDES
 from rounds.services.curveball_replays import curveball_replays_planned
 
 log = logging.getLogger(__name__)
@@ -97,12 +105,37 @@ def _latest_runs(round_) -> list[ReplayRun]:
     return list(latest.values())
 
 
-def _inputs_by_scenario(round_, side: str) -> dict[str, dict]:
+def _is_review(round_) -> bool:
+    return round_.question_version.spec.get("kind") == "review"
+
+
+def round_sides(round_) -> tuple[str, ...]:
+    """The sides a round replays: the candidate's and the reference's; a review round whose question states
+    its reference fix also that fix (the fixed design's failure score compares it with the fix)."""
+    spec = round_.question_version.spec
+    return REVIEW_SIDES if _is_review(round_) and fix_lines(spec) else DESIGN_SIDES
+
+
+def replay_numbers(round_) -> dict[str, str]:
+    """The candidate side's numbers: a review round's fixed sheet (its analysis sheet sizes nothing), or the
+    whole sheet of a design round and of a review round saved before the two sheets."""
     work = getattr(round_, "work", None)
     numbers = dict(work.numbers) if work is not None else {}
-    entries = replay_inputs(
-        round_.question_version.spec, side=side, numbers=numbers, variant_values=round_.variant_values or None
-    )
+    if not _is_review(round_):
+        return numbers
+    analysis, fixed = split_sheets(numbers)
+    return fixed or analysis
+
+
+def _inputs_by_scenario(round_, side: str) -> dict[str, dict]:
+    spec, variant = round_.question_version.spec, round_.variant_values or None
+    if side == ReplaySide.FIX:
+        entries = replay_inputs(
+            spec, side="candidate", numbers=reference_fix_numbers(spec, variant), variant_values=variant
+        )
+        entries = [{**entry, "side": ReplaySide.FIX.value} for entry in entries]
+    else:
+        entries = replay_inputs(spec, side=side, numbers=replay_numbers(round_), variant_values=variant)
     return {entry["scenario"]: entry for entry in entries}
 
 
@@ -115,7 +148,7 @@ def replays_enqueue_for_round(*, round_) -> list[ReplayRun]:
     scenarios = round_.question_version.spec.get("scenarios") or []
     existing = set(ReplayRun.objects.filter(round=round_).values_list("scenario", "side"))
     missing = [
-        (s, side) for s in scenarios for side in ReplaySide.values if (s["name"], side) not in existing
+        (s, side) for s in scenarios for side in round_sides(round_) if (s["name"], side) not in existing
     ]
     if missing:
         version = simulator_version()
@@ -499,25 +532,28 @@ def replay_failure_report(round_) -> dict | None:
     while any run is unfinished or nothing is left to score.
 
     A design round judges the candidate side against the reference side; a review round judges the fixed
-    design (candidate side) against the SLOs alone, never against the given design on the other side. A
-    candidate run the simulator refused scores 0 (a design that cannot run meets no SLO); cancelled runs and
-    runs lost by their worker are left out.
+    design (candidate side) against the reference fix (its SLOs met, its cost), never against the given design
+    on the reference side (with no reference fix, against the SLOs alone). A candidate run the simulator
+    refused scores 0 (a design that cannot run meets no SLO); cancelled runs and runs lost by their worker are
+    left out.
     """
     runs = replays_current(round_=round_)
     if not runs or any(run.status not in FINISHED_STATUSES for run in runs):
         return None
     done = [run for run in runs if run.status == ReplayStatus.DONE]
-    is_review = round_.question_version.spec.get("kind") == "review"
     refused = {  # the simulator refused the candidate's numbers: scored 0, not left out
         run.scenario: {"error": run.error}
         for run in runs
         if run.side == ReplaySide.CANDIDATE and run.error.startswith(INPUTS_REFUSED)
     }
-    report = failure_report(
-        refused | {run.scenario: run.result for run in done if run.side == ReplaySide.CANDIDATE},
-        None if is_review else {run.scenario: run.result for run in done if run.side == ReplaySide.REFERENCE},
-        titles={run.scenario: run.title for run in runs},
-    )
+    candidate = refused | {run.scenario: run.result for run in done if run.side == ReplaySide.CANDIDATE}
+    titles = {run.scenario: run.title for run in runs}
+    if _is_review(round_):
+        fix = {run.scenario: run.result for run in done if run.side == ReplaySide.FIX}
+        report = fixed_failure_report(candidate, fix or None, titles=titles)
+    else:
+        reference = {run.scenario: run.result for run in done if run.side == ReplaySide.REFERENCE}
+        report = failure_report(candidate, reference, titles=titles)
     return report if report["score"] is not None else None
 
 
@@ -529,7 +565,8 @@ def replay_failure_score(round_) -> float | None:
 
 def review_replays_from_runs(*, round_) -> dict | None:
     """A review round's replays section built from its finished runs (reference side = the given design,
-    candidate side = the fixed design); None while any run is queued or running, or none exist yet."""
+    candidate side = the fixed design, fix side = the reference fix) with the fixed design's failure report;
+    None while any run is queued or running, or none exist yet."""
     runs = replays_current(round_=round_)
     if not runs or any(run.status not in FINISHED_STATUSES for run in runs):
         return None
@@ -539,6 +576,7 @@ def review_replays_from_runs(*, round_) -> dict | None:
     rows = []
     for scenario, sides in by_scenario.items():
         given, fixed = sides.get(ReplaySide.REFERENCE), sides.get(ReplaySide.CANDIDATE)
+        fix = sides.get(ReplaySide.FIX)
         anyone = given or fixed
         assert anyone is not None  # a scenario is listed for a run of one side at least
         rows.append(
@@ -547,10 +585,12 @@ def review_replays_from_runs(*, round_) -> dict | None:
                 "title": anyone.title,
                 "given": _review_side_of(given),
                 "fixed": _review_side_of(fixed),
+                **({"reference_fix": _review_side_of(fix)} if fix is not None else {}),
                 "fallbacks": (fixed.inputs.get("fallbacks") if fixed is not None else None) or {},
             }
         )
-    return review_replays_summary(rows)
+    report = replay_failure_report(round_)
+    return review_replays_summary(rows, report or {"score": None, "scenarios": {}})
 
 
 def _review_side_of(run: ReplayRun | None) -> dict:

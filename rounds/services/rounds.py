@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from config.service_errors import ServiceError
 from grading.core.report_text import format_unit
+from grading.core.review_check import FIXED_PREFIX, given_fixed_sheet
 from questions.models import Question, QuestionVersion
 from questions.services.grading import question_version_model
 from rounds.models import Round, RoundMode, RoundStatus, Work
@@ -78,8 +79,9 @@ def round_opening_work(
 
 
 def _review_start(version: QuestionVersion, variant_values: dict[str, float]) -> tuple[dict, dict[str, str]]:
-    """A review round opens on the given design (its boxes' failure texts left for the candidate to find) and
-    with the design's own numbers (the asked inputs, at their given or variant values) on the sheet."""
+    """A review round opens on the given design (its boxes' failure texts left for the candidate to find),
+    with the design's own numbers (the asked inputs, at their given or variant values) on the analysis sheet
+    and the fixed design's sheet (the review's fix lines) at the given design's values."""
     spec = version.spec
     given = spec.get("design") or {}
     nodes = [
@@ -103,6 +105,9 @@ def _review_start(version: QuestionVersion, variant_values: dict[str, float]) ->
             shown = str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.6g}"
             unit = model.quantities[name].unit
             numbers[name] = f"{shown} {format_unit(unit)}" if unit else shown
+    # The fixed design's sheet opens on the given design too: the candidate changes what they fix.
+    for name, text in given_fixed_sheet(spec, variant_values or None).items():
+        numbers[FIXED_PREFIX + name] = text
     return {"nodes": nodes, "edges": edges, "marks": []}, numbers
 
 

@@ -110,7 +110,7 @@ def test_the_review_section_of_a_round_report_is_typed_field_by_field(schema):
     review = components["Review"]
     assert set(review["properties"]) == {
         "flaws", "marks", "found", "missed", "false_alarms", "duplicates", "ranking", "weights",
-        "review_share", "engine_overall", "replays", "scores",
+        "review_share", "engine_overall", "replays", "scores", "fixed_sheet",
     }  # fmt: skip
     assert review["properties"]["marks"]["items"] == {"$ref": "#/components/schemas/ReviewMark"}
     assert review["properties"]["engine_overall"] == {
@@ -165,7 +165,7 @@ def test_a_real_review_rounds_report_validates_against_the_schema_pending_and_co
     body = {
         "revision": 0,
         "design": design,
-        "numbers": {"queue_limit": "300 req", "max_batch": "lots"},
+        "numbers": {"fixed--queue_limit": "300 req", "fixed--max_batch": "lots"},  # sheet 2, the fixed design
         "fixes": fixes,
     }
     assert (
@@ -184,13 +184,15 @@ def test_a_real_review_rounds_report_validates_against_the_schema_pending_and_co
     validate_against(schema, "SubmittedReport", pending)
 
     runs = ReplayRun.objects.filter(round=round_)
-    assert runs.count() == 4
+    assert runs.count() == 6  # the given design, the fixed one and the reference fix, two scenarios each
     assert all(replay_execute(run_id=run.pk) == "done" for run in runs)
     complete = client.get(f"/api/rounds/{round_.pk}/report/").json()["report"]
     replays = complete["review"]["replays"]
     assert "pending" not in replays and len(replays["scenarios"]) == 2
     assert any(scenario["fallbacks"] for scenario in replays["scenarios"])  # 'lots' could not be read
     assert complete["scores"]["review"] is not None and complete["review"]["ranking"]["ok"] is False
+    assert replays["failure"]["score"] is not None and replays["reference_fix"] is True
+    assert [line["name"] for line in complete["review"]["fixed_sheet"]][0] == "replicas"
     validate_against(schema, "SubmittedReport", complete)
 
 

@@ -51,8 +51,12 @@ def test_a_candidate_marks_ranks_edits_and_submits_a_review_round(page, alice, r
     design = read_design(page)
     assert {node["id"] for node in design["nodes"]} == {"client", "gw", "q", "sch", "eng", "fb", "obs"}
     assert len(design["edges"]) == 6
-    expect(page.get_by_label("Batch size per replica")).to_have_value("256 req")
-    expect(page.get_by_label("Queue limit")).to_have_value("1000000 req")
+    sheet1, sheet2 = page.locator("#sheet .sheet-phase:not(.sheet-fixed)"), page.locator("#sheet-fixed")
+    expect(sheet1.get_by_label("Batch size per replica")).to_have_value("256 req")
+    expect(sheet1.get_by_label("Queue limit")).to_have_value("1000000 req")
+    # Sheet 2, the fixed design, opens on the given design too (four replicas), never on the reference fix.
+    expect(sheet2.get_by_label("Replicas in the pool")).to_have_value("4 replica")
+    expect(sheet2.get_by_label("Batch size per replica")).to_have_value("256 req")
 
     # Two failure paths: a box and an arrow.
     mark(page, box_item(page, "q"), "The queue has no limit", "It grows without bound at peak")
@@ -78,11 +82,19 @@ def test_a_candidate_marks_ranks_edits_and_submits_a_review_round(page, alice, r
     expect(restored).to_have_value("Bound the queue at 300 and cap the batch at 96")
     expect(page.locator("#fix-undo")).to_be_hidden()
 
-    # Apply the admission fix to the design's numbers.
+    # The Numbers tab says which sheet is which; apply the admission fix and the pool's growth on sheet 2.
     show_tab(page, "Numbers")
-    page.get_by_label("Batch size per replica").fill("96 req")
-    page.get_by_label("Queue limit").fill("300 req")
-    page.get_by_label("Queue limit").blur()
+    expect(page.locator("#sheet-analysis-title")).to_have_text("Sheet 1 · Your analysis of the given design")
+    expect(page.locator("#sheet-analysis-note")).to_contain_text("Graded against the given design")
+    expect(page.locator("#sheet-fixed-title")).to_have_text("Sheet 2 · Your fixed design")
+    expect(page.locator("#sheet-fixed-note")).to_contain_text(
+        'size the design replayed as "your fixed design"'
+    )
+    sheet2.get_by_label("Batch size per replica").fill("96 req")
+    sheet2.get_by_label("Queue limit").fill("300 req")
+    sheet2.get_by_label("Replicas in the pool").fill("10")
+    sheet2.get_by_label("Replicas in the pool").blur()
+    expect(page.locator("#reading-fixed--replicas")).to_contain_text("Read as 10 replica")
     expect(page.locator("#save-status")).to_contain_text("All changes saved", timeout=15_000)
 
     page.once("dialog", lambda dialog: dialog.accept())
@@ -90,7 +102,9 @@ def test_a_candidate_marks_ranks_edits_and_submits_a_review_round(page, alice, r
     page.wait_for_url(f"**/rounds/{round_id}/report/")
     round_ = Round.objects.get(pk=round_id)
     assert round_.status == RoundStatus.SUBMITTED
-    assert round_.work.numbers["max_batch"] == "96 req" and round_.work.numbers["queue_limit"] == "300 req"
+    numbers = round_.work.numbers
+    assert numbers["fixed--max_batch"] == "96 req" and numbers["fixed--queue_limit"] == "300 req"
+    assert numbers["max_batch"] == "256 req" and numbers["fixed--replicas"] == "10"  # sheet 1 as given
     assert [fix["category"] for fix in round_.work.fixes] == ["correctness", "admission", "infrastructure"]
 
     # With a broker (CI), no worker runs here: finish the queued replays in this process, then look again
@@ -112,13 +126,19 @@ def test_a_candidate_marks_ranks_edits_and_submits_a_review_round(page, alice, r
     expect(missed).to_contain_text("cap the batch near 96")  # the planted flaw's description, now shown
     expect(page.locator("#review-ranking")).to_contain_text("before any new infrastructure")
 
-    # Both replays of each scenario, side by side: the given design and the fixed one.
+    # The report keeps the two sheets apart and shows sheet 2 beside the given design and the reference fix.
+    expect(page.locator("#review-sheets-note")).to_contain_text("graded above against the given")
+    expect(page.locator("#review-fixed-replicas")).to_contain_text("4 replica")
+    expect(page.locator("#review-fixed-replicas .review-fixed-yours")).to_have_text("10")
+
+    # The replays of each scenario, side by side: the given design, the fixed one and the reference fix.
     for scenario in ("peak-hour", "pool-outage"):
         sides = page.locator(f"#replay-scenario-{scenario} .replay-sides")
-        expect(sides.locator(".replay-run")).to_have_count(2)
+        expect(sides.locator(".replay-run")).to_have_count(3)
         expect(sides).to_contain_text("Given design")
         expect(sides).to_contain_text("Your fixed design")
-        expect(sides.locator(".replay-done")).to_have_count(2)
+        expect(sides).to_contain_text("Reference fix")
+        expect(sides.locator(".replay-done")).to_have_count(3)
         boxes = [sides.locator(f".replay-side-{side}").bounding_box() for side in ("candidate", "reference")]
         assert abs(boxes[0]["y"] - boxes[1]["y"]) < 5 and boxes[0]["x"] != boxes[1]["x"]  # beside each other
     given = page.locator("#replay-scenario-peak-hour .replay-side-reference")

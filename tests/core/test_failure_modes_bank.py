@@ -12,8 +12,8 @@ from grading.core.failure_modes import COST_SLACK, failure_report
 from grading.core.question_export import spec_to_dict
 from grading.core.question_files import load_question
 from grading.core.replay_inputs import replay_inputs, replay_seeds
+from grading.core.review_check import fixed_failure_report, reference_fix_numbers
 from grading.core.sim import run_scenario_seeds
-from tests.core.test_review_check import FIXED_NUMBERS
 
 BANK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
 
@@ -86,13 +86,52 @@ def test_seven_boxes_oversized_fleet_earns_less_than_the_right_sized_one():
     assert right["score"] > big["score"]
 
 
-@pytest.mark.parametrize("slug", ["eight-gpu-design-review", "training-cluster-review"])
-def test_a_review_fix_is_judged_against_the_slos_never_against_the_given_design(slug):
-    # Against the SLOs alone (no reference side): the given design typed back as the "fix" fails every
-    # scenario in every run, so 0, though the given design on the other side misses them all too.
-    unchanged = failure_report(replayed(slug, "candidate", {}), None)
+def bank_fix(slug: str) -> dict[str, str]:
+    """The reference fix as the question file states it (its quantity-named values evaluated)."""
+    return reference_fix_numbers(spec_to_dict(load_question(BANK / f"{slug}.yaml")))
+
+
+@pytest.mark.parametrize(
+    ("slug", "double", "ratios"),
+    [
+        # Six TP4 servers double to twelve. Steady load and the long documents run every replica for
+        # 600 s: 2x. Losing a server at t=300 s: 12 x 600 - 300 = 6,900 replica-seconds against
+        # 6 x 600 - 300 = 3,300.
+        (
+            "eight-gpu-design-review",
+            "12",
+            {"steady-load": 2.0, "long-documents": 2.0, "losing-a-server": 6900 / 3300},
+        ),
+        # Ten single-GPU replicas double to twenty; no scenario loses or adds one, the fallback costs nothing.
+        ("gateway-fallback-review", "20", {"peak-hour": 2.0, "pool-outage": 2.0}),
+    ],
+)
+def test_a_review_fix_is_judged_against_the_reference_fix_and_its_cost(slug, double, ratios):
+    fix = bank_fix(slug)
+    reference_fix = replayed(slug, "candidate", fix)
+    # The reference fix meets every scenario in both runs: typed as the fix, it scores 100.
+    assert fixed_failure_report(reference_fix, reference_fix)["score"] == 100.0
+    # The given design typed back as the "fix" misses every scenario in every run. The reference fix meets
+    # them, so none is "built to break every design": 0, though the given design on the other side of the
+    # page misses them all too.
+    unchanged = fixed_failure_report(replayed(slug, "candidate", {}), reference_fix)
     assert unchanged["score"] == 0.0
     assert not any(row["breaks_every_design"] for row in unchanged["scenarios"].values())
-    # The fix that carries every repair meets every scenario in both runs: 100.
-    fixed = failure_report(replayed(slug, "candidate", FIXED_NUMBERS[slug]), None)
-    assert fixed["score"] == 100.0
+    # Twice the reference fix's replicas meets every SLO at twice its cost or more: each scenario's credit is
+    # scaled by 1.25 / ratio, compared with the reference fix's cost, not the given design's.
+    big = fixed_failure_report(replayed(slug, "candidate", {**fix, "replicas": double}), reference_fix)
+    for name, ratio in ratios.items():
+        row = big["scenarios"][name]
+        assert row["met"] == row["runs"] == 2
+        assert row["cost"]["ratio"] == pytest.approx(ratio, rel=1e-3)
+        assert row["credit"] == pytest.approx(COST_SLACK / ratio, abs=1e-3)
+    expected = 100 * sum(COST_SLACK / ratio for ratio in ratios.values()) / len(ratios)
+    assert big["score"] == pytest.approx(expected, abs=0.1)  # 61.6 and 62.5
+    assert big["score"] < 100.0
+
+
+def test_training_cluster_review_fix_is_judged_against_its_reference_fix():
+    reference_fix = replayed("training-cluster-review", "candidate", bank_fix("training-cluster-review"))
+    unchanged = fixed_failure_report(replayed("training-cluster-review", "candidate", {}), reference_fix)
+    assert unchanged["score"] == 0.0
+    assert fixed_failure_report(reference_fix, reference_fix)["score"] == 100.0

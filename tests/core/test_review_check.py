@@ -150,45 +150,88 @@ def test_a_design_question_is_graded_as_before():
     assert "review" not in report
 
 
-# The bank's review questions: each flaw's scenario shows the failure on the given design and passes once the
-# design's numbers carry the fixes.
-FIXED_NUMBERS = {
-    "eight-gpu-design-review": {
-        "gpus": "24",  # six 4-GPU servers: five to prefill 5 req/s of 6,000-token documents, one to lose
-        "tp_gpus": "4",
-        "max_batch_cfg": "67 req",
-        "queue_limit": "109 req",
-        "queue_wait_limit": "6 s",
-    },
-    "training-cluster-review": {
-        "ckpt_interval": "1 h",
-        "spare_nodes": "4",
-        "restart_time": "10 min",
-        "health_check_period": "1 min",  # a heartbeat instead of the nightly check
-        "storage_bw": "20 GB/s",
-    },
-    "gateway-fallback-review": {
-        "replicas": "10",  # ~124 ms of a replica a request, prefill counted: the 80 req/s peak keeps 9.9 busy
+# The bank's review questions: each flaw's scenario shows the failure on the given design and passes on the
+# reference fix (the review's fix lines in the question file, its quantity-named values evaluated).
+REVIEW_SLUGS = ("eight-gpu-design-review", "gateway-fallback-review", "training-cluster-review")
+
+
+def bank_fix(slug: str) -> dict[str, str]:
+    from grading.core.review_check import reference_fix_numbers
+
+    return reference_fix_numbers(spec_to_dict(load_question(BANK / f"{slug}.yaml")))
+
+
+def test_the_reference_fixes_are_read_from_the_bank_with_their_quantities_evaluated():
+    # eight-gpu: six servers (ceil(5 x ~0.70 s / 0.7) + 1, by the question's arithmetic), TP4, the 67
+    # 6,600-token sequences a 4-GPU server's 146.9 GB of KV room holds (448,303 tok / 6,600), the queue bound
+    # (30 - 17.4 s) x 8.6 req/s ~ 109, a 6 s wait limit.
+    fix = bank_fix("eight-gpu-design-review")
+    assert fix["replicas"] == "6 replica" and fix["tp_gpus"] == "4 GPU" and fix["max_batch_cfg"] == "67 req"
+    assert float(fix["queue_limit"].split()[0]) == pytest.approx(109, abs=1)
+    assert fix["queue_wait_limit"] == "6 s"
+    # gateway: ten replicas (80 req/s at peak x ~124 ms a request), a batch of 96, 300 queued, 2 s, 45 req/s.
+    assert bank_fix("gateway-fallback-review") == {
+        "replicas": "10 replica",
         "max_batch": "96 req",
         "queue_limit": "300 req",
         "queue_wait_limit": "2 s",
         "fallback_rate": "45 req/s",
-    },
-}
+    }
+    assert bank_fix("training-cluster-review")["health_check_period"] == "1 min"
 
 
-@pytest.mark.parametrize("slug", sorted(FIXED_NUMBERS))
-def test_each_flaws_scenario_fails_on_the_given_design_and_passes_on_the_fixed_numbers(slug):
+@pytest.mark.parametrize("slug", REVIEW_SLUGS)
+def test_each_flaws_scenario_fails_on_the_given_design_and_passes_on_the_reference_fix(slug):
     from grading.core.question_files import load_palette
     from grading.core.review_check import review_replays
 
     spec = load_question(BANK / f"{slug}.yaml", palette=load_palette(BANK.parent / "palette.yaml"))
     assert spec.kind == "review" and len(spec.review.flaws) >= 4
-    replays = review_replays(spec_to_dict(spec), FIXED_NUMBERS[slug], seed_count=2)
+    replays = review_replays(spec_to_dict(spec), bank_fix(slug), seed_count=2)
     by_name = {row["scenario"]: row for row in replays["scenarios"]}
     for flaw in spec.review.flaws:
         row = by_name[flaw.scenario]
         assert row["given"]["passed"] is False, (flaw.id, row["given"])
         assert row["fixed"]["passed"] is True, (flaw.id, row["fixed"])
+        assert row["reference_fix"]["passed"] is True, (flaw.id, row["reference_fix"])
     assert replays["fixed_meets"]
+    # The fix typed as the reference fix is judged against the reference fix: same runs, same cost, 100.
+    assert replays["failure"]["score"] == 100.0
     assert {flaw.fix_category for flaw in spec.review.flaws} >= {"correctness", "infrastructure"}
+
+
+def test_the_reader_refuses_a_reference_fix_it_cannot_replay_or_read():
+    import yaml
+
+    from grading.core.question_reader import parse_question
+    from grading.core.question_types import SpecError
+
+    data = yaml.safe_load((BANK / "gateway-fallback-review.yaml").read_text())
+
+    def problems(fix: list) -> list[str]:
+        changed = {**data, "review": {**data["review"], "fix": fix}}
+        try:
+            parse_question(changed, source="gateway-fallback-review.yaml")
+        except SpecError as error:
+            return [f"{field}: {message}" for field, message in error.problems]
+        return []
+
+    assert problems(data["review"]["fix"]) == []
+    assert problems([{"name": "replica", "value": "10"}]) == [
+        "review.fix[0].name: 'replica' is not a quantity of the model"
+    ]
+    assert "cannot be read as req/s" in problems([{"name": "fallback_rate", "value": "45 GB"}])[0]
+    assert (
+        "'replicas_needd' is not a quantity" in problems([{"name": "replicas", "value": "replicas_needd"}])[0]
+    )
+    assert "is in s, not in replica" in problems([{"name": "replicas", "value": "prefill_s"}])[0]
+    # kv_overcommit is asked on sheet 1: a fixed sheet opening on its given value would state the answer.
+    assert "asked derived line" in " ".join(problems([{"name": "kv_overcommit", "value": "1"}]))
+    # No scenario reads the deadline: a fix line there changes no replay.
+    assert "no scenario reads 'deadline'" in problems([{"name": "deadline", "value": "20 s"}])[0]
+    assert "on the fixed sheet twice" in " ".join(
+        problems([{"name": "max_batch", "value": "96"}, {"name": "max_batch", "value": "64"}])
+    )
+    assert problems([{"name": "max_batch"}]) == [
+        "review.fix[0].value: is required: the reference fix's value, with its unit"
+    ]

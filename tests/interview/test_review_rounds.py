@@ -59,6 +59,12 @@ def test_a_review_round_opens_on_the_given_design_with_its_numbers(review_round)
         "queue_limit": "1000000 req",
         "queue_wait_limit": "0 s",
         "fallback_rate": "6 req/s",
+        # Sheet 2, the fixed design, opens on the given design too: four replicas as drawn.
+        "fixed--replicas": "4 replica",
+        "fixed--max_batch": "256 req",
+        "fixed--queue_limit": "1000000 req",
+        "fixed--queue_wait_limit": "0 s",
+        "fixed--fallback_rate": "6 req/s",
     }
     assert work.fixes == []
 
@@ -125,7 +131,7 @@ def test_the_api_saves_and_returns_fixes(client, alice, review_round):
     assert bad.status_code == 400
 
 
-def test_submitting_a_review_grades_it_and_queues_both_replays(
+def test_submitting_a_review_grades_it_and_queues_its_three_replays(
     client, alice, review_round, sent, django_capture_on_commit_callbacks
 ):
     client.force_login(alice)
@@ -135,7 +141,7 @@ def test_submitting_a_review_grades_it_and_queues_both_replays(
         {"target": "gw->obs", "what": "Fallback answers count as success", "how": "the outage is masked"},
         {"target": "eng", "what": "The GPUs are too slow", "how": "need more of them"},
     ]
-    numbers = {"max_batch": "96 req", "queue_limit": "300 req"}
+    numbers = {"fixed--max_batch": "96 req", "fixed--queue_limit": "300 req"}
     assert (
         save(client, review_round, revision=0, design=design, numbers=numbers, fixes=FIXES).status_code == 200
     )
@@ -148,9 +154,16 @@ def test_submitting_a_review_grades_it_and_queues_both_replays(
     assert round_.score == round_.report["scores"]["overall"]
     runs = ReplayRun.objects.filter(round=round_)
     assert {(run.scenario, run.side) for run in runs} == {
-        (scenario, side) for scenario in ("peak-hour", "pool-outage") for side in ("candidate", "reference")
+        (scenario, side)
+        for scenario in ("peak-hour", "pool-outage")
+        for side in ("candidate", "reference", "fix")
     }
-    assert len(sent) == 4
+    assert len(sent) == 6
+    # The fixed sheet sizes the fixed design; the reference fix runs on the question's fix (ten replicas).
+    fixed = runs.get(scenario="peak-hour", side="candidate").inputs["params"]
+    assert fixed["max_batch"] == 96 and fixed["queue_limit"] == 300 and fixed["replicas"] == 4
+    fix = runs.get(scenario="peak-hour", side="fix").inputs["params"]
+    assert fix["replicas"] == 10 and fix["max_batch"] == 96 and fix["queue_timeout_s"] == 2
 
     page = client.get(f"/rounds/{round_.pk}/report/").content.decode()
     assert 'id="review-report"' in page
@@ -222,7 +235,7 @@ def test_an_author_edits_a_review_questions_flaws_in_the_editor_and_they_round_t
 def _submit_a_marked_review(client, review_round, django_capture_on_commit_callbacks):
     design = dict(review_round.work.design)
     design["marks"] = [{"target": "q", "what": "The queue has no limit", "how": "it grows at peak"}]
-    numbers = {"max_batch": "96 req", "queue_limit": "300 req"}
+    numbers = {"fixed--max_batch": "96 req", "fixed--queue_limit": "300 req"}
     save(client, review_round, revision=0, design=design, numbers=numbers, fixes=FIXES)
     with django_capture_on_commit_callbacks(execute=True):
         return round_submit(round_id=review_round.pk)
@@ -247,7 +260,7 @@ def test_submitting_a_review_runs_no_replay_inside_the_submission(
         "total": 2,
     }
     assert round_.score is None and round_.report["scores"]["review"] is None
-    assert len(sent) == 4  # the replays went to the job queue instead
+    assert len(sent) == 6  # the replays went to the job queue instead (three sides, two scenarios)
 
 
 def test_the_review_fills_in_from_its_replay_jobs_as_the_synchronous_grading_would(
@@ -304,3 +317,72 @@ def test_the_periodic_task_completes_a_review_nobody_has_looked_at_once_its_runs
     round_.refresh_from_db()
     assert round_.score is not None and "pending" not in round_.report["review"]["replays"]
     assert complete_reviews.apply().get() == 0  # done once
+
+
+def test_the_two_sheets_are_kept_apart_the_analysis_graded_on_the_given_design_the_fixed_sheet_replayed(
+    client, alice, review_round, sent, django_capture_on_commit_callbacks
+):
+    client.force_login(alice)
+    page = client.get(f"/rounds/{review_round.pk}/").content.decode()
+    # The page says which sheet is which; sheet 2 opens on the given design (four replicas), never the fix.
+    assert "Sheet 1 · Your analysis of the given design" in page and "Sheet 2 · Your fixed design" in page
+    assert 'id="n-fixed--replicas" name="numbers.fixed--replicas" data-number="fixed--replicas"' in page
+    assert 'value="4 replica"' in page and "10 replica" not in page
+    read = client.post(
+        f"/rounds/{review_round.pk}/read/", {"name": "fixed--replicas", "numbers.fixed--replicas": "7"}
+    )
+    assert read.status_code == 200 and "Read as 7 replica" in read.content.decode()
+    # Sheet 1 analyses the given design: a batch of 256 asks 256 x 2,300 tokens of KV against
+    # (80 GB x 0.9 - 16 GB) / 128 KiB = 427,246 tokens of room, 1.38x. Sheet 2 fixes the batch to 96 and
+    # sizes the pool at seven replicas; neither changes how sheet 1 is graded.
+    numbers = {
+        "max_batch": "256 req",
+        "kv_overcommit": "1.38",
+        "fixed--replicas": "7",
+        "fixed--max_batch": "96 req",
+    }
+    assert save(client, review_round, revision=0, numbers=numbers).status_code == 200
+    with django_capture_on_commit_callbacks(execute=True):
+        round_ = round_submit(round_id=review_round.pk)
+    verdicts = {line["name"]: line["verdict"] for line in round_.report["lines"]}
+    assert verdicts["max_batch"] == "correct" and verdicts["kv_overcommit"] == "correct"
+    # The fixed design replays on seven replicas with the batch of 96; the given design on its four of 256.
+    runs = ReplayRun.objects.filter(round=round_, scenario="peak-hour")
+    fixed, given = runs.get(side="candidate").inputs["params"], runs.get(side="reference").inputs["params"]
+    assert (fixed["replicas"], fixed["max_batch"]) == (7, 96) and (given["replicas"], given["max_batch"]) == (
+        4,
+        256,
+    )
+    sheet = {line["name"]: line for line in round_.report["review"]["fixed_sheet"]}
+    assert sheet["replicas"] == {
+        "name": "replicas",
+        "label": "Replicas in the pool",
+        "unit": "replica",
+        "given": "4 replicas",
+        "yours": "7",
+        "reference": "10 replicas",
+    }
+    report = client.get(f"/rounds/{round_.pk}/report/").content.decode()
+    assert 'id="review-fixed-sheet"' in report and "Sheet 2 · your fixed design" in report
+    assert 'id="review-sheets-note"' in report
+
+
+def test_the_same_slip_on_one_sheet_moves_the_analysis_when_there_is_only_one():
+    # Before the two sheets the batch edited to apply the fix was the analysis's batch too: the grader carried
+    # 96 forward and marked the given design's 1.38x KV overcommit wrong (96 x 2,300 / 427,246 = 0.52).
+    from grading.core.review_check import grade_review
+    from tests.core.test_review_check import BANK, load_question
+
+    spec = load_question(BANK / f"{REVIEW_QUESTION}.yaml")
+    one_sheet = grade_review(
+        spec, {"numbers": {"max_batch": "96 req", "kv_overcommit": "1.38"}}, run_replays=False
+    )
+    two = grade_review(
+        spec,
+        {"numbers": {"max_batch": "256 req", "kv_overcommit": "1.38"}, "fixed": {"max_batch": "96 req"}},
+        run_replays=False,
+    )
+    assert (
+        next(line for line in one_sheet["lines"] if line["name"] == "kv_overcommit")["verdict"] != "correct"
+    )
+    assert next(line for line in two["lines"] if line["name"] == "kv_overcommit")["verdict"] == "correct"
