@@ -1,5 +1,6 @@
 """Helpers for the replay tests: a question with scenarios, a submitted practice round, slow runs."""
 
+import os
 import shutil
 from pathlib import Path
 
@@ -62,3 +63,22 @@ def slow_run(round_, *, duration_s: float = 4500, scenario: str = "slow-steady-l
         simulator_version=simulator_version(),
         inputs={**SLOW_INPUTS, "scenario": scenario, "duration_s": duration_s},
     )
+
+
+def worker_environment(*, replay_seeds: int = 1) -> dict[str, str]:
+    """The environment of a worker process of its own on this test's PostgreSQL database and Redis broker."""
+    from django.db import connection
+
+    settings_dict = connection.settings_dict
+    database_url = (
+        f"postgres://{settings_dict['USER']}:{settings_dict['PASSWORD'] or ''}@{settings_dict['HOST']}:"
+        f"{settings_dict['PORT'] or 5432}/{settings_dict['NAME']}"
+    )
+    return {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "REDIS_URL": os.environ["REDIS_URL"],
+        "DEBUG": "0",
+        "REPLAY_SEEDS": str(replay_seeds),
+        "SECRET_KEY": "replay-worker-test-only-0123456789abcdefghijklmnop",
+    }

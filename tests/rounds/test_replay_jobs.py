@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from django.apps import apps
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 if apps.ready:  # the pure grading run (-p no:django) still collects this module
@@ -31,7 +31,7 @@ if apps.ready:  # the pure grading run (-p no:django) still collects this module
         replays_sweep,
     )
 from tests.conftest import USES_POSTGRES, USES_REDIS
-from tests.rounds.replay_fixtures import load_question, slow_run, submitted_round
+from tests.rounds.replay_fixtures import load_question, slow_run, submitted_round, worker_environment
 from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -285,19 +285,7 @@ def test_a_run_cancelled_while_a_real_worker_runs_it_stays_cancelled_without_a_r
 
 
 def _start_worker(queue: str, log_path: Path) -> subprocess.Popen:
-    settings_dict = connection.settings_dict
-    database_url = (
-        f"postgres://{settings_dict['USER']}:{settings_dict['PASSWORD'] or ''}@{settings_dict['HOST']}:"
-        f"{settings_dict['PORT'] or 5432}/{settings_dict['NAME']}"
-    )
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "REDIS_URL": os.environ["REDIS_URL"],
-        "DEBUG": "0",
-        "REPLAY_SEEDS": "1",
-        "SECRET_KEY": "replay-kill-test-only-0123456789abcdefghijklmnop",
-    }
+    env = worker_environment()
     command = [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", queue, "--pool", "prefork"]
     command += ["--concurrency", "1", "--without-gossip", "--without-mingle", "--loglevel", "INFO"]
     log = log_path.open("ab")
