@@ -575,19 +575,17 @@ def review_replays(
     key = seed_key if seed_key is not None else spec_dict.get("slug", "")
     variant = dict(overrides or {}) or None
     fix = reference_fix_numbers(spec_dict, variant)
-    sides = {
-        "reference": replay_inputs(spec_dict, side="reference", variant_values=variant),
-        "candidate": replay_inputs(spec_dict, side="candidate", numbers=numbers, variant_values=variant),
-        FIX_SIDE: replay_inputs(spec_dict, side="candidate", numbers=fix, variant_values=variant)
-        if fix
-        else None,
-    }
-    rows, fixed_runs, fix_runs = [], {}, {}
-    for index, (given, fixed) in enumerate(zip(sides["reference"], sides["candidate"], strict=True)):
+    given_side = replay_inputs(spec_dict, side="reference", variant_values=variant)
+    fixed_side = replay_inputs(spec_dict, side="candidate", numbers=numbers, variant_values=variant)
+    fix_side = replay_inputs(spec_dict, side="candidate", numbers=fix, variant_values=variant) if fix else []
+    rows: list[dict[str, Any]] = []
+    fixed_runs: dict[str, dict[str, Any]] = {}
+    fix_runs: dict[str, dict[str, Any]] = {}
+    for index, (given, fixed) in enumerate(zip(given_side, fixed_side, strict=True)):
         seeds = replay_seeds(key, given["scenario"], seed_count)
         fixed_runs[given["scenario"]] = _run_entry(fixed, seeds)
-        if sides[FIX_SIDE] is not None:
-            fix_runs[given["scenario"]] = _run_entry(sides[FIX_SIDE][index], seeds)
+        if fix_side:
+            fix_runs[given["scenario"]] = _run_entry(fix_side[index], seeds)
         rows.append(
             {
                 "scenario": given["scenario"],
@@ -721,7 +719,7 @@ def _replays_part(replays: Mapping[str, Any]) -> float:
         return float(score) / 100
     if not replays["total"]:
         return 1.0
-    return replays.get("fixed_run_share", replays["fixed_met"]) / replays["total"]
+    return float(replays.get("fixed_run_share", replays["fixed_met"])) / float(replays["total"])
 
 
 def review_replays_pending(spec_dict: Mapping[str, Any]) -> dict[str, Any]:

@@ -144,7 +144,7 @@ class ReviewScoresSerializer(serializers.Serializer):
 
 class FixedSheetLineSerializer(serializers.Serializer):
     name = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label
     unit = serializers.CharField(allow_blank=True)
     given = serializers.CharField(help_text="The given design's value")
     yours = serializers.CharField(help_text="Your fixed design's value as typed (else the given one)")
