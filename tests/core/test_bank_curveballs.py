@@ -50,8 +50,6 @@ def test_seven_boxes_prompts_four_times_longer():
 # decisions). The list only shrinks: a question leaves it once every follow-up it has is a decision.
 PLAIN_FOLLOW_UPS_LEFT = {
     "eight-gpu-design-review",
-    "eval-pipeline-10m-prompts",
-    "feature-store-no-leakage",
     "forty-five-minute-plan",
     "gateway-fallback-review",
     "gpu-cloud-provisioning",

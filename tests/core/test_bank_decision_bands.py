@@ -118,3 +118,49 @@ def test_disaggregated_rebuild_after_a_decode_node_dies():
         "disaggregated-prefill-decode", "decode-node-dies", 128 * 2125 / 28_035, wrong=(128 * 2125 / 10_430,)
     )
     check("disaggregated-prefill-decode", "decode-node-dies", 128 * 2000 / 28_035)
+
+
+def test_eval_pipeline_long_context_half():
+    # Mean prompt 0.5 x 1,000 + 0.5 x 30,000 = 15,500 tokens: 15,500 / 28,035 + 250 / 10,400 = 0.5769 s a
+    # prompt on a replica; 9e6 prompts / 14,400 s = 625 prompt/s over (0.8 / 0.5769 = 1.387 each) = 450.7 ->
+    # 451 replicas. Counting the 30k prompts' attention (2 x 80 x 30,000^2 x 8,192 = 1.18e15 FLOP at 3.956e15
+    # FLOP/s = 0.298 s, half the prompts) adds 0.149 s: 0.726 s, 567 replicas. Unchanged: 47.
+    short = 15_500 / 28_035 + 250 / 10_400
+    long_ = short + 0.5 * 2 * 80 * 30_000**2 * 8192 / (8 * 989e12 * 0.5)
+    for per_prompt in (short, long_):
+        check(
+            "eval-pipeline-10m-prompts", "long-context-half", 625 / (0.8 / per_prompt), wrong=(47, 47 * 15.5)
+        )
+
+
+def test_eval_pipeline_fast_run_costs_the_same():
+    # 9e6 prompts x (1,000 / 28,035 + 250 / 10,400 = 0.05971 s) x 8 GPUs / 0.8 = 1,492.7 GPU-h x $2 = $2,985.
+    # In whole replicas: 47 x 8 x 4 h x $2 = $3,008 (fast), 4 x 8 x 48 h x $2 = $3,072 (slow). Twelve times:
+    # $35,800.
+    cost = 9e6 * (1000 / 28_035 + 250 / 10_400) * 8 / 0.8 / 3600 * 2
+    for value in (cost, 47 * 8 * 4 * 2, 4 * 8 * 48 * 2):
+        check("eval-pipeline-10m-prompts", "fast-costs-the-same", value, wrong=(12 * cost, cost / 12))
+
+
+def test_eval_pipeline_half_preempted():
+    # The fleet finishes in 9e6 / (47 x 16.748 x 0.8 = 629.7 prompt/s) = 3.97 h. At 2 h, 1.97 h of full-fleet
+    # work is left; on half the fleet it takes 3.94 h: done at 5.94 h. Restarting from zero on half: 9.94 h.
+    full = 9e6 / (47 * (1 / (1000 / 28_035 + 250 / 10_400)) * 0.8) / 3600
+    check("eval-pipeline-10m-prompts", "half-preempted", 2 + 2 * (full - 2), wrong=(4, 2 + 2 * full))
+
+
+def test_feature_store_five_hundred_candidates():
+    # 10,000 req/s x (500 candidates + 1 user) keys x 100 features x 8 B = 4.008 GB/s (101 keys: 0.808 GB/s).
+    check("feature-store-no-leakage", "five-hundred-candidates", 10_000 * 501 * 800 / 1e9, wrong=(0.808, 8.0))
+
+
+def test_feature_store_shard_tail_at_fifty():
+    # Each of 50 shards must meet the target with probability 0.99^(1/50) = 0.999799: 0.0201% may miss
+    # (about 1% / 50). Twenty shards: 0.0502%; the request's own 1%.
+    check("feature-store-no-leakage", "shard-tail-fifty", 100 * (1 - 0.99 ** (1 / 50)), wrong=(0.0502, 1.0))
+
+
+def test_feature_store_batch_fails_twice():
+    # The last good run's features are 24 h old at the next refresh, and two failures add two more periods:
+    # 3 x 24 h + the 3 h job = 75 h at the third run's landing. One period: 27 h; the TTL: 51 h.
+    check("feature-store-no-leakage", "batch-fails-twice", 3 * 24 + 3, wrong=(27, 51))
