@@ -56,8 +56,6 @@ PLAIN_FOLLOW_UPS_LEFT = {
     "gpu-credit-system",
     "inference-observability",
     "job-scheduler-100k-jobs",
-    "kv-cache-tiering",
-    "llm-batching-system",
     "model-artifact-distribution",
     "moe-serving-on-a-rack",
     "moe-total-or-active",

@@ -164,3 +164,46 @@ def test_feature_store_batch_fails_twice():
     # The last good run's features are 24 h old at the next refresh, and two failures add two more periods:
     # 3 x 24 h + the 3 h job = 75 h at the third run's landing. One period: 27 h; the TTL: 51 h.
     check("feature-store-no-leakage", "batch-fails-twice", 3 * 24 + 3, wrong=(27, 51))
+
+
+def test_kv_tiering_fp8_conversations_in_hbm():
+    # fp8 KV: 2 x 80 x 8 x 128 x 1 B = 163,840 B/tok x 30,000 = 4.915 GB a conversation; HBM after weights:
+    # 8 x 80 GB x 0.9 - 141.1 GB = 434.9 GB / 4.915 = 88.5 -> 88 (bf16: 44).
+    check("kv-cache-tiering", "fp8-cache-ship", (576e9 - 141.107e9) // (30_000 * 163_840), wrong=(44, 176))
+
+
+def test_kv_tiering_break_even_at_128k():
+    # KV: 128,000 x 327,680 B = 41.94 GB. Recompute: 2 x 70.55e9 x 128,000 = 1.806e16 FLOP for the weights
+    # + 2 x 80 x 8,192 x 128,000^2 = 2.147e16 for attention = 3.954e16 at 8 x 989e12 x 0.5 = 3.956e15 FLOP/s:
+    # 9.99 s. Break-even 41.94 GB / 9.99 s = 4.20 GB/s (30k: 7.18; the linear term alone: 9.19).
+    recompute = (2 * 70.5537e9 * 128_000 + 2 * 80 * 8192 * 128_000**2) / (8 * 989e12 * 0.5)
+    check("kv-cache-tiering", "contexts-128k", 128_000 * 327_680 / recompute / 1e9, wrong=(7.18, 9.19))
+
+
+def test_kv_tiering_dram_tier_empty():
+    # 0.2 returning conversations a second x 1.368 s of recompute = 27.4% of the replica's time (less the
+    # 25 ms reload they no longer make: 26.9%). Reloading from DRAM took 0.2 x 24.6 ms = 0.5%.
+    check("kv-cache-tiering", "dram-tier-empty", 100 * 0.2 * 1.368, wrong=(100 * 0.2 * 0.024576, 100.0))
+    check("kv-cache-tiering", "dram-tier-empty", 100 * 0.2 * (1.368 - 0.024576))
+
+
+def test_llm_batching_h200_kv_cap():
+    # (8 x 141 GB x 0.9 - 141.1 GB) = 874.1 GB / (8,192 tok x 327,680 B = 2.684 GB) = 325.6 -> 325
+    # (H100: 162).
+    check(
+        "llm-batching-system", "move-to-h200", (8 * 141e9 * 0.9 - 141.107e9) // (8192 * 327_680), wrong=(162,)
+    )
+
+
+def test_llm_batching_32k_batch():
+    # KV room 1,327,187 tokens / 32,768 = 40.5 -> 40 (or / 32,000 = 41.5 -> 41); at 8,192 it was 162.
+    room = (8 * 80e9 * 0.9 - 141.107e9) / 327_680
+    check("llm-batching-system", "contexts-32k", room // 32_768, wrong=(162, 629))
+    check("llm-batching-system", "contexts-32k", room // 32_000)
+
+
+def test_llm_batching_slow_reader_buffer():
+    # The engine emits the 250 tokens in 250 x 13.53 ms = 3.38 s while the phone reads 2 tok/s x 3.38 s = 6.8:
+    # 243 wait. At the 40 ms TPOT target: 10 s, 20 read, 230 wait. All 250 would mean the client read none.
+    for step in (0.013535, 0.040):
+        check("llm-batching-system", "slow-reader", 250 - 2 * 250 * step, wrong=(250, 2))
