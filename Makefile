@@ -6,7 +6,8 @@ RUNTIME_STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 MANAGE := $(BIN)/python manage.py
 # make run defaults to development mode; export DEBUG=0 and a SECRET_KEY for production-like runs.
-RUN_ENV := DEBUG=$${DEBUG:-1}
+# numba caches the compiled replay loop in var/numba-cache (compiled once, ~20 s, then loaded by every worker).
+RUN_ENV := DEBUG=$${DEBUG:-1} NUMBA_CACHE_DIR=$${NUMBA_CACHE_DIR:-$(CURDIR)/var/numba-cache}
 
 .PHONY: install install-runtime check-lock run test test-core test-fast lint format lock bench check-deploy browsers clean
 

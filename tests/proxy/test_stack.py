@@ -87,7 +87,8 @@ def compose() -> dict:
 
 def app_env(*, database_url: str, port: int) -> dict[str, str]:
     """What a web or worker container sees: the image's ENV, the env file, compose's environment; then the
-    compose network's postgres and redis replaced by this machine's, and nginx's address by loopback."""
+    compose network's postgres and redis replaced by this machine's, nginx's address by loopback and the
+    image's numba cache by the checkout's."""
     example = env_example()
     service = compose()["x-app"]
     env = {"PATH": f"{REPO / '.venv' / 'bin'}:{os.environ['PATH']}", "HOME": os.environ.get("HOME", "/tmp")}
@@ -100,6 +101,7 @@ def app_env(*, database_url: str, port: int) -> dict[str, str]:
         REDIS_URL=os.environ["REDIS_URL"],
         PORT=str(port),
         TRUSTED_PROXIES=TLS_PROXY,
+        NUMBA_CACHE_DIR=str(REPO / "var" / "numba-cache"),  # the image's /app/var is not on this machine
     )
     return env
 

@@ -24,7 +24,7 @@ import math
 from array import array
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -533,9 +533,20 @@ class EngineFleet(Fleet):
 
     def in_flight(self, r: int | None, t: float) -> list[int]:
         regions = range(self.n_regions) if r is None else (r,)
-        return sorted(
-            rid for g in regions for rep in self.replicas[g] for rid in (*rep.waiting, *rep.running)
-        )
+        return self.holding([rep for g in regions for rep in self.replicas[g]])
+
+    def serving(self, r: int) -> list[Replica]:
+        """Region r's replicas that take new requests (not draining), in the order they were added."""
+        return [rep for rep in self.replicas[r] if not rep.draining]
+
+    def holding(self, reps: Sequence[Replica]) -> list[int]:
+        """The requests waiting or running on `reps`, by id."""
+        return sorted(rid for rep in reps for rid in (*rep.waiting, *rep.running))
+
+    def retire(self, reps: Sequence[Replica]) -> None:
+        for rep in reps:
+            if rep.alive:
+                self.drop(rep)
 
     def lose(self, rids: list[int], t: float, retry: bool) -> None:
         """Take requests off their replicas (a lost replica, region or the provider); retry or fail them."""
@@ -594,24 +605,46 @@ class EngineFleet(Fleet):
         return run
 
 
+@runtime_checkable
+class ReplicaFleet(Protocol):
+    """What a replica loss asks of a fleet of engines (this module's, or the compiled one's)."""
+
+    cfg: FleetConfig
+    n_regions: int
+    run: list[int]
+    log: list[tuple[float, str, dict[str, Any]]]
+
+    def lose(self, rids: list[int], t: float, retry: bool) -> None: ...
+
+    def resize(self, r: int) -> None: ...
+
+    def requeue(self, rids: list[int], r: int, t: float) -> None: ...
+
+    def admit(self, r: int, t: float) -> None: ...
+
+    def serving(self, r: int) -> Sequence[Any]: ...
+
+    def holding(self, reps: Sequence[Any]) -> list[int]: ...
+
+    def retire(self, reps: Sequence[Any]) -> None: ...
+
+
 class EngineControls(Controls):
     """The shared controls, with a replica loss that takes whole replicas (chosen at random) and every
-    request they hold."""
+    request they hold (on either fleet of engines)."""
 
     def replica_loss(self, t: float, payload: tuple[Any, ...]) -> None:
         fleet, event = self.fleet, payload[0]
-        assert isinstance(fleet, EngineFleet)
+        assert isinstance(fleet, ReplicaFleet)
         r = int(event["region"]) % fleet.n_regions
-        serving = [rep for rep in fleet.replicas[r] if not rep.draining]
+        serving = fleet.serving(r)
         k = min(int(event["count"]), fleet.run[r], len(serving))
         victims: list[int] = []
         if k > 0:
             dead = [serving[int(j)] for j in sorted(self.rng.choice(len(serving), size=k, replace=False))]
-            victims = sorted(rid for rep in dead for rid in (*rep.waiting, *rep.running))
+            victims = fleet.holding(dead)
             fleet.lose(victims, t, fleet.cfg.retry_lost)
-            for rep in dead:
-                if rep.alive:
-                    fleet.drop(rep)
+            fleet.retire(dead)
             fleet.run[r] -= k
             fleet.resize(r)
             if fleet.cfg.retry_lost:
@@ -620,11 +653,11 @@ class EngineControls(Controls):
         fleet.log.append((t, "replica_loss", {"region": r, "count": k, "in_flight": len(victims)}))
 
 
-def too_long(fleet: EngineFleet) -> np.ndarray:
-    """Requests whose prompt and output cannot fit one replica's KV cache: an engine refuses them."""
-    req = fleet.req
+def too_long(req: Requests, block: int, admit_cap: float) -> np.ndarray:
+    """Requests whose prompt and output cannot fit one replica's KV cache (`admit_cap` blocks of `block`
+    tokens): an engine refuses them."""
     assert req.prompt_tokens is not None
-    refused: np.ndarray = np.ceil((req.prompt_tokens + req.out_tokens) / fleet.block) > fleet.admit_cap
+    refused: np.ndarray = np.ceil((req.prompt_tokens + req.out_tokens) / block) > admit_cap
     return refused
 
 
@@ -638,13 +671,22 @@ def simulate_engine_fleet(
     progress: Callable[[float], None] | None = None,
     progress_dt: float = INF,
     max_steps: float = INF,
+    fleet_type: Callable[..., Fleet] | None = None,
 ) -> FleetRun:
-    """Run the fleet of engines for `duration_s`; past `max_steps` engine steps it raises ValueError."""
-    fleet = EngineFleet(cfg, req, duration_s, sample_dt)
-    controls = EngineControls(fleet, rng, progress, progress_dt)
+    """Run the fleet of engines for `duration_s`; past `max_steps` engine steps it raises ValueError.
+    `fleet_type` None runs this module's loop (the reference); else a fleet made as `fleet_type(cfg, req,
+    duration_s, sample_dt, max_steps)` runs its own `run_loop(controls)` (engine_compiled's)."""
+    if fleet_type is None:
+        fleet = EngineFleet(cfg, req, duration_s, sample_dt)
+        controls = EngineControls(fleet, rng, progress, progress_dt)
+        controls.schedule(events)
+        run_engine_loop(fleet, controls, too_long(req, fleet.block, fleet.admit_cap).tolist(), max_steps)
+        return fleet.result()
+    other = fleet_type(cfg, req, duration_s, sample_dt, max_steps)
+    controls = EngineControls(other, rng, progress, progress_dt)
     controls.schedule(events)
-    run_engine_loop(fleet, controls, too_long(fleet).tolist(), max_steps)
-    return fleet.result()
+    other.run_loop(controls)  # type: ignore[attr-defined]
+    return other.result()
 
 
 def run_engine_loop(fleet: EngineFleet, controls: Controls, refused: list[bool], max_steps: float) -> None:

@@ -17,7 +17,8 @@ from grading.core.sim.arrivals import (
     poisson_arrivals,
     service_times,
 )
-from grading.core.sim.engine import ACTIVATION_BYTES, simulate_engine_fleet, step_clock
+from grading.core.sim.engine import ACTIVATION_BYTES, step_clock
+from grading.core.sim.engines import simulate_engines
 from grading.core.sim.family_specs import about, check_slo_keys, resolve_events, resolve_params
 from grading.core.sim.queueing import (
     FAILED,
@@ -528,25 +529,19 @@ def slo_actuals(summary: dict[str, Any]) -> dict[str, float]:
     }
 
 
-def run_serving(
-    params: dict[str, Any],
-    events: list[dict[str, Any]],
-    slo: dict[str, float],
+def simulate_serving(
+    p: dict[str, Any],
+    resolved: list[dict[str, Any]],
+    model: ReplicaModel,
+    rate: float,
     duration_s: float,
     seed: int,
     progress: Callable[[float], None] | None = None,
     *,
     fast: bool = True,
-) -> ScenarioResult:
-    """Run one serving scenario (see README.md, family `serving`); `fast` False keeps the generic queue
-    (`mu` > 0) to its event loop (the benchmark times both paths; the engine has one)."""
-    p = resolve_params(SERVING, params)
-    if p["servers"] > 0:
-        p["replicas"], p["max_batch"] = p["servers"], 1.0
-    resolved = resolve_events(SERVING, events)
-    check_slo_keys(SERVING, slo)
-    model = replica_model(p)
-    rate = base_arrival_rate(p, model)
+    engine: str | None = None,
+) -> tuple[Requests, FleetRun]:
+    """The requests of one serving run and the fleet's records for them (run_serving's simulation)."""
     req = build_requests(p, resolved, model, rate, duration_s, seed)
     cfg = fleet_config(p, model)
     if cfg.autoscale and duration_s / cfg.scale_interval_s > MAX_CONTROL_EVENTS:
@@ -558,9 +553,34 @@ def run_serving(
     # what both loops take first: the fleet, its requests and events, the run, the stream, sampling, progress
     run = (cfg, req, resolved, duration_s, fleet_rng, duration_s / INTERNAL_SAMPLES, progress)
     if p["mu"] > 0:
-        out = simulate_fleet(*run, duration_s / PROGRESS_CHUNKS, fast=fast)
-    else:
-        out = simulate_engine_fleet(*run, duration_s / PROGRESS_CHUNKS, max_steps=2 * MAX_ENGINE_STEPS)
+        return req, simulate_fleet(*run, duration_s / PROGRESS_CHUNKS, fast=fast)
+    steps = 2 * MAX_ENGINE_STEPS
+    return req, simulate_engines(*run, duration_s / PROGRESS_CHUNKS, max_steps=steps, engine=engine)
+
+
+def run_serving(
+    params: dict[str, Any],
+    events: list[dict[str, Any]],
+    slo: dict[str, float],
+    duration_s: float,
+    seed: int,
+    progress: Callable[[float], None] | None = None,
+    *,
+    fast: bool = True,
+    engine: str | None = None,
+) -> ScenarioResult:
+    """Run one serving scenario (see README.md, family `serving`); `fast` False keeps the generic queue
+    (`mu` > 0) to its event loop (the benchmark times both paths); `engine` picks the engine's step loop,
+    `compiled` or `python` (the reference), by default `engines.chosen_engine()`."""
+    p = resolve_params(SERVING, params)
+    if p["servers"] > 0:
+        p["replicas"], p["max_batch"] = p["servers"], 1.0
+    resolved = resolve_events(SERVING, events)
+    check_slo_keys(SERVING, slo)
+    model = replica_model(p)
+    rate = base_arrival_rate(p, model)
+    run = (p, resolved, model, rate, duration_s, seed, progress)
+    req, out = simulate_serving(*run, fast=fast, engine=engine)
     if progress is not None:
         progress(1.0)
     summary = summarise(p, req, out, model, rate, duration_s)
