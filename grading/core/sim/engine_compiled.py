@@ -123,8 +123,9 @@ class CompiledEngineFleet(Fleet):
         self.status, self.retries, self.where = self.QI[k.STATUS], self.QI[k.RETRIES], self.QI[k.WHERE]
         self.start, self.first = self.QF[k.START], self.QF[k.FIRST]
         self.finish, self.tpot = self.QF[k.FINISH], self.QF[k.TPOT]
-        self.busy = IntRow(self.GI[k.BUSY])  # type: ignore[assignment]
-        self.queues = [QueueView(self, r) for r in range(regions)]  # type: ignore[misc]
+        # Views standing in for Fleet's list and deques (the controls only index, count and iterate them)
+        self.busy = IntRow(self.GI[k.BUSY])  # type: ignore[assignment]  # not a list: a view of the row
+        self.queues = [QueueView(self, r) for r in range(regions)]  # type: ignore[misc]  # deque stand-ins
 
     @property
     def state(self) -> State:
