@@ -1201,6 +1201,8 @@
       node.data({ display: lines.join("\n"), h: Math.max(52, lines.length * 15 + 18) });
       node.toggleClass("sbc-detailed", Boolean(detailed));
       node.toggleClass("sbc-complete", Boolean(job && failure));
+      // The box grew or shrank with its text: its connect handle moves with the top edge, never over the text.
+      if (this.handleNode && this.handleNode.same(node)) this.placeHandle();
     }
 
     kindName(kind) {

@@ -1,0 +1,52 @@
+"""Typing in a box's fields at 1440x900 (issue 35: "a box's text rendered squashed and clipped while typing,
+and was fine after a reload"). Reproduced in Chromium: as the box grew line by line, the connect handle stayed
+where the box's top edge had been, a dot drawn over the box's text; after a reload nothing was selected and it
+was gone. The text itself was not squashed: screenshots of the box after typing and after a reload (device
+pixel ratios 1 and 2, typed at once and key by key, same zoom and pan) showed the same lines and glyphs, the
+selection border and the handle being the only differences."""
+
+from tests.browser.canvas_helpers import add_box, canvas_parts, canvas_root, select_box
+from tests.browser.conftest import close_quietly, log_in, open_page
+from tests.browser.test_canvas import questions, start_round  # noqa: F401
+
+TEXT = " with per-tenant fairness and a deadline-aware shedding policy for long prompts"
+
+
+def handle_offset(page, box: str) -> tuple[float, float]:
+    """How far the connect handle's centre is from the middle of the box's top edge, in page pixels."""
+    rect = canvas_root(page).evaluate("(el, id) => SevenboxCanvas.get(el).boxRect(id)", box)
+    handle = canvas_root(page).locator(".sbc-handle").bounding_box()
+    centre = (handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
+    return centre[0] - (rect["x"] + rect["width"] / 2), centre[1] - rect["y"]
+
+
+def test_the_connect_handle_stays_on_the_box_s_top_edge_while_its_text_grows_and_shrinks(
+    browser,
+    live_server,
+    alice,
+    questions,  # noqa: F811
+):
+    page, problems = open_page(browser, live_server.url, viewport={"width": 1440, "height": 900})
+    page.problems = problems
+    try:
+        log_in(page, "alice")
+        start_round(page)
+        box = add_box(page, "admission queue")
+        select_box(page, box)
+        canvas_root(page).locator(".sbc-handle").wait_for()
+        for field in ("label", "job", "failure"):
+            typed = canvas_parts(page).locator(f"[data-sbc-field={field}]")
+            typed.click()
+            typed.press("End")
+            for index, key in enumerate(TEXT):
+                page.keyboard.type(key)
+                if index % 10 == 9:  # mid-typing, as a person sees it: the box has grown by a line or more
+                    dx, dy = handle_offset(page, box)
+                    assert abs(dx) <= 1 and abs(dy) <= 1, (field, index, dx, dy)
+        for _ in TEXT:  # and back: the box shrinks as the way to fail is deleted
+            page.keyboard.press("Backspace")
+        dx, dy = handle_offset(page, box)
+        assert abs(dx) <= 1 and abs(dy) <= 1, ("after deleting", dx, dy)
+    finally:
+        close_quietly(page)
+    problems.assert_none()
