@@ -72,9 +72,9 @@ def test_autoscaling_larger_burst_pool_cost():
     )
 
 
-def test_autoscaling_twenty_replicas_pull():
-    # 20 x 141.1 GB = 2.82 TB.
-    check("autoscaling-cold-start", "twenty-at-once", 20 * 0.1411, wrong=(0.1411, 20 * 0.1411 * 8))
+def test_autoscaling_thirty_replicas_pull():
+    # 30 x 141.1 GB = 4.23 TB (one replica's 0.14 TB; in terabits, 33.9).
+    check("autoscaling-cold-start", "thirty-at-once", 30 * 0.1411, wrong=(0.1411, 30 * 0.1411 * 8))
 
 
 def test_checkpoint_vendor_headroom():
@@ -207,3 +207,50 @@ def test_llm_batching_slow_reader_buffer():
     # 243 wait. At the 40 ms TPOT target: 10 s, 20 read, 230 wait. All 250 would mean the client read none.
     for step in (0.013535, 0.040):
         check("llm-batching-system", "slow-reader", 250 - 2 * 250 * step, wrong=(250, 2))
+
+
+def test_speculative_h200_break_even():
+    # Ridge 989e12 / 4.8e12 = 206.0 FLOP/B = 206 tokens per weight read (bf16, 2 FLOP per parameter); with
+    # 4 drafts each sequence verifies 5 positions: 206 / 5 = 41.2 (H100: 295 / 5 = 59; scaling 59 up by the
+    # bandwidth ratio gives 84.6).
+    check("speculative-decoding", "h200-break-even", 989e12 / 4.8e12 / 5, wrong=(59, 59 * 4.8 / 3.35))
+
+
+def test_speculative_eight_drafts():
+    # E = (1 - 0.9^9) / (1 - 0.9) = 6.126 tokens per verify; cost 8 x 0.05 + 1 = 1.4 target steps: 4.38x.
+    # Ignoring the draft's cost: 6.13x; at 0.8 with 4 drafts: 2.80x.
+    tokens = (1 - 0.9**9) / 0.1
+    check("speculative-decoding", "eight-drafts", tokens / 1.4, wrong=(tokens, 2.80))
+
+
+def test_speculative_tpot_drift():
+    # 0.8: (1 - 0.8^5) / 0.2 = 3.3616 / 1.2 = 2.801x; 0.6: (1 - 0.6^5) / 0.4 = 2.3056 / 1.2 = 1.921x. TPOT
+    # is the base step over the speedup: 2.801 / 1.921 - 1 = 45.8% worse (the inverse, 31.4%, is the speed).
+    ratio = ((1 - 0.8**5) / 0.2) / ((1 - 0.6**5) / 0.4)
+    check("speculative-decoding", "tpot-drift", 100 * (ratio - 1), wrong=(100 * (1 - 1 / ratio), 25.0))
+
+
+def test_ttft_far_users():
+    # The 100 ms of fixed terms + 100 ms of prefill, plus 150 ms more network: 350 ms; if the 150 ms replaces
+    # the 30 ms network term: 320 ms. Either way far past 200 ms.
+    check("ttft-200ms-p99", "far-users", 350, wrong=(200, 150, 500))
+    check("ttft-200ms-p99", "far-users", 320)
+
+
+def test_ttft_fp8_longest_prompt():
+    # fp8: 8 x 1,979e12 x 0.5 / (2 x 70.55e9) = 56,105 tok/s x the 100 ms prefill budget = 5,610 tokens
+    # (bf16: 2,804).
+    check("ttft-200ms-p99", "fp8-longest-prompt", 0.1 * 8 * 1979e12 * 0.5 / (2 * 70.5537e9), wrong=(2804,))
+
+
+def test_token_limits_bucket_depth():
+    # 10 req/s x 10 s = 100 requests in flight x 32,768 reserved = 3,276,800 tokens (32,000: 3,200,000). Their
+    # actual 250-token answers: 25,000; the 4,096 reservation: 409,600.
+    check("token-rate-limits", "bucket-depth-32k", 100 * 32_768, wrong=(100 * 250, 100 * 4096, 32_768))
+    check("token-rate-limits", "bucket-depth-32k", 100 * 32_000)
+
+
+def test_token_limits_duplicate_settlement():
+    # Reserved 1,000 + 4,096 = 5,096, used 1,000 + 250 = 1,250: a settlement returns 3,846; a duplicate
+    # returns it again. (Output only: 4,096 - 250 = 3,846 too.)
+    check("token-rate-limits", "settled-twice", 5096 - 1250, wrong=(5096, 1250, 2 * 3846))
