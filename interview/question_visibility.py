@@ -4,6 +4,7 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
 
+from grading.core.question_text import rendered_spec
 from grading.core.review_check import FIXED_PREFIX, fix_lines
 from interview.roles import Role, roles_of
 
@@ -60,7 +61,11 @@ def can_see_reference(user: User | AnonymousUser) -> bool:
     return bool(roles_of(user) & {Role.AUTHOR, Role.ADMIN})
 
 
-def public_view(spec: dict[str, Any]) -> dict[str, Any]:
+def public_view(spec: dict[str, Any], variant_values: dict[str, float] | None = None) -> dict[str, Any]:
+    """What a candidate reads of a question: its public fields with the title and prompt written from the
+    model's values (the defaults, or a round's variant: grading.core.question_text), and the asked lines'
+    labels and units."""
+    spec = rendered_spec(spec, variant_values)
     view = {key: spec[key] for key in PUBLIC_FIELDS if key in spec}
     view["plan"] = public_plan(spec)
     view["asked"] = [asked_line_view(spec, line) for line in spec.get("asked", [])]

@@ -34,6 +34,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from grading.core.depth import curveball_says
 from grading.core.grader import grade
+from grading.core.question_text import rendered_spec
 from grading.core.units import COUNT_UNITS, plural
 from questions.models import Question
 from questions.services.question_bank import CORE_PACK, question_bank_load
@@ -151,7 +152,7 @@ def value_patterns(value: float, unit: str, *, bare: bool = True) -> set[str]:
 def asked_values(spec: dict, public: str = "") -> dict[str, set[str]]:
     """Asked line -> the written forms of its reference value, less the figures the prompt states."""
     report = grade(spec, {"numbers": {}})
-    prompt = spec["prompt"]
+    prompt = rendered_spec(spec)["prompt"]  # as the candidate reads it, its {placeholders} written out
     review = spec.get("kind") == "review"
     values = {}
     for line in report["lines"]:
@@ -320,7 +321,8 @@ def premises() -> dict[str, tuple[str, str]]:
         design, numbers = round_opening_work(version=version, variant_values={})
         given = [str(node.get(key, "")) for node in design["nodes"] for key in ("label", "job")]
         given += [str(edge.get("label", "")) for edge in design["edges"]] + list(numbers.values())
-        found[question.slug] = (version.spec["prompt"], "\n".join(given) if is_review(question) else "")
+        prompt = rendered_spec(version.spec)["prompt"]
+        found[question.slug] = (prompt, "\n".join(given) if is_review(question) else "")
     return found
 
 

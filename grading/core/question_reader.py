@@ -16,6 +16,7 @@ from typing import Any, overload
 from grading.core.drill_wording import PLACEHOLDER, formula_names, wording_problems
 from grading.core.model import ModelError, ModelSpec, Problem, read_model, read_number
 from grading.core.quantity_text import ParseFailure, read_value
+from grading.core.question_text import template_problems
 from grading.core.question_types import (
     CLIENT_KIND,
     DEFAULT_FIGURE_TOLERANCE,
@@ -224,6 +225,7 @@ def parse_question(data: object, source: str, *, palette: Collection[str] | None
         related=_read_related(reader, top, slug),
         figures=_read_figures(reader, top, quantity_units),
     )
+    _check_templates(reader, spec)
     scenario_names = {scenario.name for scenario in spec.scenarios}
     curveballs = _read_curveballs(reader, top, model, quantity_units, palette, scenario_names)
     if curveballs and "depth" not in phases:
@@ -236,6 +238,18 @@ def parse_question(data: object, source: str, *, palette: Collection[str] | None
     if reader.problems:
         raise SpecError(reader.problems, source)
     return spec
+
+
+def _check_templates(reader: FieldReader, spec: QuestionSpec) -> None:
+    """The title, prompt and plan may name given assumptions as `{name}` (grading.core.question_text); any
+    other placeholder is refused, so no rendering ever states an answer."""
+    fields = [("title", spec.title), ("prompt", spec.prompt)]
+    fields += [(f"plan[{index}].expect", phase.expect) for index, phase in enumerate(spec.plan)]
+    inputs = {q.name: q.stated for q in spec.model.quantities if q.is_input}
+    derived = frozenset(q.name for q in spec.model.quantities if not q.is_input)
+    asked = frozenset(line.name for line in spec.asked)
+    for field, message in template_problems(fields, inputs, derived, asked):
+        reader.add(field, message)
 
 
 def _read_slug(reader: FieldReader, top: Mapping[str, Any], source: str) -> str:

@@ -76,7 +76,7 @@ def detail(request: AuthedRequest, round_id: int) -> HttpResponse:
     if round_.status == RoundStatus.ABANDONED:
         messages.info(request, "That round was abandoned.")
         return redirect("question-detail", slug=round_.question.slug)
-    spec = public_view(round_.spec)
+    spec = public_view(round_.spec, round_.variant_values or None)
     work = round_.work
     context = {
         "round": round_,

@@ -9,6 +9,7 @@ from django.db import transaction
 
 from grading.core.question_export import spec_to_dict
 from grading.core.question_files import load_question, pack_question_paths, pack_workloads
+from grading.core.question_text import rendered_spec
 from grading.core.question_types import SpecError
 from questions.models import Question, QuestionVersion, search_text_of
 from questions.palette import PALETTE_FILE, palette_components
@@ -43,10 +44,11 @@ def question_version_publish(
 ) -> tuple[QuestionVersion, bool]:
     """Make a new immutable version when the content changed; return (current version, whether it is new)."""
     digest = content_hash(spec_dict)
+    title = str(rendered_spec(spec_dict)["title"])  # a title's {placeholders} at the question's own values
     question, _ = Question.objects.select_for_update().get_or_create(
         slug=spec_dict["slug"],
         defaults={
-            "title": spec_dict["title"],
+            "title": title,
             "track": spec_dict["track"],
             "difficulty": spec_dict["difficulty"],
         },
@@ -56,14 +58,14 @@ def question_version_publish(
         return latest, False
     version = QuestionVersion.objects.create(
         question=question,
-        title=spec_dict["title"],
+        title=title,
         number=(latest.number + 1) if latest else 1,
         spec=spec_dict,
         content_hash=digest,
         source=source,
         created_by=created_by,
     )
-    question.title = spec_dict["title"]
+    question.title = title
     question.track = spec_dict["track"]
     question.difficulty = spec_dict["difficulty"]
     question.kind = spec_dict.get("kind", "design")

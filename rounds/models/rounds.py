@@ -2,10 +2,13 @@
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from functools import cached_property
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+
+from grading.core.question_text import has_placeholders, rendered_spec
 
 
 class RoundMode(models.TextChoices):
@@ -57,12 +60,22 @@ class Round(models.Model):
 
     @property
     def title(self) -> str:
-        """The title of the version the round was asked on, which a later version may have changed."""
+        """The title of the version the round was asked on, which a later version may have changed, written
+        from the round's values (a variant's title speaks of the variant)."""
+        spec = self.question_version.spec or {}
+        if self.variant_values and has_placeholders(spec):
+            return str(self.shown_spec.get("title") or self.question_version.title)
         return self.question_version.title or self.question.title
 
     @property
     def spec(self) -> dict:
+        """The question version as stored (templates unrendered): what grading and replays read."""
         return self.question_version.spec
+
+    @cached_property
+    def shown_spec(self) -> dict:
+        """The version with its title, prompt and plan written from this round's values (its variant's)."""
+        return rendered_spec(self.question_version.spec, self.variant_values or None)
 
     def record_report(self, report: dict) -> None:
         """Keep the graded report and the scores the history lists beside it (columns, not the JSON)."""

@@ -1,0 +1,86 @@
+"""A question's title, prompt and plan written from its model's values (grading/core/question_text.py): a
+variant speaks of its own values, and no placeholder may state an answer. Expected sentences by hand."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from grading.core.question_export import spec_to_dict
+from grading.core.question_files import load_question
+from grading.core.question_reader import parse_question
+from grading.core.question_text import render, rendered_spec
+from grading.core.question_types import SpecError
+
+BANK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
+
+
+def stored(slug: str) -> dict:
+    return spec_to_dict(load_question(BANK / f"{slug}.yaml"))
+
+
+def test_a_variant_of_two_region_failover_says_three_regions_at_69_percent():
+    spec = stored("two-region-failover")
+    # n_regions is a count of regions (base unit: the count), util a plain fraction.
+    variant = rendered_spec(spec, {"n_regions": 3.0, "util": 0.69})
+    assert variant["title"] == "3 regions at 69%: the first half-minute after one of them drops"
+    assert variant["prompt"].startswith(
+        "We serve our LLM API from 3 regions, each running at about 69% of its capacity at peak."
+    )
+    assert variant["plan"][0]["expect"].startswith("Restates: 3 regions at 69% peak,")
+    # At the question's own values it reads as it always did, in digits.
+    default = rendered_spec(spec)
+    assert default["prompt"].startswith("We serve our LLM API from 2 regions, each running at about 60% of")
+    assert spec["prompt"].startswith("We serve our LLM API from {n_regions:n} regions")  # stored as written
+
+
+def test_units_and_scale_come_from_the_shared_formatter():
+    # 7,500 tokens and 6.5 req/s; 0.25 TB is shown in the quantity's unit; 150 ms keeps its unit.
+    review = rendered_spec(stored("eight-gpu-design-review"), {"prompt_tokens": 7500.0, "arrival_rate": 6.5})
+    assert "documents of about 7,500 tokens that come back as" in review["prompt"]
+    assert "At 6.5 requests a second it misses the deadline." in review["prompt"]
+    checkpoint = rendered_spec(
+        stored("checkpoint-storage"), {"ckpt_bytes": 2.5e12, "ckpt_interval": 45 * 60.0}
+    )
+    assert "writes a 2.5 TB checkpoint every 45 minutes" in " ".join(checkpoint["prompt"].split())
+    ttft = rendered_spec(stored("ttft-200ms-p99"), {"ttft_budget": 0.15})
+    assert ttft["title"].startswith("A 150 ms p99 TTFT:") and "Break the 150 ms down" in ttft["prompt"]
+    assert render("{x} and {x:n} and {y:%}", {"x": 1_500_000.0, "y": 0.125}, {"x": "tok/s"}) == (
+        "1.5M tok/s and 1.5M and 12%"
+    )
+
+
+def problems(slug: str, **changes) -> list[str]:
+    data = yaml.safe_load((BANK / f"{slug}.yaml").read_text())
+    data.update(changes)
+    try:
+        parse_question(data, source=f"{slug}.yaml")
+    except SpecError as error:
+        return [f"{field}: {message}" for field, message in error.problems]
+    return []
+
+
+def test_the_reader_refuses_a_placeholder_that_would_state_an_answer_or_names_nothing():
+    prompt = "We serve from {n_regions:n} regions."
+    assert problems("two-region-failover", prompt=prompt) == []
+    # survivor_load is derived (and asked): its value is an answer.
+    assert problems("two-region-failover", prompt=prompt + " Each survivor runs at {survivor_load:%}.") == [
+        "prompt: {survivor_load:%}: survivor_load is derived; a placeholder names a given assumption"
+    ]
+    assert problems("two-region-failover", title="{n_region:n} regions") == [
+        "title: {n_region:n}: 'n_region' is not a quantity of the model"
+    ]
+    assert problems("two-region-failover", prompt="{util:percent}") == [
+        "prompt: {util:percent}: the format 'percent' is none of :n (number) or :% (percent)"
+    ]
+    # A line the candidate is asked for and the prompt does not state: seven-boxes asks the think time.
+    assert problems("seven-boxes-serving-walkthrough", prompt="Users think for {think_time}.") == [
+        "prompt: {think_time}: think_time is asked and not stated; its value would be an answer"
+    ]
+
+
+@pytest.mark.parametrize("slug", sorted(path.stem for path in BANK.glob("*.yaml")))
+def test_every_bank_text_renders_at_its_own_values_without_a_brace_left(slug):
+    shown = rendered_spec(stored(slug))
+    texts = [shown["title"], shown["prompt"], *(phase["expect"] for phase in shown["plan"])]
+    assert not any("{" in text or "}" in text for text in texts), slug

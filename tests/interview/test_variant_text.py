@@ -1,0 +1,42 @@
+"""A variant round's title and prompt speak of the variant's values (issue 31); the question page and the
+catalogue read the question's own values, never a placeholder."""
+
+import pytest
+
+from rounds.models import Round
+from rounds.services.rounds import round_start
+from tests.interview.bank_fixtures import load_questions
+
+pytestmark = pytest.mark.django_db
+SLUG = "two-region-failover"
+
+
+@pytest.fixture
+def question(tmp_path):
+    return load_questions(tmp_path, SLUG)[SLUG]
+
+
+def test_a_variant_round_reads_its_own_regions_and_load(client, alice, question):
+    round_ = round_start(candidate=alice, question=question, mode="practice", variant=True, seed=5)
+    # Pin the drawn values to known ones: three regions at 69% (base units: a count and a fraction).
+    Round.objects.filter(pk=round_.pk).update(
+        variant_values={**round_.variant_values, "n_regions": 3.0, "util": 0.69}
+    )
+    round_ = Round.objects.get(pk=round_.pk)
+    assert round_.title == "3 regions at 69%: the first half-minute after one of them drops"
+    client.force_login(alice)
+    page = client.get(f"/rounds/{round_.pk}/").content.decode()
+    assert "We serve our LLM API from 3 regions, each running at about 69% of its capacity at peak." in page
+    assert "3 regions at 69%: the first half-minute" in page
+    assert "{n_regions" not in page and "2 regions" not in page and "60%" not in page
+
+
+def test_the_question_page_and_the_catalogue_read_the_questions_own_values(client, alice, question):
+    assert question.title == "2 regions at 60%: the first half-minute after one of them drops"
+    client.force_login(alice)
+    page = client.get(f"/questions/{SLUG}/").content.decode()
+    assert "We serve our LLM API from 2 regions, each running at about 60% of its capacity at peak." in page
+    assert "{n_regions" not in page and "{util" not in page
+    api = client.get(f"/api/questions/{SLUG}/").json()
+    assert api["title"].startswith("2 regions at 60%")
+    assert api["spec"]["prompt"].startswith("We serve our LLM API from 2 regions")
