@@ -2,6 +2,8 @@
 hand from the question's stated values (DOMAIN.md), and leaves out the usual wrong answer (a unit slip, a step
 skipped), so the band is neither missing the answer nor wide enough to pass anything."""
 
+import math
+
 import pytest
 
 from tests.core.test_grader_bank import question
@@ -254,3 +256,58 @@ def test_token_limits_duplicate_settlement():
     # Reserved 1,000 + 4,096 = 5,096, used 1,000 + 250 = 1,250: a settlement returns 3,846; a duplicate
     # returns it again. (Output only: 4,096 - 250 = 3,846 too.)
     check("token-rate-limits", "settled-twice", 5096 - 1250, wrong=(5096, 1250, 2 * 3846))
+
+
+def test_rag_forty_percent_hits():
+    # 10,000 q/s x (1 - 0.4) = 6,000 misses / 50 per node = 120 nodes (70%: 60; no cache: 200).
+    check("rag-at-10k-qps", "measure-hit-rate", 10_000 * 0.6 / 50, wrong=(60, 200))
+
+
+def test_rag_rerank_hundred_of_512():
+    # 10,000 x 100 pairs x 512 tok = 5.12e8 tok/s x 2 x 335e6 FLOP = 3.43e17 FLOP/s / (989e12 x 0.4) = 867.1
+    # -> 868 GPUs, four times the 217 for 50 pairs of 256 tokens.
+    gpus = math.ceil(10_000 * 100 * 512 * 2 * 335e6 / (989e12 * 0.4))
+    check("rag-at-10k-qps", "rerank-100", gpus, wrong=(217, 434))
+
+
+def test_rag_cache_flushed():
+    # 60 nodes x 50 q/s = 3,000 of the 10,000 q/s that now all miss: 30%.
+    check("rag-at-10k-qps", "cache-flushed", 100 * 60 * 50 / 10_000, wrong=(70, 100))
+
+
+def test_two_regions_third_region():
+    # Busy replicas: 2 x 0.6 x 175.76 req/s = 210.9 req/s x 0.2276 s = 48.0. With three regions, the two left
+    # after a loss carry 24 each at <= 0.8: 30 a region, 90 in all (two regions: 60 a region, 120).
+    busy = 2 * 0.6 * 40
+    check("two-region-failover", "third-region", 3 * math.ceil(busy / 2 / 0.8), wrong=(120, 80))
+
+
+def test_two_regions_at_seventy():
+    # Survivor load 2 x 0.7 = 1.4: 0.4 over x 175.76 req/s x 30 s = 2,109 requests (at 60%: 1,055).
+    capacity = 40 / (2000 / 28_035 + 10 / 64)
+    check(
+        "two-region-failover",
+        "regions-at-70",
+        0.4 * capacity * 30,
+        wrong=(0.2 * capacity * 30, 0.7 * capacity * 30),
+    )
+
+
+def test_two_regions_false_failover():
+    # All traffic on one region at 1.2 x its capacity: 0.2 / 1.2 = 16.7% shed (not 20%).
+    check("two-region-failover", "false-failover", 100 * 0.2 / 1.2, wrong=(20, 0))
+
+
+def test_serverless_seventy_b_cold_start():
+    # 2 s schedule + 8 s image + 141.1 GB / 4 GB/s = 35.3 s + 6 s init = 51.3 s (8B: 20 s).
+    check("serverless-gpu-warm-pool", "seventy-b-cold-start", 2 + 8 + 141.1 / 4 + 6, wrong=(20, 35.3))
+
+
+def test_serverless_pool_at_two_per_second():
+    # Mean 2/s x 70 s = 140 in cold start; p99 140 + 2.326 x sqrt(140) = 167.5 -> 168 (the mean alone: 140).
+    check(
+        "serverless-gpu-warm-pool",
+        "pool-at-two-per-second",
+        math.ceil(140 + 2.326 * 140**0.5),
+        wrong=(140, 18),
+    )
