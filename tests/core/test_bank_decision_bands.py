@@ -311,3 +311,89 @@ def test_serverless_pool_at_two_per_second():
         math.ceil(140 + 2.326 * 140**0.5),
         wrong=(140, 18),
     )
+
+
+def test_gpu_credits_faster_gpus():
+    # 2,048 GPUs at 1 credit an hour + 2,048 at 2 = 6,144 old GPU-hours an hour (before: 4,096; all fast:
+    # 8,192).
+    check("gpu-credit-system", "faster-gpus-credit", 2048 * 1 + 2048 * 2, wrong=(4096, 8192))
+
+
+def test_gpu_credits_per_second_events():
+    # 2,000 running jobs / 1 s = 2,000 debits a second x 2,592,000 s in 30 days = 5.18e9 (per minute: 8.64e7).
+    check("gpu-credit-system", "per-second-billing", 2000 * 2_592_000, wrong=(8.64e7, 2000 * 86_400))
+
+
+def test_gpu_credits_hour_replayed():
+    # An hour of debits is what the busy GPUs spent in it: 4,096 x 0.9 = 3,686.4 GPU-h x $2 = $7,372.80 (33.3
+    # debits a second x 3,600 x $0.06144 gives the same). All 4,096 GPUs: $8,192.
+    check("gpu-credit-system", "hour-replayed", 4096 * 0.9 * 2, wrong=(4096 * 2, 120_000))
+
+
+def test_job_scheduler_fifty_microseconds():
+    # 100,000 pending x 50 us = 5 s a scan (10 us: 1 s; the index: 64 x 50 us = 3.2 ms).
+    check("job-scheduler-100k-jobs", "fifty-microsecond-check", 100_000 * 50e-6, wrong=(1, 0.0032))
+
+
+def test_job_scheduler_ten_thousand_with_the_index():
+    # 10,000 decisions x (64 candidates x 10 us = 0.64 ms) = 6.4 s; by scan, 10,000 x 1 s = 10,000 s.
+    check("job-scheduler-100k-jobs", "ten-thousand-at-once", 10_000 * 64 * 10e-6, wrong=(10_000, 0.64))
+
+
+def test_artifacts_slower_nics():
+    # One copy: 141.1 GB x 8 / 25 Gb/s = 45.2 s, now slower than the 28.2 s disk write: the fan-out takes
+    # 3 x 45.2 = 135.5 s (at 100 Gb/s the disk bound it: 3 x 28.2 = 84.7 s).
+    check("model-artifact-distribution", "slower-nics", 3 * 141.107e9 * 8 / 25e9, wrong=(84.7, 45.2))
+
+
+def test_artifacts_bigger_origin():
+    # 1,000 nodes x 141.1 GB = 141.1 TB x 8 / 400 Gb/s = 2,822 s = 47.0 min (40 Gb/s: 470 min).
+    check("model-artifact-distribution", "bigger-origin-only", 141.107e12 * 8 / 400e9 / 60, wrong=(470, 1.4))
+
+
+def test_playground_socket_per_tab():
+    # 500,000 daily users x 64 KiB (65,536 B) = 32.8 GB; the 2,170 streams actually in flight: 0.142 GB.
+    check(
+        "public-playground", "socket-per-tab", 500_000 * 65_536 / 1e9, wrong=(0.142, 500_000 * 64e3 * 8 / 1e9)
+    )
+
+
+def test_playground_front_page():
+    # Triple the users: 3 x 173.6 = 520.8 req/s; decode 520.8 x 12 s / 64 = 97.66, prefill 520.8 x 500 /
+    # 28,035 = 9.29; 106.95 / 0.7 = 152.8 -> 153 replicas wanted, 32 allowed: 1 - 32/153 = 79.1% shed
+    # (today: 37.3%).
+    wanted = math.ceil((3 * 173.611 * 12 / 64 + 3 * 173.611 * 500 / 28_035) / 0.7)
+    check("public-playground", "front-page", 100 * (1 - 32 / wanted), wrong=(37.3, 66.7))
+
+
+def test_fair_share_longer_half_life():
+    # A week at a 14-day half-life: 2^(-7/14) = 70.7% still counted (7-day half-life: 50%).
+    check("research-cluster-fair-share", "longer-half-life", 100 * 2 ** (-7 / 14), wrong=(50, 100))
+
+
+def test_fair_share_burst_yesterday():
+    # Decayed total 2,048 x 7 / ln 2 = 20,682 GPU-days; the 512 x 5 = 2,560 GPU-day burst a day old keeps
+    # 2^(-1/7) = 0.9057: 2,318.6. u_B = 0.25 + 2,318.6 / 20,682 = 0.3621; f_B = 2^(-0.3621 / 0.25) = 0.3665
+    # (a week old: 0.4212).
+    decayed = 2560 * 2 ** (-1 / 7)
+    usage = 0.25 + decayed / (2048 * 7 / math.log(2))
+    check("research-cluster-fair-share", "burst-yesterday", 2 ** (-usage / 0.25), wrong=(0.4212, 0.5))
+
+
+def test_fair_share_ignored_preemption():
+    # 512 GPUs x (half the 30-minute interval + a 5-minute restart) = 512 x 20 min = 170.7 GPU-h (with a
+    # checkpoint on the signal: 512 x 6 min = 51.2).
+    check("research-cluster-fair-share", "ignores-preemption", 512 * 20 / 60, wrong=(51.2, 512 * 35 / 60))
+
+
+def test_billing_cancelled_streams():
+    # 1,000 req/s x 2,592,000 s x $0.0075 = $19.44M a month; 5% cancelled: $972,000.
+    check(
+        "usage-billing-pipeline", "count-at-engine", 1000 * 2_592_000 * 0.0075 * 0.05, wrong=(19.44e6, 19_440)
+    )
+
+
+def test_billing_six_hour_replay():
+    # Of six hours replayed, the one-hour window catches the last: 5 h x 3,600 s x 1,000 events x $0.0075 =
+    # $135,000 billed twice (all six hours: $162,000).
+    check("usage-billing-pipeline", "six-hour-replay", 5 * 3600 * 1000 * 0.0075, wrong=(162_000, 27_000))
