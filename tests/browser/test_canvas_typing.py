@@ -3,7 +3,9 @@ and was fine after a reload"). Reproduced in Chromium: as the box grew line by l
 where the box's top edge had been, a dot drawn over the box's text; after a reload nothing was selected and it
 was gone. The text itself was not squashed: screenshots of the box after typing and after a reload (device
 pixel ratios 1 and 2, typed at once and key by key, same zoom and pan) showed the same lines and glyphs, the
-selection border and the handle being the only differences."""
+selection border and the handle being the only differences; and with twelve boxes at zoom 0.45, 0.7 and fit,
+the stage mid-typing matched, pixel for pixel, the same stage redrawn from a fresh style (cytoscape's texture
+caches rebuilt). Headless Chromium draws the canvas in software: a GPU-drawn canvas was not tried."""
 
 from tests.browser.canvas_helpers import add_box, canvas_parts, canvas_root, select_box
 from tests.browser.conftest import close_quietly, log_in, open_page
