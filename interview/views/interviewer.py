@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.http_types import AuthedRequest
+from grading.core.review_check import fixed_sheet_rows, split_sheets
 from interview.htmx import htmx_refusal
 from interview.markdown import markdown_render
 from interview.models import Invitation, Scorecard
@@ -86,6 +87,8 @@ def _live_context(round_: Round) -> dict:
         }
         for line in round_.spec.get("asked", [])
     ]
+    # A review round's sheet 2, the fixed design: what the candidate set, beside the given design and the fix.
+    fixed_sheet = fixed_sheet_rows(round_.spec, split_sheets(work.numbers)[1], round_.variant_values or None)
     design = work.design or {"nodes": [], "edges": []}
     return {
         "clock": clock,
@@ -93,6 +96,7 @@ def _live_context(round_: Round) -> dict:
         "design": design,
         "design_json": json.dumps(design),  # an attribute: htmx drops <script> elements from swapped content
         "sheet": sheet,
+        "fixed_sheet": fixed_sheet,
         "scratch": work.scratch,
         "revision": work.revision,
         "follow_ups": follow_ups_for_phase(round_, clock["phase"]),

@@ -52,9 +52,9 @@ def test_the_console_shows_the_live_work_and_the_hidden_reference(client, bob, i
 def test_the_console_expects_the_questions_own_words_for_the_live_phase(client, bob, invited_round):
     client.force_login(bob)
     live = client.get(f"/interviews/{invited_round.pk}/", **HTMX).content.decode()
-    own = invited_round.spec["plan"][0]["expect"]
+    own = invited_round.shown_spec["plan"][0]["expect"]  # written from the round's values
     assert invited_round.current_phase()["phase"] == "intro"
-    assert own[:40] in live
+    assert own[:40] in live and "{" not in own
 
 
 def test_the_candidate_never_sees_the_reference(client, alice, invited_round):

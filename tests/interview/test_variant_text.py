@@ -40,3 +40,37 @@ def test_the_question_page_and_the_catalogue_read_the_questions_own_values(clien
     api = client.get(f"/api/questions/{SLUG}/").json()
     assert api["title"].startswith("2 regions at 60%")
     assert api["spec"]["prompt"].startswith("We serve our LLM API from 2 regions")
+
+
+def test_the_interviewers_console_reads_the_variants_plan_and_prompt(alice, question):
+    from interview.views.interviewer import _live_context
+
+    round_ = round_start(candidate=alice, question=question, mode="practice", variant=True, seed=5)
+    Round.objects.filter(pk=round_.pk).update(
+        variant_values={**round_.variant_values, "n_regions": 4.0, "util": 0.45}
+    )
+    round_ = Round.objects.get(pk=round_.pk)
+    live = _live_context(round_)
+    assert live["clock"]["phase"] == "intro"
+    assert live["clock"]["phase_expect"].startswith("Restates: 4 regions at 45% peak,")
+    assert round_.shown_spec["prompt"].startswith(
+        "We serve our LLM API from 4 regions, each running at about 45%"
+    )
+
+
+def test_the_interviewer_sees_a_review_rounds_second_sheet_apart_with_the_reference_fix(tmp_path, alice):
+    from interview.views.interviewer import _live_context
+    from rounds.models import Work
+
+    slug = "gateway-fallback-review"
+    review = load_questions(tmp_path / "review", slug)[slug]
+    round_ = round_start(candidate=alice, question=review, mode="practice")
+    work = Work.objects.get(round=round_)
+    Work.objects.filter(pk=work.pk).update(numbers={**work.numbers, "fixed--replicas": "7"})
+    rows = {row["name"]: row for row in _live_context(Round.objects.get(pk=round_.pk))["fixed_sheet"]}
+    assert (rows["replicas"]["given"], rows["replicas"]["yours"], rows["replicas"]["reference"]) == (
+        "4 replicas",
+        "7",
+        "10 replicas",
+    )
+    assert rows["max_batch"]["yours"] == "256 req"  # left as the given design has it
