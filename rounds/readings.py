@@ -3,6 +3,7 @@
 import math
 from typing import Any
 
+from grading.core.model import read_limit, read_number
 from grading.core.quantity_text import ParseFailure, alike_counts, read_on_line
 from grading.core.report_text import format_quantity
 from grading.core.review_check import FIXED_PREFIX
@@ -21,13 +22,15 @@ def describe_reading(spec: dict, name: str, text: str) -> dict:
     unit = parse_unit(quantity.get("unit", ""))
     # Read as the grader reads it: the label names the line's period and nouns; "none" is 0 where the
     # assumption's range holds 0 (the grader's rule), which says nothing about the reference value.
-    low, high = quantity.get("range") or (None, None)
+    # A design's limit whose range reaches unbounded reads "none" as no limit, as the grader does.
+    raw_low, raw_high = quantity.get("range") or (None, None)
+    low, high = read_number(raw_low), read_limit(raw_high)
     zero = low <= 0 <= high if low is not None and high is not None else None
     per_replica: dict[str, Any] = next(
         (q for q in spec["model"]["quantities"] if q["name"] == "gpus_per_replica"), {}
     )
     alike = alike_counts(per_replica.get("value"))
-    reading = read_on_line(text, unit, quantity.get("label", ""), zero, alike)
+    reading = read_on_line(text, unit, quantity.get("label", ""), zero, alike, no_limit=high == math.inf)
     if isinstance(reading, ParseFailure):
         if reading.kind == "missing":
             return {"state": "empty", "message": "Read as no answer."}

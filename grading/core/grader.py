@@ -82,7 +82,6 @@ MIN_TERM_FACTOR = 8.0  # a factor hidden in one term: bits, a thousand, minutes 
 MONTH_DAYS = 30  # the bank's month (units.py)
 CALENDAR_MONTH_DAYS = (31, 28, 29)
 BASE_UNIT_PREFIX = 1e6  # a bare number may be in the base unit on a line with this large a prefix or more
-NO_LIMIT_STAND_IN = 1e6  # the bank's (and the replay's) "no limit" for a queue: a million, never reached
 MIN_TERM_EFFECT = 2.0  # ... that moves the line twice or more (a slip of a third is no hidden factor)
 MAX_TERM_EFFECT_ORDERS = 3.5  # ... and by no more than a few thousandfold
 PRECISE_BAND = 0.3  # ... on a line checked this closely (the fit itself within 10%: v.factor_band)
@@ -221,6 +220,8 @@ class _Prepared:
         self.zero_meant = {  # "none" is 0 for an assumption whose range holds 0, and missing for another
             name: bounds.low <= 0 <= bounds.high for name, bounds in self.ranges.items()
         }
+        # A design's limit that may be absent (its range reaches unbounded): "none" there is no limit.
+        self.no_limit = frozenset(name for name, bounds in self.ranges.items() if bounds.high == math.inf)
         self.plan = tuple((phase.name, float(phase.minutes)) for phase in spec.plan)
         self.plan_minutes = dict(self.plan)
         nodes = tuple(
@@ -392,10 +393,15 @@ _FAILURE_VERDICTS = {"unparsed": v.UNPARSED, "dimension": v.UNIT_ERROR}
 
 
 def _read(
-    text: str, unit: Unit, label: str, zero: bool | None, alike: frozenset[tuple[str, str]]
+    text: str,
+    unit: Unit,
+    label: str,
+    zero: bool | None,
+    alike: frozenset[tuple[str, str]],
+    no_limit: bool = False,
 ) -> _Reading | None:
     """The reading of one line's text, or None for an explicit non-answer ("idk", "N/A")."""
-    reading = read_on_line(text, unit, label, zero, alike)
+    reading = read_on_line(text, unit, label, zero, alike, no_limit=no_limit)
     if isinstance(reading, ParseFailure):
         if reading.kind == "missing":
             return None
@@ -501,13 +507,6 @@ class _Run:
         self.stated[name] = self.corrected[name] = value
         self.changed.add(name)
         ends = [value * end for end in reading.spread] if reading.spread else [value]
-        if math.isinf(value) and value > 0 and bounds.high == self.ref[name] >= NO_LIMIT_STAND_IN:
-            # "unbounded" where the design has no limit, which the bank writes as a million never reached
-            self.stated[name] = self.corrected[name] = self.ref[name]
-            self.status[name] = v.CORRECT
-            if asked:
-                self.outcomes[name] = _Outcome(v.CORRECT, bounds.in_range)
-            return
         if all(bounds.low_accepted <= end <= bounds.high_accepted for end in ends):
             if self._contradicts_stated(name, value):
                 self.status[name] = v.FAR_FROM_REFERENCE  # charged here if asked, else on a later line
@@ -545,7 +544,10 @@ class _Run:
                 return
         self.status[name] = v.OUT_OF_RANGE
         if asked:
-            exponent = v.power_of_ten(float(value) / float(self.ref[name])) if self.ref[name] else 0
+            reference = float(self.ref[name])
+            exponent = (
+                v.power_of_ten(float(value) / reference) if reference and math.isfinite(reference) else 0
+            )
             hint = "Check the power of ten." if exponent else ""
             message = v.out_of_range_message(
                 given,
@@ -593,7 +595,7 @@ class _Run:
         reference = float(self.ref[name])
         unit = self.p.units[name]
         typed_number = (value if as_typed is None else as_typed) / unit.factor
-        if not typed_number:
+        if not typed_number or not math.isfinite(reference):  # no unit slips from a limit that is not there
             return None
         typed_binary = "iB" in text
         typed_prefix = v.typed_prefix(text)
@@ -1423,7 +1425,14 @@ def grade(
         if unit is None:
             unknown.append(name)
         elif text.strip():
-            reading = _read(text, unit, prepared.labels[name], prepared.zero_meant.get(name), prepared.alike)
+            reading = _read(
+                text,
+                unit,
+                prepared.labels[name],
+                prepared.zero_meant.get(name),
+                prepared.alike,
+                name in prepared.no_limit,
+            )
             if reading is not None:
                 readings[name] = reading
     run = _with_values_used(prepared, reference, readings)
@@ -1699,6 +1708,8 @@ def _implausible(verdict: str, given: float | None, reference: float) -> str:
     """A plausibility warning for a wrong value nine or more orders of magnitude from the reference."""
     if verdict == v.CORRECT or not given or not reference or not math.isfinite(given):
         return ""
+    if not math.isfinite(reference):  # no limit: no order of magnitude to be far from
+        return ""
     orders = abs(math.log10(abs(float(given))) - math.log10(abs(float(reference))))  # the ratio can underflow
     return v.implausible_note(orders) if orders >= v.IMPLAUSIBLE_ORDERS else ""
 
@@ -1749,9 +1760,14 @@ def _static_line(
         "kind": "input" if line.is_input else "derived",
         "reference": _rounded(reference_value / prepared.factor[line.name]),
         "reference_shown": reference_shown,
-        "range": list(quantity.range) if quantity.range else None,
+        "range": [_json_limit(bound) for bound in quantity.range] if quantity.range else None,
         "source": quantity.source,
     }
+
+
+def _json_limit(value: float) -> float | str:
+    """A range's bound for a report (JSON): no limit is "unbounded", as the question file writes it."""
+    return "unbounded" if value == math.inf else value
 
 
 def _report(

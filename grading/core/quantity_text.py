@@ -675,6 +675,8 @@ def read_on_line(
     label: str = "",
     zero: bool | None = None,
     alike: frozenset[tuple[str, str]] = frozenset(),
+    *,
+    no_limit: bool = False,
 ) -> LineReading | ParseFailure:
     """`text` read for a line shown in `unit`; never raises for bad text.
 
@@ -683,16 +685,20 @@ def read_on_line(
     a billion ("175B" parameters); a noun the line counts under another name is that count ("44
     conversations" on a session line, "20k ops/s" on a req/s line; units.COUNT_NOUNS), and requests and
     sequences are one count; "none" is 0 where `zero` says zero is meant (an assumption whose range holds
-    0), else on a line of counts (None: not known). A number with only a "per" count ("102 per
-    GPU") is in the line's unit, per that count. On a line whose `label` names a period its
-    unit leaves out (`label_period`: "Revenue per month" in USD), a figure per that period is the line's own
-    ("$19.4M/month"), and one per another period converts ("$648k/day" is × 30); a noun of the label names
-    what the line counts ("92 spares" on "Fleet spare pool" in nodes, "8 workers" on a plain count of
-    prefill workers). A unit of another dimension is a failure of kind "dimension".
+    0), else on a line of counts (None: not known); on a line whose value may be no limit (`no_limit`: a
+    design's limit whose range reaches unbounded) "none" is no limit, as the no-limit words are. A number
+    with only a "per" count ("102 per GPU") is in the line's unit, per that count. On a line whose `label`
+    names a period its unit leaves out (`label_period`: "Revenue per month" in USD), a figure per that
+    period is the line's own ("$19.4M/month"), and one per another period converts ("$648k/day" is × 30);
+    a noun of the label names what the line counts ("92 spares" on "Fleet spare pool" in nodes, "8
+    workers" on a plain count of prefill workers). A unit of another dimension is a failure of kind
+    "dimension".
 
     A number that fits a float as typed but not once in the line's base units ("1e308" on a KiB/tok line,
     "1e-322 ms") is refused as too far from (or too close to) zero, like one typed beyond ±1e308."""
-    if isinstance(text, str) and _NO_LIMIT.fullmatch(text):
+    if isinstance(text, str) and (
+        _NO_LIMIT.fullmatch(text) or (no_limit and text.strip().rstrip(".!").lower() in _ZERO_WORDS)
+    ):
         return LineReading(math.inf, f"read {text.strip()!r} as no limit", False)
     reading = _read_on_line(text, unit, label, zero, alike)
     if isinstance(reading, ParseFailure):

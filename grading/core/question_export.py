@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from grading.core.formula import UNBOUNDED
 from grading.core.model import ModelSpec
 from grading.core.question_types import Asked, Curveball, FollowUp, QuestionSpec, ReviewSpec, Scenario
 
@@ -82,6 +84,11 @@ def _curveball_to_dict(item: Curveball) -> dict[str, Any]:
     return data
 
 
+def _limit(value: float | None) -> float | str | None:
+    """A value as the question file writes it: no limit (+inf, which JSON cannot hold) is "unbounded"."""
+    return UNBOUNDED if value == math.inf else value
+
+
 def _model_to_dict(model: ModelSpec) -> dict[str, Any]:
     quantities = []
     for quantity in model.quantities:
@@ -89,9 +96,9 @@ def _model_to_dict(model: ModelSpec) -> dict[str, Any]:
             item = {
                 "name": quantity.name,
                 "label": quantity.label,
-                "value": quantity.value,
+                "value": _limit(quantity.value),
                 "unit": quantity.unit,
-                "range": list(quantity.range) if quantity.range else None,
+                "range": [_limit(bound) for bound in quantity.range] if quantity.range else None,
                 "source": quantity.source,
             }
             if quantity.variable:

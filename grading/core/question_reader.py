@@ -880,11 +880,11 @@ def _read_params(
         if not isinstance(key, str) or not _PARAM_NAME.match(key):
             reader.add(where, "a parameter name must be an identifier")
         elif isinstance(value, str) and read_number(value) is None:
-            if value not in units:
+            if value not in units and value != "unbounded":  # the no-limit value (a queue with no bound)
                 reader.add(where, f"{value!r} is not a quantity of the model")
             params[key] = value
         elif (number := read_number(value)) is None:
-            reader.add(where, "must be a quantity name or a finite number (base units)")
+            reader.add(where, "must be a quantity name, a finite number (base units) or unbounded")
         else:
             params[key] = number
     return params

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from grading.core.formula import UNBOUNDED
 from grading.core.model import ModelError, ReferenceModel
 from grading.core.quantity_text import ParseFailure, read_value
 from grading.core.sim.slo_words import slo_words
@@ -62,7 +63,7 @@ def candidate_overrides(
             fallbacks[name] = (
                 f"could not read {text.strip()!r} ({value.message}); the reference value is used"
             )
-        elif not math.isfinite(value):
+        elif not math.isfinite(value) and not (value == math.inf and model.may_be_unbounded(name)):
             fallbacks[name] = f"{text.strip()!r} is not a finite number; the reference value is used"
         else:
             values[name] = float(value)
@@ -139,16 +140,19 @@ def scenario_inputs(
     model: ReferenceModel | None = None,
     typed: set[str] | None = None,
 ) -> dict[str, Any]:
-    """One scenario's simulator inputs: params in base units (quantity names replaced by their values)."""
-    params: dict[str, float] = {}
+    """One scenario's simulator inputs: params in base units (quantity names replaced by their values); a
+    parameter with no limit (`unbounded`, or a quantity whose value is) is None, JSON's null (issue 30)."""
+    params: dict[str, float | None] = {}
     sources: dict[str, dict[str, str]] = {}
     for key, given in (scenario.get("params") or {}).items():
-        if isinstance(given, str):
+        if given == UNBOUNDED:
+            params[key] = None
+        elif isinstance(given, str):
             if given not in values:
                 raise ValueError(
                     f"scenario {scenario.get('name')!r}: {given!r} is not a quantity of the model"
                 )
-            params[key] = values[given]
+            params[key] = values[given] if math.isfinite(values[given]) else None
             origin = _param_source(model, given, typed or set()) if model is not None else "reference"
             sources[key] = {"quantity": given, "from": origin}
         else:

@@ -101,8 +101,10 @@ def unit_in_number(unit: str, number: str) -> str:
 
 def format_quantity(value: float, unit: str) -> str:
     """A value in `unit` with its unit: "9.83 GB", "162 req", "3 regions", "1 replica", "0.7" (a plain number
-    has no unit), "0.5/s" for a unit "1/s" (not "0.5 1/s", read as a one). Counts agree in number (module
-    docstring)."""
+    has no unit), "0.5/s" for a unit "1/s" (not "0.5 1/s", read as a one); the no-limit value (+inf) is "no
+    limit", in any unit. Counts agree in number (module docstring)."""
+    if value == math.inf:
+        return "no limit"
     number = format_number(value)
     if unit.startswith("1/"):
         return f"{number}{format_unit(unit[1:])}"

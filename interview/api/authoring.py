@@ -1,5 +1,7 @@
 """Authoring API: export and import question packs, and check a reference model as the editor does."""
 
+import math
+
 from django.urls import path
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -90,7 +92,12 @@ class ModelCheckApi(APIView):
             raise PermissionDenied("authors and admins only")
         check = model_check(request.data.get("model") if isinstance(request.data, dict) else None)
         values = [
-            {"name": row["name"], "value": row["value"], "unit": row["unit"], "shown": row["shown"]}
+            {
+                "name": row["name"],
+                "value": row["value"] if math.isfinite(row["value"]) else None,  # no limit: JSON has no inf
+                "unit": row["unit"],
+                "shown": row["shown"],
+            }
             for row in check.rows
         ]
         return Response(

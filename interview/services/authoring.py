@@ -387,7 +387,8 @@ def _rows(spec: ModelSpec) -> list[dict[str, Any]]:
     except ModelError:
         return []
     for row in rows:
-        row["shown"] = format_quantity(row["value"], row["unit"]) if math.isfinite(row["value"]) else "—"
+        finite_or_no_limit = math.isfinite(row["value"]) or row["value"] == math.inf  # inf: "no limit"
+        row["shown"] = format_quantity(row["value"], row["unit"]) if finite_or_no_limit else "—"
         if row.get("range"):
             row["range_shown"] = " to ".join(number_notation(bound) for bound in row["range"])
     return rows

@@ -48,6 +48,8 @@ def number_notation(value: float) -> str:
     """A number as an author writes it: 13e9 for 13000000000.0, 1e-5 for 1e-05, 0.5 and 2.0 as they are."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
+    if value == math.inf:
+        return "unbounded"  # the model language's no-limit value (issue 30)
     if isinstance(value, int) or not math.isfinite(value):
         return str(value)
     text = repr(value)

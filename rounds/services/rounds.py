@@ -2,6 +2,7 @@
 rounds.services.work.work_save."""
 
 import logging
+import math
 import random
 
 from django.db import transaction
@@ -102,6 +103,9 @@ def _review_start(version: QuestionVersion, variant_values: dict[str, float]) ->
         name = line["name"]
         if name in model.input_names:
             value = float(values[name]) / model.units[name].factor
+            if value == math.inf:  # the design has no such limit (issue 30): the sheet reads it back so
+                numbers[name] = "no limit"
+                continue
             shown = str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.6g}"
             unit = model.quantities[name].unit
             numbers[name] = f"{shown} {format_unit(unit)}" if unit else shown

@@ -53,7 +53,7 @@ def test_a_candidate_marks_ranks_edits_and_submits_a_review_round(page, alice, r
     assert len(design["edges"]) == 6
     sheet1, sheet2 = page.locator("#sheet .sheet-phase:not(.sheet-fixed)"), page.locator("#sheet-fixed")
     expect(sheet1.get_by_label("Batch size per replica")).to_have_value("256 req")
-    expect(sheet1.get_by_label("Queue limit")).to_have_value("1000000 req")
+    expect(sheet1.get_by_label("Queue limit")).to_have_value("no limit")  # the design has none (issue 30)
     # Sheet 2, the fixed design, opens on the given design too (four replicas), never on the reference fix.
     expect(sheet2.get_by_label("Replicas in the pool")).to_have_value("4 replica")
     expect(sheet2.get_by_label("Batch size per replica")).to_have_value("256 req")

@@ -700,8 +700,9 @@ def test_each_is_read_as_the_line_s_own_figure(slug, name, text):
 
 
 def test_none_on_an_assumption_whose_range_holds_zero_is_zero():
-    # The design has no deadline check: the queue wait limit is 0 s ("0 means none"), range 0 to 60 s.
-    line = graded("eight-gpu-design-review", {"queue_wait_limit": "none"})["queue_wait_limit"]
+    # The fallback quota ranges from 0 (no fallback bought) to 60 req/s: "none" is 0 req/s, inside it. (A
+    # design's limit that may be absent reads "none" as no limit: test_bank_says_what_it_means.)
+    line = graded("gateway-fallback-review", {"fallback_rate": "none"})["fallback_rate"]
     assert line["verdict"] == "correct", line["message"]
     assert line["note"] == "read 'none' as 0"
 

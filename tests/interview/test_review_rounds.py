@@ -56,8 +56,8 @@ def test_a_review_round_opens_on_the_given_design_with_its_numbers(review_round)
     )  # the flaws are the candidate's to find
     assert work.numbers == {
         "max_batch": "256 req",
-        "queue_limit": "1000000 req",
-        "queue_wait_limit": "0 s",
+        "queue_limit": "no limit",  # the design has none (issue 30: no limit is a value, not a million)
+        "queue_wait_limit": "no limit",
         "fallback_rate": "6 req/s",
         # Sheet 2, the fixed design, opens on the given design too: four replicas as drawn.
         "fixed--replicas": "4 replica",

@@ -41,6 +41,7 @@ class ParamSpec:
     description: str
     domain: str = "nonneg"
     high: float | None = None  # a tighter ceiling than the domain's
+    unbounded: bool = False  # None (JSON's null) or +inf is no limit: the parameter is not there (issue 30)
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,8 @@ def resolve_params(
     """Defaults overlaid with `params`.
 
     Raises ValueError on unknown names, non-finite numbers and values out of a parameter's domain (the message
-    names the parameter and the value)."""
+    names the parameter and the value). A parameter that may be unbounded takes None or +inf as no limit
+    (resolved to +inf); a `*_buffer` passthrough (a pipeline stage's buffer) does too."""
     specs = {spec.name: spec for spec in family.params}
     known = set(specs)
     resolved: dict[str, Any] = {spec.name: spec.default for spec in family.params}
@@ -126,6 +128,12 @@ def resolve_params(
             raise ValueError(f"{family.name}: unknown parameter {name!r}")
         if isinstance(value, bool):
             value = float(value)
+        may_be_unbounded = specs[name].unbounded if name in specs else name.endswith("_buffer")
+        if may_be_unbounded and (value is None or (isinstance(value, (int, float)) and value == math.inf)):
+            resolved[name] = math.inf
+            continue
+        if value is None:
+            raise ValueError(f"{family.name}: parameter {name!r} needs a number (only a limit may be none)")
         if isinstance(value, (int, float)):
             if not math.isfinite(float(value)):
                 raise ValueError(f"{family.name}: parameter {name!r} must be a finite number")

@@ -32,7 +32,12 @@ PIPELINE = FamilySpec(
     name="pipeline",
     description="Stages with throughputs and buffers (data pipeline, eval sharding, artifact fan-out).",
     params=(
-        ParamSpec("stages", "list", DEFAULT_STAGES, "list of {name, throughput (items/s), buffer (items)}"),
+        ParamSpec(
+            "stages",
+            "list",
+            DEFAULT_STAGES,
+            "list of {name, throughput (items/s), buffer (items; null = unbounded)}",
+        ),
         ParamSpec("items", "item", 1e6, "items to push through"),
         ParamSpec("source_rate", "item/s", 0.0, "rate items become available; 0 = all at t=0"),
     ),
@@ -69,7 +74,7 @@ def parse_stages(p: dict[str, Any]) -> list[dict[str, Any]]:
             {
                 "name": f"stage{i}",
                 "throughput": float(p[f"stage{i}_throughput"]),
-                "buffer": float(p.get(f"stage{i}_buffer", 0.0)),
+                "buffer": _buffer(p.get(f"stage{i}_buffer", 0.0)),
             }
             for i in flat
         ]
@@ -78,7 +83,7 @@ def parse_stages(p: dict[str, Any]) -> list[dict[str, Any]]:
             {
                 "name": str(stage.get("name", f"stage{index + 1}")),
                 "throughput": float(stage["throughput"]),
-                "buffer": float(stage.get("buffer", 0.0)),
+                "buffer": _buffer(stage.get("buffer", 0.0)),
             }
             for index, stage in enumerate(p["stages"])
         ]
@@ -91,12 +96,17 @@ def parse_stages(p: dict[str, Any]) -> list[dict[str, Any]]:
             raise ValueError(
                 f"pipeline: stage {name!r} needs a positive throughput{given}; it is {throughput:.6g} item/s"
             )
-        if not (math.isfinite(buffer) and buffer >= 0):
+        if not buffer >= 0:  # +inf is an unbounded buffer
             given = f" ({name}_buffer)" if flat else ""
             raise ValueError(
                 f"pipeline: stage {name!r} needs a buffer of 0 or more{given}; it is {buffer:.6g} items"
             )
     return stages
+
+
+def _buffer(value: float | None) -> float:
+    """A stage's buffer: None (JSON's null) is unbounded, +inf."""
+    return math.inf if value is None else float(value)
 
 
 def _stage_index(stages: Sequence[dict[str, Any]], ref: float | str) -> int:

@@ -312,7 +312,7 @@ def fleet_config(p: dict[str, Any], model: ReplicaModel) -> FleetConfig:
         max_batch=int(p["max_batch"]),
         kv_capacity=math.inf if p["mu"] > 0 else model.kv_capacity_tokens,
         queue_limit=p["queue_limit"],
-        queue_timeout_s=p["queue_timeout_s"],
+        queue_timeout_s=p["queue_timeout_s"] if math.isfinite(p["queue_timeout_s"]) else 0.0,  # 0: none
         tpot_base_s=0.0 if p["mu"] > 0 else model.tpot_base_s,
         tpot_per_kv_token_s=0.0 if p["mu"] > 0 else model.tpot_per_kv_token_s,
         routing=int(p["routing"]),

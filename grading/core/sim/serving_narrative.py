@@ -133,7 +133,7 @@ def _episode_sentences(
             text = (
                 f"From {at(first)} to {at(last)} the fallback was full: {num(count)} requests were rejected"
             )
-        elif math.isfinite(p["queue_limit"]) and p["queue_limit"] < 1e6:
+        elif math.isfinite(p["queue_limit"]):
             text = (
                 f"The queue hit its limit of {num(p['queue_limit'])} at {at(first)} and {num(count)} "
                 f"requests were rejected until {at(last)}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from grading.core.sim.family_specs import EventSpec, FamilySpec, ParamSpec, SloSpec, with_domains
 
 P = ParamSpec
@@ -103,10 +105,18 @@ SERVING = FamilySpec(
             P(
                 "queue_limit",
                 "req",
-                1e6,
-                "admission queue length per region; arrivals finding it full are rejected",
+                math.inf,
+                "admission queue length per region; arrivals finding it full are rejected; "
+                "null (unbounded, the default) = no limit",
+                unbounded=True,
             ),
-            P("queue_timeout_s", "s", 0.0, "a request waiting longer than this times out; 0 = never"),
+            P(
+                "queue_timeout_s",
+                "s",
+                math.inf,
+                "a request waiting longer than this times out; null (unbounded, the default) or 0 = never",
+                unbounded=True,
+            ),
             P("min_replicas", "replica", 0.0, "autoscaler floor; 0 = replicas"),
             P("max_replicas", "replica", 0.0, "autoscaler ceiling; 0 = replicas (no autoscaling)"),
             P("scale_signal", "", 0.0, "0 = load (running + queued) / slots; 1 = queued per replica"),

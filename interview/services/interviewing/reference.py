@@ -1,6 +1,7 @@
 """What the interviewer sees and the candidate does not: the reference model's values at the round's
 variant."""
 
+import math
 from typing import Any
 
 from grading.core.model import ModelError
@@ -23,11 +24,12 @@ def reference_values(round_: Round) -> list[dict[str, Any]]:
         name = quantity["name"]
         shown = float(model.display_value(name, values[name]))
         unit = quantity.get("unit", "")
+        display = format_number(shown) + (f" {unit}" if unit else "")
         rows.append(
             {
                 "name": name,
                 "label": quantity.get("label", name),
-                "display": format_number(shown) + (f" {unit}" if unit else ""),
+                "display": "no limit" if shown == math.inf else display,
                 "formula": quantity.get("formula", ""),
                 "asked_phase": asked.get(name, ""),
                 "varied": name in (round_.variant_values or {}),
