@@ -462,7 +462,10 @@ FIX_SIDE = "fix"  # the reference fix's side of the replays
 
 
 def sheet_text(value: float, unit: str) -> str:
-    """A display value as the sheet writes it: "67 req", "6 s", "0.7" (exact, not rounded for reading)."""
+    """A display value as the sheet writes it: "67 req", "6 s", "0.7" (exact, not rounded for reading); a
+    design's limit that is not there is "no limit", which the sheet reads back as that value (issue 30)."""
+    if value == math.inf:
+        return "no limit"
     shown = str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else f"{value:.10g}"
     return f"{shown} {format_unit(unit)}" if unit else shown
 

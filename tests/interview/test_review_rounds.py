@@ -62,8 +62,8 @@ def test_a_review_round_opens_on_the_given_design_with_its_numbers(review_round)
         # Sheet 2, the fixed design, opens on the given design too: four replicas as drawn.
         "fixed--replicas": "4 replica",
         "fixed--max_batch": "256 req",
-        "fixed--queue_limit": "1000000 req",
-        "fixed--queue_wait_limit": "0 s",
+        "fixed--queue_limit": "no limit",
+        "fixed--queue_wait_limit": "no limit",
         "fixed--fallback_rate": "6 req/s",
     }
     assert work.fixes == []
