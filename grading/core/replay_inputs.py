@@ -122,14 +122,16 @@ def _param_source(model: ReferenceModel, quantity: str, typed: set[str]) -> str:
     return "reference"
 
 
-def fleet_words(family: str, params: Mapping[str, float]) -> str:
-    """The size of what a run simulates, to name it beside the scenario's title ("11-replica fleet")."""
+def fleet_words(family: str, params: Mapping[str, float | None]) -> str:
+    """The size of what a run simulates, to name it beside the scenario's title ("11-replica fleet"); a
+    parameter with no limit is None."""
     if family == "serving":
         replicas = params.get("servers") or params.get("replicas")
         if replicas is not None and math.isfinite(replicas):
             return f"{replicas:,.0f}-replica fleet" if replicas != 1 else "1-replica fleet"
-    if family == "training" and math.isfinite(params.get("gpus", math.nan)):
-        return f"{params['gpus']:,.0f}-GPU job"
+    gpus = params.get("gpus")
+    if family == "training" and gpus is not None and math.isfinite(gpus):
+        return f"{gpus:,.0f}-GPU job"
     return ""
 
 
