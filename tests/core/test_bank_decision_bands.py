@@ -397,3 +397,77 @@ def test_billing_six_hour_replay():
     # Of six hours replayed, the one-hour window catches the last: 5 h x 3,600 s x 1,000 events x $0.0075 =
     # $135,000 billed twice (all six hours: $162,000).
     check("usage-billing-pipeline", "six-hour-replay", 5 * 3600 * 1000 * 0.0075, wrong=(162_000, 27_000))
+
+
+def test_moe_rack_total_or_active():
+    # 1.04e12 total / 3.26e10 active = 31.9 times the compute per token.
+    check("moe-serving-on-a-rack", "which-trillion", 1.04e12 / 3.26e10, wrong=(1, 8, 72))
+
+
+def test_moe_rack_kv_at_16k():
+    # 64 sequences a GPU x 16,384 tokens x (1,152 B x 61 layers = 70,272 B) = 73.7 GB / 8 TB/s = 9.21 ms
+    # (16,000 tokens: 9.00 ms; at 4,096: 2.30 ms).
+    check("moe-serving-on-a-rack", "context-16k-step", 64 * 16_384 * 70_272 / 8e12 * 1e3, wrong=(2.30, 7.16))
+    check("moe-serving-on-a-rack", "context-16k-step", 64 * 16_000 * 70_272 / 8e12 * 1e3)
+
+
+def test_moe_dense_trillion_training_days():
+    # 6 x 1.04e12 x 1.55e13 tokens = 9.67e25 FLOP / (2,048 x 989e12 x 0.3 = 6.08e17 FLOP/s) = 1.59e8 s =
+    # 1,842 days (MoE: 57.7 days).
+    days = 6 * 1.04e12 * 1.55e13 / (2048 * 989e12 * 0.3) / 86_400
+    check("moe-total-or-active", "dense-trillion", days, wrong=(57.7, 57.7 * 8))
+
+
+def test_moe_state_on_nvl72():
+    # 1.04e12 x 16 B = 16.64 TB / 186 GB = 89.5 -> 90 GPUs (on 80 GB H100s: 208).
+    check("moe-total-or-active", "nvl72-state", math.ceil(16.64e12 / 186e9), wrong=(208, 72))
+
+
+def test_lora_rank_64_everywhere():
+    # Per layer, rank x (in + out) over q (8,192 + 8,192), k and v (8,192 + 1,024 each), o (8,192 + 8,192),
+    # gate and up (8,192 + 28,672 each) and down (28,672 + 8,192): 161,792 x 64 x 80 layers = 828.4M params
+    # x 2 B = 1.657 GB. Scaling the rank-8 attention-only 32.8 MB by 8 gives 0.262 GB.
+    per_layer = (8192 + 8192) * 2 + (8192 + 1024) * 2 + (8192 + 28_672) * 3
+    check("multi-lora-serving", "rank-64-everywhere", per_layer * 64 * 80 * 2 / 1e9, wrong=(0.262, 0.0328))
+
+
+def test_lora_heavy_variant():
+    # 25 req/s / (4.39 req/s x 0.7) = 8.1 -> 9 merged replicas; still paying the LoRA efficiency 0.8: 25 /
+    # 2.458 = 10.2 -> 11. One replica, or the whole shared pool of 41, would be wrong.
+    check("multi-lora-serving", "heavy-variant", math.ceil(25 / (4.39 * 0.7)), wrong=(1, 41))
+    check("multi-lora-serving", "heavy-variant", math.ceil(25 / (4.39 * 0.8 * 0.7)))
+
+
+def test_lora_cold_adapter_fetch():
+    # Rank 8 on q, k, v, o: 8 x (2 x 8,192 + 8,192 + 1,024) x 80 = 16.4M params x 2 B = 32.8 MB / 500 MB/s =
+    # 65.5 ms (the PCIe copy at 25 GB/s: 1.3 ms).
+    check(
+        "multi-lora-serving", "cold-adapter", 8 * (3 * 8192 + 1024) * 80 * 2 / 500e6 * 1e3, wrong=(1.31, 655)
+    )
+
+
+def test_observability_labels_fixed_per_gpu():
+    # 10,000 GPUs x 30 fields = 300,000 series; a GPU has one region and serves one version at a time, so the
+    # two labels do not multiply them (multiplying would give 300,000 x 20 x 5 = 3e7).
+    check("inference-observability", "more-labels", 10_000 * 30, wrong=(10_000 * 30 * 100, 3e8))
+
+
+def test_multi_provider_primary_at_eighty():
+    # 50 req/s x 0.8 = 40 req/s x 2,000 tok x 60 s = 4.8M tok/min (at 60%: 3.6M; the limit today: 2M).
+    check("multi-provider-gateway", "primary-eighty", 50 * 0.8 * 2000 * 60, wrong=(3.6e6, 2e6))
+
+
+def test_pretraining_vocab_128k():
+    # 15e12 tokens x 4 B = 60 TB (2-byte ids: 30 TB; 3-byte packing: 45 TB).
+    check("pretraining-data-pipeline", "vocab-128k", 15e12 * 4 / 1e12, wrong=(30, 45))
+
+
+def test_pretraining_crawl_100x():
+    # 60 TB clean x 100 = 6 PB / two weeks (1,209,600 s) = 4.96 GB/s / (50 MB/s x 0.75) = 132.3 -> 133
+    # (50x: 67).
+    check("pretraining-data-pipeline", "crawl-100x", math.ceil(6e15 / 1_209_600 / 37.5e6), wrong=(67, 265))
+
+
+def test_pretraining_spot_fleet_lost():
+    # The 3 PB now in ten days: 3e15 / 864,000 s = 3.47 GB/s / 37.5 MB/s = 92.6 -> 93 (fourteen days: 67).
+    check("pretraining-data-pipeline", "spot-fleet-lost", math.ceil(3e15 / 864_000 / 37.5e6), wrong=(67, 70))
