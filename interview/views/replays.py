@@ -16,6 +16,7 @@ from rounds.services.replays import (
     replay_cancel,
     replay_failure_report,
     replay_retry,
+    replay_side_labels,
     replays_current,
     replays_enqueue_for_round,
 )
@@ -43,6 +44,7 @@ def replays_page(request: AuthedRequest, round_id: int) -> HttpResponse:
         "runs": replays_current(round_=round_),
         "failure_report": replay_failure_report(round_),
         "is_review": round_.question_version.spec.get("kind") == "review",
+        "side_labels": replay_side_labels(round_),
     }
     return render(request, "grading/replays.html", context)
 

@@ -22,7 +22,12 @@ from rounds.models import Round, RoundStatus
 from rounds.readings import describe_reading
 from rounds.services.depth import round_depth_view
 from rounds.services.grading import review_pending, round_review_complete
-from rounds.services.replays import curveball_replays_current, replay_failure_report, replays_current
+from rounds.services.replays import (
+    curveball_replays_current,
+    replay_failure_report,
+    replay_side_labels,
+    replays_current,
+)
 from rounds.services.rounds import (
     RoundError,
     round_abandon,
@@ -154,14 +159,7 @@ def report(request: AuthedRequest, round_id: int) -> HttpResponse:
         "runs_pending": runs_pending,
         "header_polls": runs_pending or review_pending(round_),
     }
-    if (round_.report or {}).get("review"):
-        context["side_labels"] = {
-            "reference": "Given design",
-            "candidate": "Your fixed design",
-            "fix": "Reference fix",
-        }
-    else:
-        context["side_labels"] = {"reference": "Reference numbers", "candidate": "Your numbers"}
+    context["side_labels"] = replay_side_labels(round_)
     if request.htmx:
         return render(request, "rounds/report.html#report-header", context)
     context["headline"] = question_headline(round_.spec, round_.report)

@@ -116,6 +116,13 @@ def round_sides(round_) -> tuple[str, ...]:
     return REVIEW_SIDES if _is_review(round_) and fix_lines(spec) else DESIGN_SIDES
 
 
+def replay_side_labels(round_) -> dict[str, str]:
+    """How pages name each side of a round's replays: a review's reference side is the given design."""
+    if _is_review(round_):
+        return {"reference": "Given design", "candidate": "Your fixed design", "fix": "Reference fix"}
+    return {"reference": "Reference numbers", "candidate": "Your numbers"}
+
+
 def replay_numbers(round_) -> dict[str, str]:
     """The candidate side's numbers: a review round's fixed sheet (its analysis sheet sizes nothing), or the
     whole sheet of a design round and of a review round saved before the two sheets."""

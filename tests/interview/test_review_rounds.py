@@ -170,6 +170,11 @@ def test_submitting_a_review_grades_it_and_queues_its_three_replays(
     assert "Found" in page and "Missed" in page and "false alarm" in page
     assert "Given design" in page and "Your fixed design" in page
     assert 'id="review-flaw-batch-larger-than-kv"' in page
+    # The replays page names the three sides as the report does: the given design is no "reference".
+    replays_page = client.get(f"/rounds/{round_.pk}/replays/").content.decode()
+    assert "on the given design, on your fixed design (sheet 2) and on the" in replays_page
+    assert "Given design" in replays_page and "Reference fix" in replays_page
+    assert ">Reference<" not in replays_page
 
 
 def test_submitting_a_design_round_queues_its_replays_too(
