@@ -195,3 +195,17 @@ def test_with_the_broker_down_a_requested_run_stays_queued_with_a_note_not_an_er
     assert all(run.note == BROKER_DOWN_NOTE for run in runs)
     assert "Queued" in html and "will start automatically when it is back" in html
     assert 'hx-trigger="every 1s"' in html  # the page keeps polling until the sweep gets it going
+
+
+def test_a_parameter_with_no_limit_is_shown_as_no_limit(client, alice, finished_runs):
+    # Issue 30: a replay's inputs hold None (JSON's null) for a queue with no limit, never a million; the
+    # page's "What was simulated" says so instead of printing nothing.
+    run = finished_runs[0]
+    run.inputs = {
+        **run.inputs,
+        "params": {**run.inputs["params"], "queue_limit": None},
+        "sources": {"queue_limit": {"quantity": "queue_limit", "from": "reference"}},
+    }
+    run.save(update_fields=["inputs"])
+    html = log_in(client, alice).get(page_url(run.round)).content.decode()
+    assert re.search(r"<code>queue_limit</code> = no limit\s+from <code>queue_limit</code>", html)

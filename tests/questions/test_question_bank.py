@@ -97,6 +97,22 @@ def test_the_model_command_prints_every_quantity_with_overrides(tmp_path, capsys
     }
 
 
+def test_the_model_command_shows_no_limit_and_writes_it_as_json_can(tmp_path, capsys):
+    # The review's queue has no limit (issue 30): "no limit" in the table, "unbounded" in JSON (no Infinity).
+    load_questions(tmp_path, "gateway-fallback-review")
+    call_command("model", "gateway-fallback-review", "--json")
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out, parse_constant=_refuse)}
+    assert rows["queue_limit"]["value"] == "unbounded" and rows["queue_limit"]["range"] == [10, "unbounded"]
+    assert rows["replicas"]["value"] == 4
+    call_command("model", "gateway-fallback-review")
+    line = next(text for text in capsys.readouterr().out.splitlines() if text.startswith("queue_limit "))
+    assert "no limit" in line and "inf" not in line
+
+
+def _refuse(constant: str) -> None:
+    raise AssertionError(f"{constant} is not JSON")
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [

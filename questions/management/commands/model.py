@@ -1,6 +1,7 @@
 """`manage.py model`: list the bank's questions, or print every quantity of one question's reference model."""
 
 import json as jsonlib
+import math
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -59,12 +60,18 @@ class Command(BaseCommand):
             raise CommandError("; ".join(f"{name}: {message}" for name, message in error.problems)) from None
         for row in rows:
             row.pop("overridden", None)
+            # No limit (+inf) as the question file writes it: JSON has no infinity (issue 30).
+            for key in ("value", "base_value"):
+                row[key] = "unbounded" if row[key] == math.inf else row[key]
+            if row["range"]:
+                row["range"] = ["unbounded" if bound == math.inf else bound for bound in row["range"]]
         if as_json:
             self.stdout.write(json_dumps(rows))
             return
         for row in rows:
             how = row["formula"] or f"range {row['range']}"
-            self.stdout.write(f"{row['name']:<28} {row['value']:>14.6g} {row['unit']:<12} {how}")
+            value = "no limit" if row["value"] == "unbounded" else f"{row['value']:.6g}"
+            self.stdout.write(f"{row['name']:<28} {value:>14} {row['unit']:<12} {how}")
 
 
 def json_dumps(value: object) -> str:
