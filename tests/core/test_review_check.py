@@ -169,13 +169,14 @@ def test_the_reference_fixes_are_read_from_the_bank_with_their_quantities_evalua
     assert fix["replicas"] == "6 replica" and fix["tp_gpus"] == "4 GPU" and fix["max_batch_cfg"] == "67 req"
     assert float(fix["queue_limit"].split()[0]) == pytest.approx(109, abs=1)
     assert fix["queue_wait_limit"] == "6 s"
-    # gateway: ten replicas (80 req/s at peak x ~124 ms a request), a batch of 96, 300 queued, 2 s, 45 req/s.
+    # gateway: ten replicas (80 req/s at peak x ~124 ms a request), a batch of 96, 300 queued, 2 s, and a
+    # fallback quota that carries the 40 req/s offered.
     assert bank_fix("gateway-fallback-review") == {
         "replicas": "10 replica",
         "max_batch": "96 req",
         "queue_limit": "300 req",
         "queue_wait_limit": "2 s",
-        "fallback_rate": "45 req/s",
+        "fallback_rate": "40 req/s",
     }
     assert bank_fix("training-cluster-review")["health_check_period"] == "1 min"
 
@@ -235,3 +236,16 @@ def test_the_reader_refuses_a_reference_fix_it_cannot_replay_or_read():
     assert problems([{"name": "max_batch"}]) == [
         "review.fix[0].value: is required: the reference fix's value, with its unit"
     ]
+
+
+def test_a_variants_reference_fix_is_the_variants_and_meets_its_scenarios():
+    from grading.core.review_check import reference_fix_numbers, review_replays
+
+    spec = spec_to_dict(load_question(BANK / "gateway-fallback-review.yaml"))
+    # 60 req/s: ceil(2 x 60 x ~0.1237 s) = 15 replicas for the doubled peak, a 60 req/s fallback quota; a
+    # fixed 45 req/s quota would reject a quarter of the outage's traffic (more than the 5% the SLO allows).
+    fix = reference_fix_numbers(spec, {"arrival_rate": 60.0})
+    assert fix["replicas"] == "15 replica" and fix["fallback_rate"] == "60 req/s"
+    replays = review_replays(spec, fix, overrides={"arrival_rate": 60.0}, seed_count=2)
+    assert all(row["reference_fix"]["passed"] for row in replays["scenarios"])
+    assert replays["failure"]["score"] == 100.0
