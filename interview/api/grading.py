@@ -127,9 +127,15 @@ class LineSerializer(serializers.Serializer):
         allow_null=True, help_text="What their own inputs imply, in the line's unit"
     )
     implied_shown = serializers.CharField()
-    reference = serializers.FloatField()
+    reference = serializers.FloatField(
+        allow_null=True, help_text="In the line's unit; null where it is no limit (reference_shown says so)"
+    )
     reference_shown = serializers.CharField()
-    range = serializers.ListField(child=serializers.FloatField(), allow_null=True)
+    range = serializers.ListField(
+        child=serializers.JSONField(),
+        allow_null=True,
+        help_text='[low, high] in the line\'s unit; the high is "unbounded" where the limit may be absent',
+    )
     source = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.source
     factor = serializers.FloatField(allow_null=True, help_text="The unit factor of a unit error")
     driver = serializers.CharField(allow_null=True, help_text="The assumption that moves the line")
