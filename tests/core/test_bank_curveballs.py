@@ -53,10 +53,7 @@ PLAIN_FOLLOW_UPS_LEFT = {
     "forty-five-minute-plan",
     "gateway-fallback-review",
     "gpu-cloud-provisioning",
-    "ten-thousand-gpu-cluster",
     "training-and-inference-one-fleet",
-    "training-cluster-review",
-    "training-disaster-recovery",
     "video-generation-serving",
 }
 

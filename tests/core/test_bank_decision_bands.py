@@ -471,3 +471,54 @@ def test_pretraining_crawl_100x():
 def test_pretraining_spot_fleet_lost():
     # The 3 PB now in ten days: 3e15 / 864,000 s = 3.47 GB/s / 37.5 MB/s = 92.6 -> 93 (fourteen days: 67).
     check("pretraining-data-pipeline", "spot-fleet-lost", math.ceil(3e15 / 864_000 / 37.5e6), wrong=(67, 70))
+
+
+def test_ten_thousand_radix_128():
+    # 10,240 GPUs: leaves 10,240 / (128 / 2) = 160, spines 160, core 10,240 / 128 / 2 = 40: 360 (DOMAIN.md
+    # counts 160 + 160 + 80 = 400 with a fuller core). Radix 64: 720.
+    check("ten-thousand-gpu-cluster", "radix-128", 2 * 160 + 40, wrong=(720, 160))
+    check("ten-thousand-gpu-cluster", "radix-128", 160 + 160 + 80)
+
+
+def test_ten_thousand_trillion_checkpoint():
+    # 1e12 x 12 B = 12 TB / 60 s = 200 GB/s (405B: 81 GB/s).
+    check(
+        "ten-thousand-gpu-cluster", "trillion-dense-bill", 1e12 * 12 / 60 / 1e9, wrong=(81, 12_000 / 60 * 8)
+    )
+
+
+def test_ten_thousand_firmware_spares():
+    # 2 x 4.74e-4 per GPU-day x 10,000 GPUs x 3 repair days x 2 nodes a failure = 56.9 -> 57 (usual rate: 29).
+    check(
+        "ten-thousand-gpu-cluster",
+        "firmware-failures",
+        math.ceil(2 * 4.74e-4 * 10_000 * 3 * 2),
+        wrong=(29, 114),
+    )
+
+
+def test_disaster_recovery_four_hour_rto():
+    # 8,000 GPUs x $2 x 4 h = $64,000 (one hour: $16,000).
+    check("training-disaster-recovery", "cost-of-rto", 8000 * 2 * 4, wrong=(16_000, 8000 * 4))
+
+
+def test_disaster_recovery_link_25g():
+    # 5 TB x 8 / 25 Gb/s = 1,600 s = 26.7 min; RPO 30 + 26.7 = 56.7 min (at 100 Gb/s: 36.7 min).
+    check("training-disaster-recovery", "link-25g", 30 + 5e12 * 8 / 25e9 / 60, wrong=(36.7, 30))
+
+
+def test_disaster_recovery_stale_offsite():
+    # Nine hours of 8,000 GPUs = 72,000 GPU-h redone (the planned RPO, 36.7 min: 4,889).
+    check("training-disaster-recovery", "stale-offsite", 9 * 8000, wrong=(4889, 9 * 1000))
+
+
+def test_cluster_review_first_week():
+    # 1,024 GPUs x 4.74e-4 per GPU-day x 7 days = 3.4 failures.
+    check("training-cluster-review", "measure-failure-rate", 1024 * 4.74e-4 * 7, wrong=(0.49, 7))
+
+
+def test_cluster_review_best_interval():
+    # MTBF 1 / (1,024 x 4.74e-4) days = 49.45 h; stall 1.12 TB / 2 GB/s = 560 s; sqrt(2 x 560 s x 49.45 h x
+    # 3,600) = 14,120 s = 3.92 h (the daily checkpoint: 24 h).
+    mtbf_s = 86_400 / (1024 * 4.74e-4)
+    check("training-cluster-review", "best-interval", math.sqrt(2 * 560 * mtbf_s) / 3600, wrong=(24, 0.5))
