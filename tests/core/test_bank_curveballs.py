@@ -49,10 +49,7 @@ def test_seven_boxes_prompts_four_times_longer():
 # Questions whose follow-ups outside the depth phase are still plain text (issue 33: being written as
 # decisions). The list only shrinks: a question leaves it once every follow-up it has is a decision.
 PLAIN_FOLLOW_UPS_LEFT = {
-    "eight-gpu-design-review",
     "forty-five-minute-plan",
-    "gateway-fallback-review",
-    "gpu-cloud-provisioning",
     "training-and-inference-one-fleet",
     "video-generation-serving",
 }

@@ -522,3 +522,46 @@ def test_cluster_review_best_interval():
     # 3,600) = 14,120 s = 3.92 h (the daily checkpoint: 24 h).
     mtbf_s = 86_400 / (1024 * 4.74e-4)
     check("training-cluster-review", "best-interval", math.sqrt(2 * 560 * mtbf_s) / 3600, wrong=(24, 0.5))
+
+
+def test_eight_gpu_review_allreduce_share():
+    # TP8 over two servers at batch 201: each of 160 all-reduces takes 30 us + 201 x 32,768 B / 12.5 GB/s =
+    # 556.9 us: 89.1 ms. The memory term: (141.1 GB + 201 x 2.064 GB) / (8 x 2.345 TB/s) = 29.6 ms. 89.1 /
+    # 118.7 = 75.0% (the weight read alone, 141.1 GB / 18.76 TB/s = 7.5 ms, is 6%).
+    comm = 160 * (30e-6 + 201 * 32_768 / 12.5e9)
+    memory = (141.1e9 + 201 * (6000 + 300) * 327_680) / (8 * 2.345e12)
+    check("eight-gpu-design-review", "fp8-instead", 100 * comm / (comm + memory), wrong=(6.3, 25, 50))
+
+
+def test_eight_gpu_review_server_fails():
+    # Six servers for 5 req/s at 0.695 s of replica time each: with one lost, 5 x 0.695 / 5 = 69.5% (before:
+    # 57.9%).
+    replica_s = 6000 / (4 * 3504) + 600 * (141.1e9 + 67 * 6300 * 327_680) / (4 * 2.345e12) / 67
+    check("eight-gpu-design-review", "server-fails-after-fixes", 100 * 5 * replica_s / 5, wrong=(57.9, 100))
+
+
+def test_gateway_review_kv_batch():
+    # (80 GB x 0.9 - 16 GB) = 56 GB / 131,072 B = 427,246 tokens / (2,000 + 300) = 185.8 -> 185 (the
+    # configured 256 does not fit).
+    check("gateway-fallback-review", "best-batch", (80e9 * 0.9 - 16e9) / 131_072 // 2300, wrong=(256, 96))
+
+
+def test_gateway_review_both_down():
+    # With the fallback down too, all 40 req/s fail (with it up, 40 - 6 = 34 are rejected).
+    check("gateway-fallback-review", "both-down", 40, wrong=(34, 6))
+
+
+def test_gpu_cloud_three_strikes_stall():
+    # 3 x 60 s to detect + 60 s drain + 300 s replace = 540 s x 512 GPUs = 76.8 GPU-h (one strike: 59.7).
+    check(
+        "gpu-cloud-provisioning",
+        "three-strikes",
+        512 * (3 * 60 + 60 + 300) / 3600,
+        wrong=(59.7, 512 * 180 / 3600),
+    )
+
+
+def test_gpu_cloud_failures_triple():
+    # 32,000 GPUs x 4.74e-4 x 3 = 45.5 failures a day x 3 repair days = 136.5 nodes in repair (usual: 45.5;
+    # the pool: 92).
+    check("gpu-cloud-provisioning", "failures-triple", 32_000 * 4.74e-4 * 3 * 3, wrong=(45.5, 92))
