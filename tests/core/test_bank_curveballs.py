@@ -46,26 +46,13 @@ def test_seven_boxes_prompts_four_times_longer():
     assert values["max_seqs_kv"] == pytest.approx(160.9, abs=0.1)
 
 
-# Questions whose follow-ups outside the depth phase are still plain text (issue 33: being written as
-# decisions). The list only shrinks: a question leaves it once every follow-up it has is a decision.
-PLAIN_FOLLOW_UPS_LEFT = {
-    "forty-five-minute-plan",
-    "training-and-inference-one-fleet",
-    "video-generation-serving",
-}
-
-
 @pytest.mark.parametrize("slug", sorted(path.stem for path in BANK.glob("*.yaml")))
 def test_every_bank_question_has_two_curveballs_and_each_follow_up_as_a_decision(slug):
     spec = question(slug)
     assert len(spec.curveballs) >= 2
     assert [item for item in spec.follow_ups if item.phase == "depth"]
-    assert [item.text for item in spec.follow_ups if item.phase == "depth" and not item.is_decision] == []
-    plain = [item.text for item in spec.follow_ups if not item.is_decision]
-    if slug in PLAIN_FOLLOW_UPS_LEFT:
-        assert plain, f"every follow-up of {slug} is a decision now: take it off PLAIN_FOLLOW_UPS_LEFT"
-    else:
-        assert plain == []
+    assert [f"{item.phase}: {item.text}" for item in spec.follow_ups if not item.is_decision] == []
+    assert all(3 <= len(item.options) <= 6 and item.orders for item in spec.follow_ups)
 
 
 def test_the_seed_follow_ups_are_decisions():

@@ -565,3 +565,67 @@ def test_gpu_cloud_failures_triple():
     # 32,000 GPUs x 4.74e-4 x 3 = 45.5 failures a day x 3 repair days = 136.5 nodes in repair (usual: 45.5;
     # the pool: 92).
     check("gpu-cloud-provisioning", "failures-triple", 32_000 * 4.74e-4 * 3 * 3, wrong=(45.5, 92))
+
+
+def test_plan_agent_mode_prefill():
+    # 3,000 users / (20 + 10.5 s) = 98.36 req/s x (0.5 x 2,000 + 0.5 x 16,000 = 9,000 tok) = 885,246 tok/s /
+    # 28,035 = 31.6 replicas of prefill (all at 2,000: 7.0).
+    rate = 3000 / (20 + 0.5 + 250 * 0.04)
+    check(
+        "forty-five-minute-plan",
+        "agent-mode-prompts",
+        rate * 9000 / 28_035,
+        wrong=(7.0, rate * 16_000 / 28_035),
+    )
+
+
+def test_one_fleet_flatter_trough():
+    # Mean demand 1,024 x (1 + 0.6) / 2 = 819.2 GPUs; the ramp 1,024 x 0.4 / 6 h = 68.3 GPU/h x 130 s = 2.5
+    # GPUs; lendable 1,228.8 - 819.2 x 1.2 - 2.5 = 243.3 (at a 35% trough: 395.4).
+    ramp = 1024 * 0.4 / 6 * 130 / 3600
+    check(
+        "training-and-inference-one-fleet",
+        "flatter-trough",
+        1228.8 - 819.2 * 1.2 - ramp,
+        wrong=(395.4, 537.6),
+    )
+
+
+def test_one_fleet_ten_second_cold_start():
+    # 15 s detect + 45 s checkpoint + 10 s load = 70 s, above the 43.2 s the SLO allows per burst (70 s start:
+    # 130 s).
+    check("training-and-inference-one-fleet", "ten-second-cold-start", 15 + 45 + 10, wrong=(130, 10, 43.2))
+
+
+def test_one_fleet_burst_while_lent():
+    # 300 GPUs x (45 s checkpoint + 5 min restart) = 300 x 345 s = 28.75 GPU-h (killed without a checkpoint:
+    # 300 x (15 + 5) min = 100).
+    check(
+        "training-and-inference-one-fleet", "burst-while-lent", 300 * 345 / 3600, wrong=(100, 300 * 45 / 3600)
+    )
+
+
+def test_video_720p():
+    # Tokens 21 x 45 x 80 = 75,600 (480p: 21 x 30 x 52 = 32,760). A pass: 2 x 14e9 x tokens + 819,200 x
+    # tokens^2: 6.80e15 against 1.796e15 FLOP, 3.78x; the pixels alone grow 921,600 / 399,360 = 2.31x.
+    def pass_flops(tokens):
+        return 2 * 14e9 * tokens + 819_200 * tokens**2
+
+    check(
+        "video-generation-serving", "seven-twenty-p", pass_flops(75_600) / pass_flops(32_760), wrong=(2.31,)
+    )
+
+
+def test_video_distilled_eight_steps():
+    # Denoising 45.41 s x 8 / 40 / 2 (no guidance pass) = 4.54 s + 10 s post = 14.54 s x 8 GPUs x $2/h =
+    # $0.0646 (40 steps with guidance: $0.246).
+    check(
+        "video-generation-serving", "eight-steps-distilled", (45.411 / 10 + 10) * 8 * 2 / 3600, wrong=(0.246,)
+    )
+
+
+def test_video_node_dies_at_step_35():
+    # 35 of 40 steps done: 45.41 s x 35 / 40 = 39.7 s x 8 GPUs x $2/h = $0.177 (the whole video: $0.246).
+    check(
+        "video-generation-serving", "node-dies-step-35", 45.411 * 35 / 40 * 8 * 2 / 3600, wrong=(0.246, 0.03)
+    )
