@@ -60,11 +60,14 @@ def short_bank(tmp_path, transactional_db) -> list[Question]:
 
 
 def typed(question: Question, factor: float | None) -> dict[str, str]:
-    """Every asked line at `factor` times its reference, as a bare number (read in the line's unit)."""
+    """Every asked line at `factor` times its reference, as a bare number (read in the line's unit); a line
+    whose reference is no limit (null: a multiple of it is still no limit) is left to the given design."""
     if factor is None:
         return {}
     lines = grade(question.current_version.spec, {"numbers": {}})["lines"]
-    return {line["name"]: f"{line['reference'] * factor:.4g}" for line in lines}
+    return {
+        line["name"]: f"{line['reference'] * factor:.4g}" for line in lines if line["reference"] is not None
+    }
 
 
 def submitted(alice, question: Question, numbers: dict[str, str]):

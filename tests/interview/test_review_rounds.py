@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from interview.services.interviewing.reference import reference_values
 from rounds.models import ReplayRun, WorkEvent
 from rounds.services import replays
 from rounds.services.rounds import round_start, round_submit
@@ -67,6 +68,13 @@ def test_a_review_round_opens_on_the_given_design_with_its_numbers(review_round)
         "fixed--fallback_rate": "6 req/s",
     }
     assert work.fixes == []
+
+
+def test_the_interviewer_reads_the_designs_missing_limits_as_no_limit(review_round):
+    # Issue 30: the reference of a limit the design does not have is "no limit", not "∞ req" or a million.
+    shown = {row["name"]: row["display"] for row in reference_values(review_round)}
+    assert shown["queue_limit"] == "no limit" and shown["queue_wait_limit"] == "no limit"
+    assert shown["max_batch"] == "256 req"
 
 
 def test_a_design_round_still_opens_on_a_canvas_with_only_the_client(alice, questions):
