@@ -13,6 +13,7 @@ from interview.selectors import round_of_candidate, run_of_candidate
 from rounds.models import ReplayRun, ReplaySide, ReplayStatus, Round, RoundStatus
 from rounds.services.replays import (
     ReplayError,
+    curveball_replays_current,
     replay_cancel,
     replay_failure_score,
     replay_retry,
@@ -41,11 +42,23 @@ class ReplayRunSerializer(serializers.Serializer):
 class ReplayListSerializer(serializers.Serializer):
     failure_score = serializers.FloatField(allow_null=True, help_text="Once every run is done")
     runs = ReplayRunSerializer(many=True)
+    curveball_runs = serializers.DictField(
+        child=ReplayRunSerializer(many=True),
+        help_text="By curveball id: the scenario it names, run on your curveball numbers beside the "
+        "reference under the change (scenario 'CURVEBALL:SCENARIO'); shown on the report, not scored",
+    )
 
 
 def _listing(round_: Round) -> dict:
     runs = replays_current(round_=round_)
-    return {"failure_score": replay_failure_score(round_), "runs": ReplayRunSerializer(runs, many=True).data}
+    curveballs = curveball_replays_current(round_=round_)
+    return {
+        "failure_score": replay_failure_score(round_),
+        "runs": ReplayRunSerializer(runs, many=True).data,
+        "curveball_runs": {
+            key: ReplayRunSerializer(items, many=True).data for key, items in curveballs.items()
+        },
+    }
 
 
 def _run_action(action: Callable[..., ReplayRun], run: ReplayRun) -> Response:

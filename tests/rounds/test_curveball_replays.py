@@ -96,3 +96,6 @@ def test_a_real_worker_replays_a_right_and_an_undersized_curveball_answer_and_th
     section = page[page.index('id="depth-replay-checkpoint-grows-4tb"') :]
     assert f"Missed its SLO in {runs} of {runs} runs" in section[: section.index("depth-item-sum")]
     assert "Shown, not scored" in section
+    listing = client.get(f"/api/rounds/{small.pk}/replays/").json()
+    assert [run["side"] for run in listing["curveball_runs"][CURVEBALL]] == ["candidate", "reference"]
+    assert RUN_NAME not in {run["scenario"] for run in listing["runs"]}
