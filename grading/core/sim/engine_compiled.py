@@ -255,14 +255,23 @@ class CompiledEngineFleet(Fleet):
             controls.handle(tc, kind, payload)
 
     def result(self) -> FleetRun:
-        run = super().result()
-        run.status = self.QI[k.STATUS].astype(np.int8)
-        run.retries, run.preempted = self.QI[k.RETRIES].copy(), self.QI[k.PREEMPTED].copy()
-        run.start, run.first_token = self.QF[k.START].copy(), self.QF[k.FIRST].copy()
-        run.finish, run.tpot = self.QF[k.FINISH].copy(), self.QF[k.TPOT].copy()
-        run.preempt_times = self.PT[: self.K[k.NPRE]].copy()
-        run.swaps, run.engine_steps = int(self.K[k.SWAPS]), int(self.K[k.ENGINE_STEPS])
-        return run
+        QF, QI = self.QF, self.QI
+        return FleetRun(
+            status=QI[k.STATUS].astype(np.int8),
+            start=QF[k.START].copy(),
+            first_token=QF[k.FIRST].copy(),
+            finish=QF[k.FINISH].copy(),
+            tpot=QF[k.TPOT].copy(),
+            retries=QI[k.RETRIES].astype(np.int64),
+            samples=self.samples(),
+            area=self.area,
+            replica_seconds=self.replica_seconds,
+            log=self.log,
+            preempted=QI[k.PREEMPTED].astype(np.int64),
+            preempt_times=self.PT[: self.K[k.NPRE]].copy(),
+            swaps=int(self.K[k.SWAPS]),
+            engine_steps=int(self.K[k.ENGINE_STEPS]),
+        )
 
 
 def config_row(cfg: FleetConfig, block: int, kv_cap: float, admit_cap: float, max_steps: float) -> np.ndarray:
@@ -279,15 +288,17 @@ def config_row(cfg: FleetConfig, block: int, kv_cap: float, admit_cap: float, ma
 
 
 def request_rows(req: Requests) -> tuple[np.ndarray, np.ndarray]:
+    """The per-request rows. A run is up to millions of requests, so the int rows are int32 (ids, counts and
+    step numbers all stay below 2³¹) and the rows a kernel writes before it reads them are left unset."""
     n = len(req.arrival)
-    QF, QI = np.zeros((k.N_F, n)), np.full((k.N_I, n), -1, np.int64)
-    prompt = req.prompt_tokens if req.prompt_tokens is not None else np.zeros(n)
+    QF, QI = np.empty((k.N_F, n)), np.empty((k.N_I, n), np.int32)
     QF[k.ARR] = QF[k.ENQ] = req.arrival
-    QF[k.PROMPT] = QF[k.NEED] = prompt
+    QF[k.PROMPT] = QF[k.NEED] = req.prompt_tokens if req.prompt_tokens is not None else 0.0
     QF[k.OUT] = req.out_tokens
     QF[k.LEFT] = np.maximum(req.out_tokens - 1.0, 0.0)
     QF[k.START] = QF[k.FIRST] = QF[k.FINISH] = QF[k.TPOT] = math.nan
-    for row in (k.BEGAN, k.PREEMPTED, k.RETRIES, k.WHERE, k.STATE, k.STATUS, k.INPF):
+    for row in (k.PREEMPTED, k.RETRIES, k.WHERE, k.STATE, k.STATUS, k.INPF):
         QI[row] = 0
+    QI[k.ON] = QI[k.HPOS] = -1
     QI[k.HOME] = req.home
     return QF, QI

@@ -37,6 +37,7 @@ from grading.core.sim.queueing import FAILED, FALLBACK, REJECTED, SERVED, TIMED_
 
 Floats = NDArray[np.float64]
 Ints = NDArray[np.int64]
+Links = NDArray[np.int32] | NDArray[np.int64]  # a list's links: per request (int32) or per replica
 
 
 def kernel[Function: Callable[..., Any]](function: Function) -> Function:
@@ -55,7 +56,7 @@ class State(NamedTuple):
     """What the kernels read and write (the rows are named above)."""
 
     QF: Floats
-    QI: Ints
+    QI: NDArray[np.int32]
     RF: Floats
     RI: Ints
     PH: Ints
@@ -114,7 +115,7 @@ def blocks(tokens: float, block: float) -> float:
 
 
 @kernel
-def push_back(nxt: Ints, prv: Ints, heads: Ints, tails: Ints, c: int, x: int) -> None:
+def push_back(nxt: Links, prv: Links, heads: Links, tails: Links, c: int, x: int) -> None:
     last = tails[c]
     nxt[x] = -1
     prv[x] = last
@@ -126,7 +127,7 @@ def push_back(nxt: Ints, prv: Ints, heads: Ints, tails: Ints, c: int, x: int) ->
 
 
 @kernel
-def push_front(nxt: Ints, prv: Ints, heads: Ints, tails: Ints, c: int, x: int) -> None:
+def push_front(nxt: Links, prv: Links, heads: Links, tails: Links, c: int, x: int) -> None:
     first = heads[c]
     prv[x] = -1
     nxt[x] = first
@@ -138,7 +139,7 @@ def push_front(nxt: Ints, prv: Ints, heads: Ints, tails: Ints, c: int, x: int) -
 
 
 @kernel
-def unlink(nxt: Ints, prv: Ints, heads: Ints, tails: Ints, c: int, x: int) -> None:
+def unlink(nxt: Links, prv: Links, heads: Links, tails: Links, c: int, x: int) -> None:
     before, after = prv[x], nxt[x]
     if before < 0:
         heads[c] = after
@@ -151,7 +152,7 @@ def unlink(nxt: Ints, prv: Ints, heads: Ints, tails: Ints, c: int, x: int) -> No
 
 
 @kernel
-def push_single(nxt: Ints, heads: Ints, tails: Ints, c: int, x: int) -> None:
+def push_single(nxt: Links, heads: Links, tails: Links, c: int, x: int) -> None:
     """Append to a singly linked list (a step's chunks or swap-ins: read once, front to back)."""
     nxt[x] = -1
     if tails[c] < 0:
@@ -221,7 +222,7 @@ def finish_before(keys: Floats, rids: Ints, a: int, b: int) -> bool:
 
 
 @kernel
-def finish_swap(keys: Floats, rids: Ints, hpos: Ints, a: int, b: int) -> None:
+def finish_swap(keys: Floats, rids: Ints, hpos: Links, a: int, b: int) -> None:
     keys[a], keys[b] = keys[b], keys[a]
     rids[a], rids[b] = rids[b], rids[a]
     hpos[rids[a]] = a
@@ -229,7 +230,7 @@ def finish_swap(keys: Floats, rids: Ints, hpos: Ints, a: int, b: int) -> None:
 
 
 @kernel
-def finish_sift(keys: Floats, rids: Ints, hpos: Ints, size: int, j: int) -> None:
+def finish_sift(keys: Floats, rids: Ints, hpos: Links, size: int, j: int) -> None:
     while j > 0:
         parent = (j - 1) // 2
         if not finish_before(keys, rids, j, parent):
@@ -861,7 +862,7 @@ def set_queue(st: State, r: int, rids: Ints) -> None:
 
 
 @allocating
-def walk(nxt: Ints, head: int) -> Ints:
+def walk(nxt: Links, head: int) -> Ints:
     """The ids on a linked list from `head`, in order."""
     count = 0
     x = head

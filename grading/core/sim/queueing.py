@@ -334,11 +334,15 @@ class Fleet:
         self.sample_rows.append((t, queued, busy, sum(self.run), sum(self.pending), occupancy, paid))
         self.replica_seconds += paid * min(self.sample_dt, self.duration_s - t)
 
-    def result(self) -> FleetRun:
+    def samples(self) -> dict[str, np.ndarray]:
         rows = np.array(self.sample_rows, dtype=float).reshape(-1, 7)
         names = ("t", "queue", "in_service", "replicas_running", "replicas_starting", "gpu_busy_frac")
         samples = {name: rows[:, k] for k, name in enumerate(names)}
         samples["replicas_paid"] = rows[:, 6]
+        return samples
+
+    def result(self) -> FleetRun:
+        samples = self.samples()
         return FleetRun(
             status=np.frombuffer(self.status, dtype=np.int8),
             start=np.frombuffer(self.start, dtype=np.float64),
