@@ -1,8 +1,9 @@
 """Which step loop runs the fleet of engines: the compiled one (`engine_compiled.py`, numba) by default, or
 the reference Python loop (`engine.py`); both give the same records (tests/core/test_sim_compiled_engine.py).
 
-`SEVENBOX_SIM_ENGINE=python` chooses the reference loop for the whole process (about 40x slower). Nothing
-falls back on its own: without numba, or when the kernel fails to compile, a replay raises and says why.
+`SEVENBOX_SIM_ENGINE=python` chooses the reference loop for the whole process (about 6x slower on
+bench/replay.py's hour). Nothing falls back on its own: without numba, or when the kernel fails to compile, a
+replay raises and says why.
 """
 
 from __future__ import annotations

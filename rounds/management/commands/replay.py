@@ -1,7 +1,9 @@
-"""`python manage.py replay SLUG SUBMISSION.json [--scenario NAME] [--seed N] [--side S] --json`
+"""`python manage.py replay SLUG SUBMISSION.json [--scenario NAME] [--seeds K | --seed N] [--side S] --json`
 
 Runs a question's failure replays synchronously against a submission's numbers (and the reference model) and
 prints the results. No database rows, no broker: the same resolution and simulator the Celery task uses.
+Each scenario and side runs over K seeds (REPLAY_SEEDS, five, as the pages do; both sides share them) and
+says in how many runs it met its SLO, with each check's spread; `--seed N` runs one seed.
 """
 
 import json
@@ -12,9 +14,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from grading.core.failure_modes import failure_score
-from grading.core.replay_inputs import SIDES, replay_inputs, replay_seed, simulator_version
-from grading.core.sim import run_scenario
+from grading.core.failure_modes import failure_score, runs_view
+from grading.core.replay_inputs import SIDES, replay_inputs, replay_seeds, simulator_version
+from grading.core.sim import run_scenario_seeds
 
 BANK = Path(settings.BASE_DIR) / "questions" / "bank" / "core"
 
@@ -67,7 +69,14 @@ class Command(BaseCommand):
         parser.add_argument("slug", help="the question's slug")
         parser.add_argument("submission", help='a JSON file with {"numbers": {...}} ("-" reads stdin)')
         parser.add_argument("--scenario", help="run only this scenario")
-        parser.add_argument("--seed", type=int, help="the seed (default: from the slug and scenario name)")
+        seeds = parser.add_mutually_exclusive_group()
+        seeds.add_argument(
+            "--seeds",
+            type=int,
+            help="runs per scenario and side, seeds drawn from the slug and scenario name "
+            f"(default: REPLAY_SEEDS, {settings.REPLAY_SEEDS}, as the pages)",
+        )
+        seeds.add_argument("--seed", type=int, help="run this one seed instead")
         parser.add_argument("--side", choices=[*SIDES, "both"], default="both", help="default: both")
         parser.add_argument("--json", action="store_true", help="print JSON")
 
@@ -80,13 +89,17 @@ class Command(BaseCommand):
             raise CommandError(f"{slug} has no failure scenarios.")
         if options["scenario"] and options["scenario"] not in names:
             raise CommandError(f"No scenario {options['scenario']!r} in {slug}; it has: {', '.join(names)}.")
+        if options["seeds"] is None:
+            options["seeds"] = settings.REPLAY_SEEDS
+        if options["seed"] is None and options["seeds"] < 1:
+            raise CommandError("--seeds must be at least 1.")
         sides = SIDES if options["side"] == "both" else (options["side"],)
         runs = []
         for side in sides:
             for inputs in replay_inputs(spec, side=side, **submission):
                 if options["scenario"] and inputs["scenario"] != options["scenario"]:
                     continue
-                runs.append(self.run_one(inputs, options["seed"], slug))
+                runs.append(self.run_one(inputs, self.seeds(options, slug, inputs["scenario"])))
         runs.sort(key=lambda run: (names.index(run["scenario"]), SIDES.index(run["side"])))
         done = [run for run in runs if run["result"] is not None]
         report = {
@@ -107,27 +120,57 @@ class Command(BaseCommand):
             raise CommandError("Some replays failed; see their errors above.")
 
     @staticmethod
-    def run_one(inputs: dict, seed: int | None, slug: str) -> dict:
-        seed = seed if seed is not None else replay_seed(slug, inputs["scenario"])
-        run = {"scenario": inputs["scenario"], "side": inputs["side"], "seed": seed, "inputs": inputs}
+    def seeds(options: dict[str, Any], slug: str, scenario: str) -> list[int]:
+        if options["seed"] is not None:
+            return [options["seed"]]
+        return replay_seeds(slug, scenario, options["seeds"])
+
+    @staticmethod
+    def run_one(inputs: dict[str, Any], seeds: list[int]) -> dict[str, Any]:
+        """One scenario and side over `seeds`: its result is what a replay run stores (SeedRuns.to_dict())."""
+        run = {"scenario": inputs["scenario"], "side": inputs["side"], "seeds": seeds, "inputs": inputs}
         try:
             family, params, events, slo = (inputs[key] for key in ("family", "params", "events", "slo"))
-            result = run_scenario(family, params, events, slo, inputs["duration_s"], seed)
+            result = run_scenario_seeds(family, params, events, slo, inputs["duration_s"], seeds)
         except ValueError as error:
             return {**run, "result": None, "error": str(error)}
         return {**run, "result": result.to_dict(), "error": None}
 
     @staticmethod
-    def as_text(report: dict) -> str:
+    def as_text(report: dict[str, Any]) -> str:
         lines = [f"{report['question']} ({report['source']}), simulator {report['simulator_version']}"]
         for run in report["runs"]:
-            result = run["result"]
-            verdict = "ERROR" if result is None else ("passed" if result["passed"] else "FAILED")
-            lines.append(f"\n{run['scenario']} [{run['side']}, seed {run['seed']}]: {verdict}")
+            seeds = run["seeds"]
+            label = f"seed {seeds[0]}" if len(seeds) == 1 else f"{len(seeds)} seeds"
             if run["result"] is None:
-                lines.append(f"  {run['error']}")
+                lines += [f"\n{run['scenario']} [{run['side']}, {label}]: ERROR", f"  {run['error']}"]
                 continue
-            lines += [f"  {line}" for line in run["result"]["narrative"]]
+            lines.append(
+                f"\n{run['scenario']} [{run['side']}, {label}]: {Command.verdict(runs_view(run['result']))}"
+            )
+            lines += Command.check_lines(runs_view(run["result"]))
+            lines += [f"  {line}" for line in run["result"]["results"][0]["narrative"]]
         if report["failure_score"] is not None:
             lines.append(f"\nFailure-modes score: {report['failure_score']:g} / 100")
         return "\n".join(lines)
+
+    @staticmethod
+    def verdict(view: dict[str, Any]) -> str:
+        """ "met its SLO in 3 of 5 runs (the verdict depends on the seed)", as the report words it."""
+        runs, met = view["runs"], view["met"]
+        if runs == 1:
+            return "passed" if met else "FAILED"
+        words = f"met its SLO in {met} of {runs} runs"
+        return words + " (the verdict depends on the seed)" if view["seed_dependent"] else words
+
+    @staticmethod
+    def check_lines(view: dict[str, Any]) -> list[str]:
+        """Per SLO check: its words, the median actual, the spread over the runs, in how many it was met."""
+        lines = []
+        for check in view["checks"]:
+            spread = f" (runs {check['range_words']})" if check["range_words"] else ""
+            met = "met" if check["met"] else "missed"
+            if check["runs"] > 1:
+                met = f"met in {check['met']} of {check['runs']} runs"
+            lines.append(f"  {check['words']}: median {check['median_words']}{spread}; {met}")
+        return lines
