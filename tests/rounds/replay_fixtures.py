@@ -6,11 +6,16 @@ from pathlib import Path
 
 from django.utils import timezone
 
+from grading.core.sim.engines import ENGINE_ENV
+
 BANK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
 QUESTION_SLUG = "seven-boxes-serving-walkthrough"
 CANDIDATE_NUMBERS = {"replicas": "12", "b_max": "64", "tpot": "banana", "arrival_rate": "65 req/s"}
 
-# 60 req/s on the per-step engine for an hour or so: several seconds of simulation with steady progress.
+# 60 req/s on the per-step engine for an hour or so: several seconds of simulation with steady progress, on
+# the reference Python loop (SEVENBOX_SIM_ENGINE=python, in the workers these tests start). The compiled loop
+# runs it 6-8x faster, too fast to watch in flight, and the simulator's caps (5M requests, ~20M engine steps a
+# replay) leave no room to make it that much longer.
 SLOW_INPUTS = {
     "scenario": "slow-steady-load",
     "title": "Steady load for a long time",
@@ -76,6 +81,7 @@ def worker_environment(*, replay_seeds: int = 1) -> dict[str, str]:
     )
     return {
         **os.environ,
+        ENGINE_ENV: "python",  # its runs are watched in flight: see SLOW_INPUTS
         "DATABASE_URL": database_url,
         "REDIS_URL": os.environ["REDIS_URL"],
         "DEBUG": "0",

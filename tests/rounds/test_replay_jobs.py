@@ -30,6 +30,7 @@ if apps.ready:  # the pure grading run (-p no:django) still collects this module
         replays_send,
         replays_sweep,
     )
+from grading.core.sim.engines import ENGINE_ENV
 from tests.conftest import USES_POSTGRES, USES_REDIS
 from tests.rounds.replay_fixtures import load_question, slow_run, submitted_round, worker_environment
 from tests.waiting import wait_for
@@ -237,8 +238,9 @@ def test_a_check_missed_where_the_reference_meets_the_scenario_scores_nothing_an
 
 @pytest.mark.celery_worker
 def test_a_queued_run_goes_through_the_broker_to_a_real_worker_with_progress_and_one_result(
-    replay_round, celery_worker
+    replay_round, celery_worker, monkeypatch
 ):
+    monkeypatch.setenv(ENGINE_ENV, "python")  # watched in flight: see SLOW_INPUTS
     run = slow_run(replay_round, duration_s=3000)
     with transaction.atomic():
         replays._dispatch_on_commit(replay_round.candidate_id)
