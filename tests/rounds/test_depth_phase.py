@@ -215,3 +215,23 @@ def test_the_api_saves_the_same_json_the_page_saves(client, alice, question):
     response = client.post(url, answers, content_type="application/json")
     assert response.status_code == 200
     assert response.json()["curveballs"][0]["lines"][2]["given"] == "23"
+
+
+def test_a_practice_round_that_never_asked_has_no_depth_score_and_one_that_moved_early_counts_what_it_asked(
+    alice, question
+):
+    practice = round_start(candidate=alice, question=question, mode="practice")
+    round_submit(round_id=practice.pk)
+    report = Round.objects.get(pk=practice.pk).report
+    assert "depth" not in report and report["depth_unscored"].startswith(
+        "The depth phase of this practice round was never opened (its curveballs come when you ask): none of"
+    )
+    # A timed round five minutes in whose candidate moved to the depth phase early and asked for both
+    # curveballs: both were offered (by request, before the clock), so both count, unanswered, as 0.
+    early = started(round_start(candidate=alice, question=question, mode="timed"), timedelta(minutes=5))
+    round_depth_next(round_=early)
+    round_depth_next(round_=early)
+    round_submit(round_id=early.pk)
+    report = Round.objects.get(pk=early.pk).report
+    assert report["depth"]["not_offered"] == [] and report["depth"]["items"] == 7
+    assert "2 of 2 had been offered when the round ended at 5:0" in report["depth"]["offer_words"]
