@@ -614,3 +614,24 @@ def test_the_editor_checks_follow_ups_and_curveballs_live_as_they_are_typed(clie
     assert "cannot read the YAML" in html
     editor = client.get(reverse("authoring-draft", args=[draft.pk])).content.decode()
     assert 'id="depth-check-curveballs"' in editor and 'hx-post="/authoring/drafts/' in editor
+
+
+def test_the_reference_on_the_question_page_shows_each_follow_up_as_its_decision(
+    client, author, charlie, tmp_path
+):
+    from tests.interview.bank_fixtures import load_questions
+
+    load_questions(tmp_path, "shared-gpu-cluster-scheduling")
+    url = reverse("question-detail", args=["shared-gpu-cluster-scheduling"])
+    log_in(client, author)
+    page = client.get(url).content.decode()
+    item = page[page.index('id="reference-follow-up-when-to-split"') :]
+    item = item[: item.index("</li>\n    <li") if "</li>\n    <li" in item else len(item)]
+    assert "Split when production needs an isolation no scheduler policy gives" in item
+    assert (
+        "At this fleet&#x27;s numbers about a hundred GPUs of night capacity stop reaching training." in item
+    )
+    assert "split-on-isolation → split-on-measured-interference → count-the-loss" in item
+    assert "96 to 112 GPU" in item
+    log_in(client, charlie)
+    assert "reference-follow-up-when-to-split" not in client.get(url).content.decode()
