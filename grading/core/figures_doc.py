@@ -8,7 +8,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from grading.core.question_export import spec_to_dict
 from grading.core.question_files import load_pack
+from grading.core.question_text import rendered_spec
 from grading.core.question_types import QuestionSpec
 from grading.core.report_text import format_number
 from grading.core.units import from_base, parse_unit
@@ -21,7 +23,8 @@ PAGE = REPO / "docs" / "seed-figures.md"
 def _question_section(spec: QuestionSpec) -> list[str]:
     model = spec.model.reference
     values = model.evaluate()
-    lines = [f"## {spec.title}", "", f"`{spec.slug}` · {spec.track}", ""]
+    title = rendered_spec(spec_to_dict(spec))["title"]  # a title's {placeholders} at its own values
+    lines = [f"## {title}", "", f"`{spec.slug}` · {spec.track}", ""]
     previous_seed = None
     for figure in spec.figures:
         got = float(from_base(values[figure.quantity], parse_unit(figure.unit)))
