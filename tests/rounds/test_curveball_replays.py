@@ -99,3 +99,35 @@ def test_a_real_worker_replays_a_right_and_an_undersized_curveball_answer_and_th
     listing = client.get(f"/api/rounds/{small.pk}/replays/").json()
     assert [run["side"] for run in listing["curveball_runs"][CURVEBALL]] == ["candidate", "reference"]
     assert RUN_NAME not in {run["scenario"] for run in listing["runs"]}
+
+
+@pytest.mark.django_db
+def test_a_review_rounds_curveball_replays_the_fixed_design_at_its_curveball_size_beside_the_reference_fix(
+    alice, tmp_path
+):
+    """eight-gpu-design-review's "Load rises to 8 requests a second" asks how many TP4 servers now. By hand:
+    six servers carry 5 req/s at ~58% (the prompt's arithmetic), so a server takes 0.58 x 6 / 5 = 0.696 s of
+    a request; at 8 req/s and the 0.7 utilisation target that is ceil(8 x 0.696 / 0.7) = 8, plus one spare:
+    the reference fix replays nine. The candidate who answers 12 is replayed on 12 servers from their fixed
+    sheet, never on the given design's one replica from their analysis sheet."""
+    slug, curveball = "eight-gpu-design-review", "load-rises-to-eight"
+    question = load_questions(tmp_path, slug)[slug]
+    round_ = round_start(candidate=alice, question=question, mode="practice")
+    numbers = {"replicas": "1", "fixed--replicas": "6", "fixed--tp_gpus": "4"}
+    Work.objects.filter(round=round_).update(numbers=numbers)
+    round_depth_next(round_=round_)
+    round_depth_save(
+        round_=round_, answers={"curveballs": {curveball: {"numbers": {"servers_needed": "12"}}}}
+    )
+    with transaction.atomic():
+        round_ = round_submit(round_id=round_.pk)
+    replays_enqueue_for_round(round_=round_)
+    runs = {
+        run.side: run for run in ReplayRun.objects.filter(round=round_, scenario=f"{curveball}:steady-load")
+    }
+    assert sorted(runs) == ["candidate", "fix"]
+    assert runs["candidate"].inputs["params"]["replicas"] == 12
+    assert runs["fix"].inputs["params"]["replicas"] == 9
+    assert runs["candidate"].inputs["params"]["arrival_rate"] == pytest.approx(8)
+    assert runs["fix"].inputs["params"]["arrival_rate"] == pytest.approx(8)
+    assert runs["fix"].inputs["fallbacks"] == {}
