@@ -30,7 +30,16 @@ Rules, in order:
   = 320 KiB"); the quantity after a label ("TTFT ~ 180 ms"); a count of GPUs by model ("8xH100"); a per-count
   with a power-of-ten scale ("$0.97 per 1M tokens", "/Mtok": divided by it); a narrow range (its midpoint,
   both ends kept, "2-2.5 s"); and the leading quantity before a note ("6 nodes (48 GPUs)", "40 ms at p95",
-  "9.6 TB/dataset", "200 ms target"). Number words stay unread, their message writing them in digits.
+  "9.6 TB/dataset", "200 ms target").
+- Text that still does not read is read again with its numbers in words written as digits, where a number
+  starts (the text's start past "about", "~", "$"...; after "=", an arrow or a label's ":"; after a range's
+  "-" or "to"), and the note says what it read ("'twenty seconds' read as '20 seconds'"): units, teens and
+  tens ("twenty-four"), "hundred", "thousand", "million", "billion", "trillion" ("two million three
+  thousand"), "and" ("a hundred and twenty ms"), "dozen" ("2 dozen"), halves and quarters ("one and a
+  half", "three quarters", "half a minute", "an hour and a half"). "a"/"an" is one before a scale, "dozen",
+  "half", "quarter" or a unit ("a minute"), never elsewhere ("$1,080 a day" is per day, "8 nodes, one per
+  rack" keeps its note). Vague amounts ("a few", "a couple of", "lots", "hundreds of") stay unread. A text
+  that reads with digits is never read again, so no reading that reads in digits changes.
 - On a line (`read_on_line`): "unbounded", "no limit", "∞" are an unbounded value; a share ("2.3%") where the
   line asks for an amount is the wrong dimension; one vocabulary of count nouns (units.COUNT_NOUNS) names the
   line's counts; a figure naming no count is in the line's counts ("3/s" on requests per second per team).
@@ -211,7 +220,7 @@ class ParseFailure:
 
 
 @functools.lru_cache(maxsize=16384)
-def parse_quantity(text: str) -> ParsedQuantity | ParseFailure:
+def parse_quantity(text: str, _digits_only: bool = False) -> ParsedQuantity | ParseFailure:
     """Read `text` as a number with an optional unit; never raises.
 
     Text that does not read as one number and a unit is read the way people write around an answer, each
@@ -240,14 +249,14 @@ def parse_quantity(text: str) -> ParsedQuantity | ParseFailure:
         found = around(cleaned)
         if found is not None:
             return found
-    return parsed
+    return parsed if _digits_only else _read_in_words(text, parsed)
 
 
 def _sentence_end(text: str) -> ParsedQuantity | None:
     """ "70 s.": a full stop after the answer."""
     if not re.search(r"[A-Za-z%)]\.\Z", text):
         return None
-    found = parse_quantity(text[:-1])
+    found = parse_quantity(text[:-1], _digits_only=True)
     return found if isinstance(found, ParsedQuantity) else None
 
 
@@ -258,7 +267,7 @@ def _stated_result(text: str) -> ParsedQuantity | None:
     before = text[: marks[-1].start()].strip() if marks else ""
     if not marks or (before and not _DIGIT.search(before)):  # "= 70 s" alone is its result too
         return None
-    result = parse_quantity(text[marks[-1].end() :])
+    result = parse_quantity(text[marks[-1].end() :], _digits_only=True)
     if not isinstance(result, ParsedQuantity):
         return None
     return _noted(result, f"read the result after {marks[-1].group(0)!r}")
@@ -269,7 +278,7 @@ def _after_label(text: str) -> ParsedQuantity | None:
     match = _LABEL_MARK.match(text)
     if not match:
         return None
-    found = parse_quantity(text[match.end() :])
+    found = parse_quantity(text[match.end() :], _digits_only=True)
     if not isinstance(found, ParsedQuantity):
         return None
     note = f"{match.group('label').strip()!r} read as a label"
@@ -283,7 +292,7 @@ def _gpu_count(text: str) -> ParsedQuantity | None:
     match = _GPU_COUNT.fullmatch(text)
     if not match or counts_named_by(match.group("model")) != {"GPU"}:
         return None
-    found = parse_quantity(f"{match.group('count')} GPU")
+    found = parse_quantity(f"{match.group('count')} GPU", _digits_only=True)
     return (
         _noted(found, f"{text!r} read as {match.group('count')} GPU")
         if isinstance(found, ParsedQuantity)
@@ -307,7 +316,7 @@ def _per_scaled_count(text: str) -> ParsedQuantity | None:
     factor = count * (_SCALES[scale.group("word") if len(word) <= 2 else word.lower()][1] if scale else 1.0)
     if factor <= 1 or not math.isclose(math.log10(factor), round(math.log10(factor)), abs_tol=1e-9):
         return None  # per 1k, per 1M, per 100: a power of ten; "40 nodes / 320 GPUs" is no rate
-    found = parse_quantity(f"{match.group('head')} per {match.group('noun')}")
+    found = parse_quantity(f"{match.group('head')} per {match.group('noun')}", _digits_only=True)
     if not isinstance(found, ParsedQuantity):
         return None
     note = f"per {format_number(factor)} {match.group('noun')} read as per one ÷ {format_number(factor)}"
@@ -339,7 +348,7 @@ def _narrow_range(text: str) -> ParsedQuantity | ParseFailure | None:
         number = _NUMBER.match(number_part)
         currency = "$" if high_text.startswith("$") and not low_text.startswith("$") else ""
         low_text = currency + low_text + (number_part[number.end() :] if number else "")
-    low, high = parse_quantity(low_text), parse_quantity(high_text)
+    low, high = parse_quantity(low_text, _digits_only=True), parse_quantity(high_text, _digits_only=True)
     if not (isinstance(low, ParsedQuantity) and isinstance(high, ParsedQuantity)):
         return None
     if low.spread is not None or high.spread is not None or low.dims != high.dims:
@@ -367,7 +376,7 @@ def _leading_quantity(text: str) -> ParsedQuantity | None:
             _is_unit_word(match.group("thing")) or counts_named_by(match.group("thing"))
         ):
             continue
-        head = parse_quantity(text[: match.start()])
+        head = parse_quantity(text[: match.start()], _digits_only=True)
         if pattern is _NOTE_WORD and isinstance(head, ParsedQuantity) and head.dims is None:
             continue  # "44 widgets": a noun no vocabulary knows, not a note after a unit
         if isinstance(head, ParsedQuantity) and head.spread is None:
@@ -415,9 +424,9 @@ def _parse_one(text: str) -> ParsedQuantity | ParseFailure:
         notes.append(f"read {currency} as the question's currency (USD)")
     number = _NUMBER.match(cleaned)
     if not number:
-        in_digits = _number_words_in_digits(cleaned)
-        example = in_digits or "10 pods"
-        return ParseFailure(text, f"no number at the start of {text.strip()!r}; write digits, like {example}")
+        return ParseFailure(
+            text, f"no number at the start of {text.strip()!r}; write the number itself, like 10 pods"
+        )
     rest = cleaned[number.end() :].strip()
     if _EUROPEAN_DECIMAL.match(rest) or (rest.startswith(",") and rest[1:2].isdigit()):
         return ParseFailure(text, "use a point for decimals (2.5) and commas only between thousands (2,000)")
@@ -455,37 +464,158 @@ _TENS = {
         ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
     )
 }
-_MULTIPLIERS = {"dozen": 12, "hundred": 100, "thousand": 1e3, "million": 1e6, "billion": 1e9}
+_LARGE_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_FRACTIONS = {"half": 0.5, "quarter": 0.25, "quarters": 0.25}
+_AFTER_A = frozenset({*_LARGE_SCALES, "hundred", "dozen", *_FRACTIONS})
+_VAGUE = frozenset(
+    {"bit", "bits", "lot", "lots", "few", "couple", "little", "while", "pair"}
+)  # "a bit", "a few"
+_WORD_TOKEN = re.compile(r"(?P<gap>\s*(?P<hyphen>-)?\s*)(?P<word>[A-Za-z]+)(?![\w.])")
+_DIGITS_BEFORE_WORD = re.compile(r"(?P<number>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\d.,])\s*(?=[A-Za-z])")
+_AND_A_FRACTION = re.compile(
+    r"(?P<unit>\s+[A-Za-z]+)\s+and\s+a\s+(?P<fraction>half|quarter)(?![A-Za-z])", re.I
+)
+# Where a number starts: the text's start, after a result or label mark ("= twenty ms", "TTFT: twenty ms") or
+# after a range's joiner that follows a number ("2 to three s"), past a qualifier or a currency sign.
+_NUMBER_PLACE = re.compile(
+    r"(?:\A|=>|->|→|⇒|=|≈|:|\d\s*-|\d\s+to\s)\s*"
+    r"(?:(?:~=?|≈|about|approx(?:\.|imately)?|around|roughly|circa|some|<=|>=|≤|≥|<|>|under|over|below|above|"
+    r"at\s+most|at\s+least|up\s+to|less\s+than|more\s+than)\s*)*(?:\$|US\$|€|£|USD\s|EUR\s|GBP\s)?\s*\Z",
+    re.IGNORECASE,
+)
+_WORD_OR_NUMBER_START = re.compile(r"(?<![\w.,])(?:[A-Za-z]|\d)")
 
 
-def _number_words_in_digits(text: str) -> str:
-    """ "twenty seconds" -> "20 seconds", "a dozen" -> "12", "half a minute" -> "0.5 minute": a hint for the
-    message only. Number words are not read as an answer (the grading policy marks "four" unreadable): the
-    sheet's read-back tells the candidate how to write it before they submit."""
-    words = [word.lower() for word in text.replace("-", " ").split()]
-    if words[:1] == ["half"] and words[1:2] in (["a"], ["an"]):
-        return " ".join(["0.5", *text.replace("-", " ").split()[2:]])
-    position = 1 if words[:1] in (["a"], ["an"]) and words[1:2] and words[1] in _MULTIPLIERS else 0
-    total, current, read = 0.0, 1.0 if position else 0.0, False
-    while position < len(words):
-        word = words[position]
-        if word in _SMALL_NUMBERS or word in _TENS:
-            current += _SMALL_NUMBERS.get(word, 0) + _TENS.get(word, 0)
-        elif word in _MULTIPLIERS and (current or read):
-            current *= _MULTIPLIERS[word]
-            if _MULTIPLIERS[word] >= 1e3:
-                total, current = total + current, 0.0
-        elif words[position : position + 3] == ["and", "a", "half"] and read:
-            current += 0.5
-            position += 2
-        elif word != "and" or not read:
+def _number_words(text: str, start: int) -> tuple[float, int] | None:
+    """The number written in words at `start` and where it ends, or None: units, teens and tens
+    ("twenty-four"), "hundred" and the scales ("two million three thousand"), "and" ("a hundred and
+    twenty"), "dozen", halves and quarters ("one and a half", "three quarters", "half a minute", "half a
+    million", "half a dozen"), a number in digits before a word ("2 dozen", "2 and a half"). "a"/"an" is one
+    only before a scale, "dozen", "half", "quarter" or a unit ("a minute"); "a few", "a lot", "a couple of",
+    "lots" are vague and read as no number."""
+    total, group, largest, last = 0.0, 0.0, math.inf, ""
+    read: tuple[float, int] | None = None
+    position = start
+    digits = _DIGITS_BEFORE_WORD.match(text, start)
+    if digits:
+        group, last, position = float(digits.group("number").replace(",", "")), "one", digits.end()
+    tokens = []
+    while len(tokens) < 24 and (token := _WORD_TOKEN.match(text, position)):
+        tokens.append((token.group("word").lower(), bool(token.group("hyphen")), token.end()))
+        position = token.end()
+    tokens.append(("", False, position))
+    for index, (word, hyphen, end) in enumerate(tokens[:-1]):
+        following = tokens[index + 1][0] if not tokens[index + 1][1] else ""
+        complete = True
+        if hyphen and not (last == "ten" and word in _SMALL_NUMBERS):
+            break  # "twenty-four" is one number; "two-three s" is a range
+        if word in ("a", "an") and last in ("", "and", "fraction"):
+            if following in _VAGUE or not following:
+                break
+            if last == "":
+                if following not in _AFTER_A and not _is_unit_word(following):
+                    break
+                group, last = 1.0, "a"
+            elif last == "and":
+                if following not in _FRACTIONS:
+                    break
+                last, complete = "and a", False
+            elif following in _FRACTIONS:
+                break
+            elif following in _AFTER_A:  # "half a million", "half a dozen"
+                complete = False
+            elif _is_unit_word(following):  # "half a minute": the "a" is the half's
+                read = (total + group, end)
+                break
+            else:
+                break
+        elif word == "of" and last == "fraction" and following in ("a", "an"):
+            complete = False  # "three quarters of an hour"
+        elif word in _SMALL_NUMBERS and (
+            last in ("", "hundred", "scale", "and") or (last == "ten" and 0 < _SMALL_NUMBERS[word] < 10)
+        ):
+            group, last = group + _SMALL_NUMBERS[word], "one"
+        elif word in _TENS and last in ("", "hundred", "scale", "and"):
+            group, last = group + _TENS[word], "ten"
+        elif word in ("hundred", "dozen") and last in ("one", "ten", "a", "fraction") and 0 < group < 100:
+            group, last = group * (100 if word == "hundred" else 12), word
+        elif word in _LARGE_SCALES and last in ("one", "ten", "hundred", "a", "fraction", "dozen"):
+            if group <= 0 or _LARGE_SCALES[word] >= largest:
+                break
+            total, group, largest, last = (
+                total + group * _LARGE_SCALES[word],
+                0.0,
+                _LARGE_SCALES[word],
+                "scale",
+            )
+        elif word in _FRACTIONS and last in ("", "a", "one", "and a"):
+            if last == "and a":  # "one and a half"
+                group += _FRACTIONS[word]
+            elif last == "one":  # "three quarters", "one half"
+                group *= _FRACTIONS[word]
+            else:  # "half", "a half", "a quarter"
+                group = _FRACTIONS[word]
+            last = "fraction"
+        elif (
+            word == "and"
+            and last in ("one", "ten", "hundred", "scale", "dozen")
+            and (
+                (last in ("hundred", "scale") and (following in _SMALL_NUMBERS or following in _TENS))
+                or (following == "a" and tokens[index + 2][0] in _FRACTIONS)
+            )
+        ):
+            last, complete = "and", False  # "a hundred and twenty", "two and a half"
+        else:
             break
-        read = True
-        position += 1
+        if complete:
+            read = (total + group, end)
+    return read
+
+
+def _in_digits(value: float) -> str:
+    return f"{int(value):,}" if value.is_integer() and abs(value) < 1e18 else f"{value:.12g}"
+
+
+def _words_in_digits(text: str) -> tuple[str, bool]:
+    """`text` with each number written in words where a number starts (`_NUMBER_PLACE`) as digits, and
+    whether there was one. Words elsewhere ("8 nodes, one replica per node", "$1,080 a day") are
+    left as they are: they are notes and qualifiers, read as such."""
+    out, position = [], 0
+    for start in _WORD_OR_NUMBER_START.finditer(text):
+        if start.start() < position or not _NUMBER_PLACE.search(
+            "".join(out) + text[position : start.start()]
+        ):
+            continue
+        found = _number_words(text, start.start())
+        if found is None:
+            continue
+        value, end = found
+        fraction = _AND_A_FRACTION.match(text, end)
+        unit = ""
+        if fraction and _is_unit_word(fraction.group("unit").strip()):  # "an hour and a half": 1.5 hours
+            value += _FRACTIONS[fraction.group("fraction").lower()]
+            unit, end = fraction.group("unit"), fraction.end()
+        digits = _in_digits(value)
+        out.append(text[position : start.start()] + digits + unit)
+        position = end
+    out.append(text[position:])
+    return "".join(out), position > 0
+
+
+def _read_in_words(text: str, failure: ParseFailure) -> ParsedQuantity | ParseFailure:
+    """A text that did not read, read again with its numbers in words as digits ("twenty seconds" as 20
+    seconds), or `failure` when it has none."""
+    cleaned = text
+    for old, new in _SPACES.items():
+        cleaned = cleaned.replace(old, new)
+    cleaned = cleaned.strip()
+    in_digits, read = _words_in_digits(cleaned)
     if not read:
-        return ""
-    rest = text.replace("-", " ").split()[position:]
-    return " ".join([format_number(total + current), *rest])
+        return failure
+    found = parse_quantity(in_digits, _digits_only=True)
+    if isinstance(found, ParseFailure):
+        return dataclasses.replace(found, text=text)
+    return _noted(found, f"{cleaned!r} read as {in_digits!r}")
 
 
 def _ascii_digits(text: str) -> tuple[str, str]:

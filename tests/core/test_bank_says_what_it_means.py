@@ -312,22 +312,41 @@ def test_a_gpu_count_other_than_the_prompts_8000_is_charged_far_once():
     )
 
 
-# Number words stay unread (the grading policy: "twenty seconds" and "four" are unparsed), and both the sheet
-# before submitting and the report after it tell the candidate to type digits.
+# Number words are read (a founder's decision, against the development set's policy, which marks "twenty
+# seconds" and "twelve" unparsed: cases sv-05 and tl-06 disagree on purpose); the sheet before submitting and
+# the report after it read them alike, and say the digits read. A vague amount stays unread, and both say to
+# type the number itself.
 
 
 @pytest.mark.parametrize(
-    ("slug", "name", "text", "digits"),
+    ("slug", "name", "text", "digits", "read_back"),
     [
-        ("serverless-gpu-warm-pool", "t_cold", "twenty seconds", "20 seconds"),  # development case sv-05
-        ("token-rate-limits", "oversubscription", "twelve", "12"),  # development case tl-06
-        ("gateway-fallback-review", "max_batch", "two hundred and fifty six", "256"),
+        # 20 s on the cold start, the seed's 20 s; 12 oversubscription, the reference 12.3 within its band.
+        ("serverless-gpu-warm-pool", "t_cold", "twenty seconds", "20 seconds", "Read as 20 s"),
+        ("token-rate-limits", "oversubscription", "twelve", "12", "Read as 12"),
     ],
 )
-def test_a_number_in_words_is_unread_and_the_sheet_and_report_say_to_type_digits(slug, name, text, digits):
+def test_a_number_in_words_is_read_alike_on_the_sheet_and_the_report(slug, name, text, digits, read_back):
+    line = graded(slug, {name: text})[name]
+    assert line["verdict"] == "correct", line["message"]
+    assert line["note"] == f"{text!r} read as {digits!r}"
+    sheet = describe_reading(spec_to_dict(_spec(slug)), name, text)
+    assert sheet["state"] == "read"
+    assert sheet["message"].startswith(read_back + " ") and f"{text!r} read as {digits!r}" in sheet["message"]
+
+
+@pytest.mark.parametrize(
+    ("slug", "name", "text"),
+    [
+        ("serverless-gpu-warm-pool", "t_cold", "a few seconds"),
+        ("token-rate-limits", "oversubscription", "a couple"),
+        ("gateway-fallback-review", "max_batch", "lots"),
+    ],
+)
+def test_a_vague_amount_is_unread_and_the_sheet_and_report_say_to_type_the_number(slug, name, text):
     line = graded(slug, {name: text})[name]
     assert line["verdict"] == "unparsed"
-    assert line["message"].endswith(f"write digits, like {digits}")
+    assert line["message"].endswith("write the number itself, like 10 pods")
     sheet = describe_reading(spec_to_dict(_spec(slug)), name, text)
     assert sheet["state"] == "unread"
     assert sheet["message"] == f"Could not read this: {line['message']}."  # one reader, the same words

@@ -88,7 +88,7 @@ def test_it_notes_when_it_read_bits_or_a_scale_word():
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("ten pods", "no number"),
+        ("a few pods", "no number"),
         ("", "nothing was typed"),
         ("   ", "nothing was typed"),
         ("lots", "no number"),
