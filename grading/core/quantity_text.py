@@ -470,15 +470,16 @@ _AFTER_A = frozenset({*_LARGE_SCALES, "hundred", "dozen", *_FRACTIONS})
 _VAGUE = frozenset(
     {"bit", "bits", "lot", "lots", "few", "couple", "little", "while", "pair"}
 )  # "a bit", "a few"
-_WORD_TOKEN = re.compile(r"(?P<gap>\s*(?P<hyphen>-)?\s*)(?P<word>[A-Za-z]+)(?![\w.])")
+_WORD_TOKEN = re.compile(r"(?P<gap>\s*(?P<hyphen>-)?\s*)(?P<word>[A-Za-z]+)(?!\w)")
 _DIGITS_BEFORE_WORD = re.compile(r"(?P<number>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\d.,])\s*(?=[A-Za-z])")
 _AND_A_FRACTION = re.compile(
     r"(?P<unit>\s+[A-Za-z]+)\s+and\s+a\s+(?P<fraction>half|quarter)(?![A-Za-z])", re.I
 )
 # Where a number starts: the text's start, after a result or label mark ("= twenty ms", "TTFT: twenty ms") or
-# after a range's joiner that follows a number ("2 to three s"), past a qualifier or a currency sign.
+# after a range's or a ratio's joiner that follows a number ("2 to three s", "one in a thousand"), past a
+# qualifier or a currency sign.
 _NUMBER_PLACE = re.compile(
-    r"(?:\A|=>|->|→|⇒|=|≈|:|\d\s*-|\d\s+to\s)\s*"
+    r"(?:\A|=>|->|→|⇒|=|≈|:|\d\s*-|\d\s+(?:to|in)\s)\s*"
     r"(?:(?:~=?|≈|about|approx(?:\.|imately)?|around|roughly|circa|some|<=|>=|≤|≥|<|>|under|over|below|above|"
     r"at\s+most|at\s+least|up\s+to|less\s+than|more\s+than)\s*)*(?:\$|US\$|€|£|USD\s|EUR\s|GBP\s)?\s*\Z",
     re.IGNORECASE,
@@ -505,10 +506,10 @@ def _number_words(text: str, start: int) -> tuple[float, int] | None:
         position = token.end()
     tokens.append(("", False, position))
     for index, (word, hyphen, end) in enumerate(tokens[:-1]):
-        following = tokens[index + 1][0] if not tokens[index + 1][1] else ""
+        following = tokens[index + 1][0]
         complete = True
-        if hyphen and not (last == "ten" and word in _SMALL_NUMBERS):
-            break  # "twenty-four" is one number; "two-three s" is a range
+        if hyphen and (word in _TENS or (word in _SMALL_NUMBERS and last != "ten")):
+            break  # "twenty-four", "two-hundred", "one-and-a-half" are one number; "two-three s" is a range
         if word in ("a", "an") and last in ("", "and", "fraction"):
             if following in _VAGUE or not following:
                 break
@@ -590,6 +591,10 @@ def _words_in_digits(text: str) -> tuple[str, bool]:
         if found is None:
             continue
         value, end = found
+        if text[start.start()].isdigit() and isinstance(
+            parse_quantity(text[start.start() : end], _digits_only=True), ParsedQuantity
+        ):
+            continue  # "1.01 million" reads as it is; "2 dozen" does not
         fraction = _AND_A_FRACTION.match(text, end)
         unit = ""
         if fraction and _is_unit_word(fraction.group("unit").strip()):  # "an hour and a half": 1.5 hours
@@ -995,13 +1000,17 @@ def _read_failure(
         if word in _ZERO_WORDS and (counts_only if zero is None else zero):
             return LineReading(0.0, f"read {word!r} as 0", False)
         return failure
-    renamed_text, renamed = _with_line_nouns(text, target, label)
+    # "twenty convs": the words as digits first, so that the note says what was typed ("'twenty convs' read
+    # as '20 convs'"), then the nouns.
+    in_digits, words = _words_in_digits(text.strip())
+    renamed_text, renamed = _with_line_nouns(in_digits if words else text, target, label)
     if not renamed:
         return failure
     reading = read_on_line(renamed_text, target, label, zero, alike)
     if isinstance(reading, ParseFailure):
         return failure
-    return dataclasses.replace(reading, note=_joined(reading.note, renamed))
+    read_words = f"{text.strip()!r} read as {in_digits!r}" if words else ""
+    return dataclasses.replace(reading, note=_joined(read_words, reading.note, renamed))
 
 
 def _with_line_nouns(text: str, target: Unit, label: str = "") -> tuple[str, str]:

@@ -45,6 +45,11 @@ def read(text: str) -> ParsedQuantity:
         ("2 and a half hours", 9000, "hours"),  # 2.5 × 3,600 s
         ("a million tok/s", 1e6, "tok/s"),
         ("~ four hundred GB", 400e9, "GB"),  # bytes
+        ("one-and-a-half hours", 5400, "hours"),  # 1.5 × 3,600 s
+        ("two-hundred GB", 200e9, "GB"),
+        ("three-quarters", 0.75, None),
+        ("twelve.", 12, None),
+        ("a hundred percent", 1.0, "percent"),  # 100 %
     ],
 )
 def test_a_number_in_words_reads_as_its_digits(text, value, unit):
@@ -64,6 +69,7 @@ def test_a_number_in_words_reads_as_its_digits(text, value, unit):
         ("two to three seconds", 2.5, "the range 2 to 3 seconds read as its midpoint"),  # (2 + 3) / 2
         ("twenty-thirty s", 25, "the range 20 to 30 s read as its midpoint"),  # (20 + 30) / 2
         ("four times five = twenty s", 20, "read the result after '='"),
+        ("one in a thousand", 0.001, "the fraction 1 in 1,000 read as 0.001"),  # 1 / 1,000
     ],
 )
 def test_words_read_as_digits_keep_qualifiers_notes_labels_and_ranges(text, value, note):
@@ -86,6 +92,13 @@ def test_a_number_in_words_on_a_line(text, unit, label, value):
     reading = read_on_line(text, unit, label)
     assert isinstance(reading, LineReading), reading
     assert reading.value == pytest.approx(value)
+
+
+def test_a_count_noun_after_words_is_read_as_the_lines_count_and_the_note_says_what_was_typed():
+    reading = read_on_line("twenty convs", "session")
+    assert isinstance(reading, LineReading), reading
+    assert reading.value == 20
+    assert reading.note == "'twenty convs' read as '20 convs'; 'convs' read as session"
 
 
 @pytest.mark.parametrize(
@@ -133,6 +146,10 @@ def test_a_number_written_in_digits_reads_exactly_as_before():
         "10 million prompts",
     ):
         assert "read as '" not in read(text).note
+    # Nor on a line whose counts are renamed ("lookups" as keys, the development set's fs-05).
+    reading = read_on_line("1.01 million key lookups per second", "key/s")
+    assert isinstance(reading, LineReading) and reading.value == pytest.approx(1.01e6)
+    assert reading.note == "'lookups' read as key"
 
 
 _UNITS = [
