@@ -500,7 +500,7 @@ def _number_words(text: str, start: int) -> tuple[float, int] | None:
     digits = _DIGITS_BEFORE_WORD.match(text, start)
     if digits:
         group, last, position = float(digits.group("number").replace(",", "")), "one", digits.end()
-    tokens = []
+    tokens: list[tuple[str, bool, int]] = []
     while len(tokens) < 24 and (token := _WORD_TOKEN.match(text, position)):
         tokens.append((token.group("word").lower(), bool(token.group("hyphen")), token.end()))
         position = token.end()
@@ -581,7 +581,8 @@ def _words_in_digits(text: str) -> tuple[str, bool]:
     """`text` with each number written in words where a number starts (`_NUMBER_PLACE`) as digits, and
     whether there was one. Words elsewhere ("8 nodes, one replica per node", "$1,080 a day") are
     left as they are: they are notes and qualifiers, read as such."""
-    out, position = [], 0
+    out: list[str] = []
+    position = 0
     for start in _WORD_OR_NUMBER_START.finditer(text):
         if start.start() < position or not _NUMBER_PLACE.search(
             "".join(out) + text[position : start.start()]
