@@ -53,6 +53,6 @@ class BoundedJSONParser(JSONParser):
         try:
             return json_loads_bounded(stream.read() if stream is not None else b"", where=where)
         except JsonTooDeep as error:
-            raise ParseError(str(error)) from None
+            raise ParseError(str(error), code="json_too_deep") from None
         except ValueError as error:
             raise ParseError(f"JSON parse error - {error}") from None

@@ -222,6 +222,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Every 4xx answer of every operation is the one `Error` component (config/service_errors.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.service_errors.document_error_responses",
+    ],
     # A fix's category is one enum wherever it appears (a saved fix, a ranked fix, a planted flaw).
     # A line's verdict too (a report's line and a drill's depth line share it; other "verdict" fields differ).
     "ENUM_NAME_OVERRIDES": {

@@ -1,6 +1,5 @@
 """Drills over the API, for scripts and mobile clients: the next due step, answering it, and progress."""
 
-from django.http import Http404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
@@ -8,14 +7,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.service_errors import ErrorSerializer
 from drills import services
-from drills.services import DrillNotFound, DrillOffer, DrillRefused
+from drills.services import DrillOffer
 from grading.core.vocabulary import TRACKS
 from questions.selectors import published_question_or_404
-
-REFUSAL = inline_serializer(
-    "DrillRefusal", {"detail": serializers.CharField(), "round": serializers.IntegerField(allow_null=True)}
-)
 
 
 class GivenSerializer(serializers.Serializer):
@@ -50,13 +46,6 @@ def _step(offer: DrillOffer) -> dict:
     }
 
 
-def _refusal(error: DrillRefused) -> Response:
-    return Response(
-        {"detail": error.message, "round": error.round.pk if error.round else None},
-        status=status.HTTP_409_CONFLICT,
-    )
-
-
 class DrillNextQuery(serializers.Serializer):
     track = serializers.ChoiceField(choices=TRACKS, required=False)
     question = serializers.SlugField(required=False, help_text="Practise this question's steps")
@@ -72,21 +61,18 @@ class DrillNextApi(APIView):
         "`question`, a step of that question (`first` lines first). 204 when nothing is due and today's "
         "new steps are done; 409 while the question is held back by an unsubmitted round.",
         parameters=[DrillNextQuery],
-        responses={200: StepSerializer, 204: None, 409: REFUSAL},
+        responses={200: StepSerializer, 204: None, 404: ErrorSerializer, 409: ErrorSerializer},
     )
     def get(self, request: Request) -> Response:
         query = DrillNextQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         offer: DrillOffer | None
-        try:
-            if "question" in query.validated_data:
-                question = published_question_or_404(query.validated_data["question"])
-                first = tuple(n for n in query.validated_data.get("first", "").split(",") if n)
-                offer = services.drill_next_for_question(user=request.user, question=question, first=first)
-            else:
-                offer = services.drill_next(user=request.user, track=query.validated_data.get("track"))
-        except DrillRefused as error:
-            return _refusal(error)
+        if "question" in query.validated_data:
+            question = published_question_or_404(query.validated_data["question"])
+            first = tuple(n for n in query.validated_data.get("first", "").split(",") if n)
+            offer = services.drill_next_for_question(user=request.user, question=question, first=first)
+        else:
+            offer = services.drill_next(user=request.user, track=query.validated_data.get("track"))
         if offer is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(StepSerializer(_step(offer)).data)
@@ -117,27 +103,17 @@ class DrillAnswerApi(APIView):
         request=DrillAnswerInput,
         responses={
             200: DrillAnswerResult,
-            400: inline_serializer(  # DRF's field map: the fields that were wrong, each with its messages
-                "DrillBadAnswer",
-                {
-                    "token": serializers.ListField(child=serializers.CharField(), required=False),
-                    "answer": serializers.ListField(child=serializers.CharField(), required=False),
-                },
-            ),
-            409: REFUSAL,
+            400: ErrorSerializer,
+            404: ErrorSerializer,
+            409: ErrorSerializer,
         },
     )
     def post(self, request: Request) -> Response:
         data = self.DrillAnswerInput(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            result = services.drill_answer(
-                user=request.user, token=data.validated_data["token"], text=data.validated_data["answer"]
-            )
-        except DrillNotFound:
-            raise Http404("No such step.") from None
-        except DrillRefused as error:
-            return _refusal(error)
+        result = services.drill_answer(
+            user=request.user, token=data.validated_data["token"], text=data.validated_data["answer"]
+        )
         line = result.line
         return Response(
             self.DrillAnswerResult(

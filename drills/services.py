@@ -22,6 +22,7 @@ from django.db.models import Avg, Count, Q
 from django.db.models.functions import TruncDate, TruncWeek
 from django.utils import timezone
 
+from config.service_errors import ServiceError
 from drills.models import DrillAnswer, DrillCard
 from grading.core.drills import DrillError, DrillStep, drill_grade, drill_lines, drill_step
 from grading.core.vocabulary import TRACKS
@@ -43,17 +44,28 @@ SCHEDULER = fsrs.Scheduler(enable_fuzzing=False)
 SESSION_WINDOW = timedelta(minutes=10)
 
 
-class DrillRefused(Exception):
-    """A step that cannot be given or answered, with the sentence a person reads."""
+class DrillRefused(ServiceError):
+    """A step that cannot be given or answered, with the sentence a person reads; `round` is the unsubmitted
+    round holding the question back, if that is why."""
+
+    status = 409
 
     def __init__(self, message: str, *, round_: Round | None = None):
         super().__init__(message)
         self.message = message
         self.round = round_
 
+    def extra(self) -> dict[str, Any]:
+        return {"round": self.round.pk if self.round else None}
+
 
 class DrillNotFound(DrillRefused):
     """A step of someone else's card (answered 404, like every other person's object)."""
+
+    status = 404
+
+    def extra(self) -> dict[str, Any]:
+        return {}
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,17 @@
 """API tokens for scripts: a username and password for a token, with the log-in page's lockout."""
 
 from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.service_errors import ErrorSerializer
 from interview.forms_login import LockoutAuthenticationForm
-from interview.services.api_tokens import api_token_issue
+from interview.services.api_tokens import TokenRefused, api_token_issue
 
 TOKEN = inline_serializer("ApiToken", {"token": serializers.CharField()})
-TOKEN_REFUSED = inline_serializer("ApiTokenRefused", {"error": serializers.CharField()})
 
 
 class TokenInput(serializers.Serializer):
@@ -38,17 +38,15 @@ class TokenApi(APIView):
         summary="Get an API token",
         description=TOKEN_DESCRIPTION,
         request=TokenInput,
-        responses={200: TOKEN, 400: TOKEN_REFUSED},
+        responses={200: TOKEN, 400: ErrorSerializer},
         auth=[],
     )
     def post(self, request: Request) -> Response:
         data = TokenInput(data=request.data)
-        if not data.is_valid():
-            return Response({"error": "Give a username and a password."}, status=status.HTTP_400_BAD_REQUEST)
+        data.is_valid(raise_exception=True)
         form = LockoutAuthenticationForm(request._request, data=data.validated_data)
         if not form.is_valid():
-            message = (
+            raise TokenRefused(
                 " ".join(str(error) for error in form.non_field_errors()) or "Wrong username or password."
             )
-            return Response({"error": message}, status=status.HTTP_400_BAD_REQUEST)
         return Response({"token": api_token_issue(user=form.get_user())})

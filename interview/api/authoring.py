@@ -4,14 +4,15 @@ import math
 
 from django.urls import path
 from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.service_errors import ErrorSerializer
 from interview.services.authoring import can_author, can_publish, model_check
-from questions.services.packs import MAX_FILE_BYTES, MAX_FILES, pack_export, pack_import
+from questions.services.packs import MAX_FILE_BYTES, MAX_FILES, PackRefused, pack_export, pack_import
 
 
 class PackFileSerializer(serializers.Serializer):
@@ -52,8 +53,9 @@ class PackExportApi(APIView):
 class PackImportApi(APIView):
     @extend_schema(
         request=PackSerializer,
-        responses={200: ImportReportSerializer, 422: ImportReportSerializer},
-        summary="Import question files: all are checked first; a broken file loads nothing (422 lists it)",
+        responses={200: ImportReportSerializer, 422: ErrorSerializer},
+        summary="Import question files: all are checked first; a broken file loads nothing (422: `errors` by "
+        "file, and `created`, `updated`, `unchanged` for the files that loaded)",
     )
     def post(self, request: Request) -> Response:
         """Import a pack of question files: each becomes a new version, or is refused with its problems
@@ -66,10 +68,9 @@ class PackImportApi(APIView):
         report = pack_import(
             files=files, source=f"api:{request.user.get_username()}", created_by=request.user
         )
-        body = {key: getattr(report, key) for key in ("created", "updated", "unchanged", "errors")}
-        return Response(
-            body, status=status.HTTP_422_UNPROCESSABLE_ENTITY if report.errors else status.HTTP_200_OK
-        )
+        if report.errors:
+            raise PackRefused(report)
+        return Response({key: getattr(report, key) for key in ("created", "updated", "unchanged", "errors")})
 
 
 class ModelCheckResultSerializer(serializers.Serializer):

@@ -3,19 +3,20 @@
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404
 from django.urls import path
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.service_errors import ErrorSerializer
 from interview.models import Comment
 from interview.services.bookmarks import bookmark_toggle
 from interview.services.discussion import (
     COMMENT_MAX_LENGTH,
     Anchor,
-    DiscussionError,
+    DiscussionFolded,
     anchor_parse,
     comment_create,
     comment_vote,
@@ -27,26 +28,6 @@ from interview.services.discussion import (
 from interview.views.discussion import COMMENTS_PER_PAGE, is_moderator
 from questions.models import Question
 from questions.selectors import published_question_or_404
-
-ErrorSerializer = inline_serializer(
-    "DiscussionError",
-    fields={
-        "detail": serializers.CharField(),
-        "errors": serializers.DictField(
-            child=serializers.ListField(child=serializers.CharField()),
-            required=False,
-            help_text="On a 400 for the request's fields: each field's messages",
-        ),
-    },
-)
-
-
-def _invalid_input(data: serializers.Serializer) -> Response:
-    """A 400 in the documented error shape (DRF's own is a bare field map): what was wrong, then by field."""
-    errors = {field: [str(message) for message in messages] for field, messages in data.errors.items()}
-    said = "; ".join(f"{field}: {' '.join(messages)}" for field, messages in errors.items())
-    body = {"detail": f"Invalid input: {said}", "errors": errors}
-    return Response(body, status=status.HTTP_400_BAD_REQUEST)
 
 
 class CommentOutputSerializer(serializers.Serializer):
@@ -143,20 +124,16 @@ class CommentListApi(APIView):
         on a locked thread and when posting too fast."""
         question = published_question_or_404(slug)
         data = self.CommentPostInputSerializer(data=request.data)
-        if not data.is_valid():
-            return _invalid_input(data)
+        data.is_valid(raise_exception=True)
         parent_id = data.validated_data.get("parent")
         parent = get_object_or_404(Comment, pk=parent_id, question=question) if parent_id else None
-        try:
-            comment = comment_create(
-                question=question,
-                author=request.user,
-                body=data.validated_data["body"],
-                parent=parent,
-                anchor_key=data.validated_data["on"],
-            )
-        except DiscussionError as error:
-            return Response({"detail": str(error)}, status=error.status)
+        comment = comment_create(
+            question=question,
+            author=request.user,
+            body=data.validated_data["body"],
+            parent=parent,
+            anchor_key=data.validated_data["on"],
+        )
         return Response(CommentOutputSerializer(comment).data, status=status.HTTP_201_CREATED)
 
 
@@ -185,15 +162,12 @@ class CommentVoteApi(APIView):
             question__current_version__isnull=False,
         )
         data = self.VoteInputSerializer(data=request.data)
-        if not data.is_valid():
-            return _invalid_input(data)
+        data.is_valid(raise_exception=True)
         if not discussion_is_unlocked_for(user=request.user, question=comment.question):
-            detail = "This discussion is folded for you until you submit a round on the question."
-            return Response({"detail": detail}, status=status.HTTP_403_FORBIDDEN)
-        try:
-            voted, count = comment_vote(comment=comment, user=request.user, up=data.validated_data["up"])
-        except DiscussionError as error:
-            return Response({"detail": str(error)}, status=error.status)
+            raise DiscussionFolded(
+                "This discussion is folded for you until you submit a round on the question."
+            )
+        voted, count = comment_vote(comment=comment, user=request.user, up=data.validated_data["up"])
         return Response({"voted": voted, "vote_count": count})
 
 

@@ -1,25 +1,25 @@
 """Grading over the API: `POST /api/questions/<slug>/grade/` checks a submission outside a round."""
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.service_errors import ErrorSerializer
 from grading.core.submission import (
     MAX_BOX_TEXT,
     MAX_EDGES,
     MAX_ID_TEXT,
     MAX_NODES,
     MAX_NUMBER_TEXT,
-    SubmissionError,
 )
 from grading.core.verdicts import VERDICTS
 from grading.core.vocabulary import CHECKS
 from interview.selectors import published_version_or_404
 from questions.services.grading import question_version_grade
 from rounds.services.reference_checks import reference_check_record
-from rounds.services.reference_guard import reference_refusal, round_hiding_reference
+from rounds.services.reference_guard import ReferenceHidden, round_hiding_reference
 
 # Request: documented here; checked by grading.core.submission.read_submission, the same check as the CLI's.
 
@@ -327,10 +327,13 @@ class QuestionGradeApi(APIView):
         request=SubmissionSerializer,
         responses={
             200: ReportSerializer,
-            400: OpenApiResponse(description="Malformed submission: {field: [message]}, e.g. numbers.NAME"),
-            404: OpenApiResponse(description="No such published question"),
+            400: OpenApiResponse(
+                ErrorSerializer, description="Malformed submission: `errors` by field, e.g. numbers.NAME"
+            ),
+            404: OpenApiResponse(ErrorSerializer, description="No such published question"),
             409: OpenApiResponse(
-                description="You have an unsubmitted round on this question: {detail, round, round_url}"
+                ErrorSerializer,
+                description="You have an unsubmitted round on this question (`round`, `round_url`)",
             ),
         },
         summary="Grade a submission against a question (a practice check outside a round)",
@@ -340,14 +343,7 @@ class QuestionGradeApi(APIView):
         outside a round. Refused while you have an unsubmitted round on the question."""
         version = published_version_or_404(slug)
         if hiding := round_hiding_reference(user=request.user, question=version.question):
-            refusal = reference_refusal(hiding, question=version.question)
-            return Response(refusal, status=status.HTTP_409_CONFLICT)
-        try:
-            report = question_version_grade(version=version, submission=request.data)
-        except SubmissionError as error:
-            problems: dict[str, list[str]] = {}
-            for field, message in error.problems:
-                problems.setdefault(field, []).append(message)
-            return Response(problems, status=status.HTTP_400_BAD_REQUEST)
+            raise ReferenceHidden(hiding, question=version.question)
+        report = question_version_grade(version=version, submission=request.data)
         reference_check_record(user=request.user, question=version.question)
         return Response(report)

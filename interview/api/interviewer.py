@@ -9,7 +9,6 @@ from typing import Any
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -17,10 +16,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.http_types import AuthedApiRequest
+from config.service_errors import ErrorSerializer
 from interview.models import Invitation, Recommendation, Scorecard
 from interview.selectors import round_for_interviewer, round_of_candidate
 from interview.services.interviewing.engine_comparison import scorecard_compare
-from interview.services.interviewing.errors import InterviewError, InterviewRateLimited, InvitationInvalid
 from interview.services.interviewing.invitations import (
     LINK_VALID_FOR,
     invitation_accept,
@@ -37,13 +36,6 @@ from interview.services.interviewing.scorecards import (
 )
 from rounds.models import Round
 from rounds.services.rounds import round_close_if_expired
-
-# A refusal by the service ({"error": ...}) or DRF's own answer ({"detail": ...}, or field errors on a 400).
-ERROR = inline_serializer(
-    "InterviewError",
-    {"error": serializers.CharField(required=False), "detail": serializers.CharField(required=False)},
-)
-BAD_REQUEST = OpenApiTypes.OBJECT
 
 
 class InvitationOutput(serializers.Serializer):
@@ -133,7 +125,7 @@ class ScorecardOutput(serializers.Serializer):
 
 
 class InvitationListApi(APIView):
-    @extend_schema(responses={200: InvitationOutput(many=True), 404: ERROR})
+    @extend_schema(responses={200: InvitationOutput(many=True)})
     def get(self, request: Request, round_id: int) -> Response:
         """The invitations of your own round: by name or by link, with their state."""
         round_ = round_of_candidate(user=request.user, round_id=round_id)
@@ -141,7 +133,7 @@ class InvitationListApi(APIView):
 
     @extend_schema(
         request=InvitationCreateInput,
-        responses={201: InvitationCreatedOutput, 400: BAD_REQUEST, 404: ERROR, 429: ERROR},
+        responses={201: InvitationCreatedOutput, 400: ErrorSerializer, 429: ErrorSerializer},
     )
     def post(self, request: AuthedApiRequest, round_id: int) -> Response:
         """Invite an interviewer to your round by username (accepted at once) or create a single-use link (its
@@ -150,26 +142,23 @@ class InvitationListApi(APIView):
         data = InvitationCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
         link = ""
-        try:
-            if data.validated_data.get("link"):
-                invitation, token = invitation_create_link(
-                    round_=round_,
-                    created_by=request.user,
-                    valid_for=timedelta(hours=data.validated_data["valid_hours"]),
-                )
-                link = request.build_absolute_uri(reverse("interview-join", args=[token]))
-            else:
-                invitation = invitation_create_for_username(
-                    round_=round_, created_by=request.user, username=data.validated_data["username"]
-                )
-        except InterviewError as error:
-            return Response({"error": str(error)}, status=error.status)
+        if data.validated_data.get("link"):
+            invitation, token = invitation_create_link(
+                round_=round_,
+                created_by=request.user,
+                valid_for=timedelta(hours=data.validated_data["valid_hours"]),
+            )
+            link = request.build_absolute_uri(reverse("interview-join", args=[token]))
+        else:
+            invitation = invitation_create_for_username(
+                round_=round_, created_by=request.user, username=data.validated_data["username"]
+            )
         output = InvitationOutput(invitation).data | {"link": link}
         return Response(output, status=status.HTTP_201_CREATED)
 
 
 class InvitationRevokeApi(APIView):
-    @extend_schema(request=None, responses={200: InvitationOutput, 404: ERROR})
+    @extend_schema(request=None, responses={200: InvitationOutput})
     def post(self, request: Request, round_id: int, invitation_id: int) -> Response:
         """Revoke an invitation to your round: that interviewer loses access."""
         round_ = round_of_candidate(user=request.user, round_id=round_id)
@@ -183,49 +172,41 @@ class InvitationRevokeApi(APIView):
 class InvitationAcceptApi(APIView):
     @extend_schema(
         request=inline_serializer("InvitationAcceptInput", {"token": serializers.CharField(max_length=200)}),
-        responses={200: InvitationOutput, 404: ERROR, 429: ERROR},
+        responses={200: InvitationOutput, 404: ErrorSerializer, 429: ErrorSerializer},
     )
     def post(self, request: AuthedApiRequest) -> Response:
         """Accept a single-use invitation link as an interviewer; a used, expired or revoked link: 404."""
-        try:
-            # a body that is not an object (a JSON list) names no token: no valid link, as without one
-            body = request.data if isinstance(request.data, dict) else {}
-            invitation = invitation_accept(token=str(body.get("token", "")), user=request.user)
-        except InvitationInvalid:
-            raise Http404("This invitation link is not valid.") from None
-        except InterviewRateLimited as error:
-            return Response({"error": str(error)}, status=error.status)
+        # a body that is not an object (a JSON list) names no token: no valid link, as without one
+        body = request.data if isinstance(request.data, dict) else {}
+        invitation = invitation_accept(token=str(body.get("token", "")), user=request.user)
         return Response(InvitationOutput(invitation).data)
 
 
 class NoteListApi(APIView):
-    @extend_schema(responses={200: NoteSerializer(many=True), 404: ERROR})
+    @extend_schema(responses={200: NoteSerializer(many=True)})
     def get(self, request: Request, round_id: int) -> Response:
         """The interviewer's notes on a round they interview, in time order."""
         round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
         return Response(NoteSerializer(notes_of_round(round_), many=True).data)
 
-    @extend_schema(request=NoteSerializer, responses={201: NoteSerializer, 400: BAD_REQUEST, 404: ERROR})
+    @extend_schema(request=NoteSerializer, responses={201: NoteSerializer, 400: ErrorSerializer})
     def post(self, request: AuthedApiRequest, round_id: int) -> Response:
         """Add a note to a round you interview, stamped with the round's time and phase; optionally the
         follow-up asked."""
         round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
         data = NoteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            note = note_add(
-                round_=round_,
-                author=request.user,
-                text=data.validated_data.get("text", ""),
-                follow_up_index=data.validated_data.get("follow_up_index"),
-            )
-        except InterviewError as error:
-            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        note = note_add(
+            round_=round_,
+            author=request.user,
+            text=data.validated_data.get("text", ""),
+            follow_up_index=data.validated_data.get("follow_up_index"),
+        )
         return Response(NoteSerializer(note).data, status=status.HTTP_201_CREATED)
 
 
 class ScorecardApi(APIView):
-    @extend_schema(responses={200: ScorecardOutput, 404: ERROR})
+    @extend_schema(responses={200: ScorecardOutput})
     def get(self, request: AuthedApiRequest, round_id: int) -> Response:
         """The interviewer always; the candidate once it is released."""
         own = Round.objects.filter(pk=round_id, candidate=request.user).first()
@@ -238,33 +219,27 @@ class ScorecardApi(APIView):
             raise Http404("No scorecard.")
         return Response(ScorecardOutput(scorecard).data)
 
-    @extend_schema(request=ScorecardInput, responses={200: ScorecardOutput, 400: BAD_REQUEST, 404: ERROR})
+    @extend_schema(request=ScorecardInput, responses={200: ScorecardOutput, 400: ErrorSerializer})
     def put(self, request: AuthedApiRequest, round_id: int) -> Response:
         """Save the rubric levels and notes, and the recommendation, of a round you interview."""
         round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
         data = ScorecardInput(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            scorecard = scorecard_save(
-                round_=round_,
-                interviewer=request.user,
-                levels=data.validated_data["levels"],
-                recommendation=data.validated_data.get("recommendation", ""),
-            )
-        except InterviewError as error:
-            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        scorecard = scorecard_save(
+            round_=round_,
+            interviewer=request.user,
+            levels=data.validated_data["levels"],
+            recommendation=data.validated_data.get("recommendation", ""),
+        )
         return Response(ScorecardOutput(scorecard).data)
 
 
 class ScorecardReleaseApi(APIView):
-    @extend_schema(request=None, responses={200: ScorecardOutput, 400: BAD_REQUEST, 404: ERROR})
+    @extend_schema(request=None, responses={200: ScorecardOutput, 400: ErrorSerializer})
     def post(self, request: AuthedApiRequest, round_id: int) -> Response:
         """Release the scorecard of a submitted round to its candidate."""
         round_ = round_close_if_expired(round_=round_for_interviewer(request.user, round_id))
-        try:
-            scorecard = scorecard_release(round_=round_, interviewer=request.user)
-        except InterviewError as error:
-            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        scorecard = scorecard_release(round_=round_, interviewer=request.user)
         return Response(ScorecardOutput(scorecard).data)
 
 

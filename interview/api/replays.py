@@ -3,16 +3,16 @@ progress, read their results, cancel or retry a run. Every round and run is the 
 
 from collections.abc import Callable
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.service_errors import ErrorSerializer
 from interview.selectors import round_of_candidate, run_of_candidate
 from rounds.models import ReplayRun, ReplaySide, ReplayStatus, Round, RoundStatus
 from rounds.services.replays import (
-    ReplayError,
     curveball_replays_current,
     replay_cancel,
     replay_failure_score,
@@ -20,9 +20,7 @@ from rounds.services.replays import (
     replays_current,
     replays_enqueue_for_round,
 )
-from rounds.services.rounds import round_close_if_expired
-
-ERROR = inline_serializer("ReplayError", {"detail": serializers.CharField()})
+from rounds.services.rounds import RoundNotSubmitted, round_close_if_expired
 
 
 class ReplayRunSerializer(serializers.Serializer):
@@ -62,16 +60,12 @@ def _listing(round_: Round) -> dict:
 
 
 def _run_action(action: Callable[..., ReplayRun], run: ReplayRun) -> Response:
-    """Cancel or retry: the run as it is now, or the service's refusal as a 400."""
-    try:
-        run = action(run=run)
-    except ReplayError as error:
-        return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-    return Response(ReplayRunSerializer(run).data)
+    """Cancel or retry: the run as it is now (the service's refusal, a ReplayError, is a 400)."""
+    return Response(ReplayRunSerializer(action(run=run)).data)
 
 
 class ReplayListApi(APIView):
-    @extend_schema(operation_id="rounds_replays_list", responses={200: ReplayListSerializer, 404: ERROR})
+    @extend_schema(operation_id="rounds_replays_list", responses={200: ReplayListSerializer})
     def get(self, request: Request, round_id: int) -> Response:
         """Your round's current replay runs with their status and progress (poll it to follow them), their
         results once done, and the failure score once all are done."""
@@ -79,19 +73,18 @@ class ReplayListApi(APIView):
             _listing(round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id)))
         )
 
-    @extend_schema(request=None, responses={202: ReplayListSerializer, 404: ERROR, 409: ERROR})
+    @extend_schema(request=None, responses={202: ReplayListSerializer, 409: ErrorSerializer})
     def post(self, request: Request, round_id: int) -> Response:
         """Start the replays of your submitted round (nothing new if they exist), as the report page does."""
         round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
         if round_.status != RoundStatus.SUBMITTED:
-            detail = "Replays run on a submitted round; submit it first."
-            return Response({"detail": detail}, status=status.HTTP_409_CONFLICT)
+            raise RoundNotSubmitted("Replays run on a submitted round; submit it first.")
         replays_enqueue_for_round(round_=round_)
         return Response(_listing(round_), status=status.HTTP_202_ACCEPTED)
 
 
 class ReplayRunApi(APIView):
-    @extend_schema(responses={200: ReplayRunSerializer, 404: ERROR})
+    @extend_schema(responses={200: ReplayRunSerializer})
     def get(self, request: Request, round_id: int, run_id: int) -> Response:
         """One replay run of your round: status, progress, and its result once done."""
         return Response(
@@ -100,7 +93,7 @@ class ReplayRunApi(APIView):
 
 
 class ReplayCancelApi(APIView):
-    @extend_schema(request=None, responses={200: ReplayRunSerializer, 400: ERROR, 404: ERROR})
+    @extend_schema(request=None, responses={200: ReplayRunSerializer, 400: ErrorSerializer})
     def post(self, request: Request, round_id: int, run_id: int) -> Response:
         """Cancel a queued or running replay run of your round."""
         return _run_action(
@@ -109,7 +102,7 @@ class ReplayCancelApi(APIView):
 
 
 class ReplayRetryApi(APIView):
-    @extend_schema(request=None, responses={200: ReplayRunSerializer, 400: ERROR, 404: ERROR})
+    @extend_schema(request=None, responses={200: ReplayRunSerializer, 400: ErrorSerializer})
     def post(self, request: Request, round_id: int, run_id: int) -> Response:
         """Run a failed or cancelled replay again (a new generation of the same scenario and side)."""
         return _run_action(

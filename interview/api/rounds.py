@@ -1,7 +1,6 @@
 """Rounds over the API: start, read, submit, report (the save: interview.api.work). Each scoped to its
 owner."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -9,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.http_types import AuthedApiRequest
+from config.service_errors import ErrorSerializer
 from interview.api.grading import DepthAnswersSerializer, ReportSerializer, ScoresSerializer
 from interview.api.review_report import ReviewSerializer
 from interview.selectors import round_of_candidate
@@ -16,9 +16,7 @@ from questions.selectors import published_question_or_404
 from rounds.models import Round, RoundMode, RoundStatus
 from rounds.services.depth import DepthError, round_depth_save, round_depth_view
 from rounds.services.grading import round_review_complete
-from rounds.services.rounds import RoundError, round_close_if_expired, round_start, round_submit
-
-ERROR = inline_serializer("RoundError", {"error": serializers.CharField()})
+from rounds.services.rounds import RoundNotSubmitted, round_close_if_expired, round_start, round_submit
 
 
 class SubmittedScoresSerializer(ScoresSerializer):
@@ -39,11 +37,6 @@ class SubmittedReportSerializer(ReportSerializer):
         help_text="Review rounds only: the marked failure points, the ranking of fixes, the replays and "
         "the review score",
     )
-
-
-NOT_FOUND = inline_serializer("RoundNotFound", {"detail": serializers.CharField()})
-# A refusal by the round ({"error": ...}) or a malformed body (DRF's {"field": ["message"]}).
-BAD_REQUEST = OpenApiTypes.OBJECT
 
 
 class RoundSerializer(serializers.ModelSerializer):
@@ -97,27 +90,24 @@ class RoundListApi(APIView):
         return Response(RoundSerializer(rounds[:200], many=True).data)
 
     @extend_schema(
-        request=RoundStartInput, responses={201: RoundSerializer, 400: BAD_REQUEST, 404: NOT_FOUND}
+        request=RoundStartInput, responses={201: RoundSerializer, 400: ErrorSerializer, 404: ErrorSerializer}
     )
     def post(self, request: Request) -> Response:
         """Start a round on a published question (timed or practice, optionally a variant)."""
         data = RoundStartInput(data=request.data)
         data.is_valid(raise_exception=True)
         question = published_question_or_404(data.validated_data["question"])
-        try:
-            round_ = round_start(
-                candidate=request.user,
-                question=question,
-                mode=data.validated_data["mode"],
-                variant=data.validated_data["variant"],
-            )
-        except RoundError as error:
-            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        round_ = round_start(
+            candidate=request.user,
+            question=question,
+            mode=data.validated_data["mode"],
+            variant=data.validated_data["variant"],
+        )
         return Response(RoundSerializer(round_).data, status=status.HTTP_201_CREATED)
 
 
 class RoundDetailApi(APIView):
-    @extend_schema(responses={200: RoundSerializer, 404: NOT_FOUND})
+    @extend_schema(responses={200: RoundSerializer})
     def get(self, request: Request, round_id: int) -> Response:
         """One of your rounds: status, clock and your saved work."""
         return Response(
@@ -128,14 +118,10 @@ class RoundDetailApi(APIView):
 
 
 class RoundSubmitApi(APIView):
-    @extend_schema(request=None, responses={200: RoundSerializer, 404: NOT_FOUND, 423: ERROR})
+    @extend_schema(request=None, responses={200: RoundSerializer, 423: ErrorSerializer})
     def post(self, request: Request, round_id: int) -> Response:
         """Submit your round: it is graded and its report is kept."""
-        round_ = round_of_candidate(user=request.user, round_id=round_id)
-        try:
-            round_ = round_submit(round_id=round_.pk)
-        except RoundError as error:
-            return Response({"error": str(error)}, status=error.status)
+        round_ = round_submit(round_id=round_of_candidate(user=request.user, round_id=round_id).pk)
         return Response(RoundSerializer(round_).data)
 
 
@@ -143,8 +129,7 @@ class RoundReportApi(APIView):
     @extend_schema(
         responses={
             200: inline_serializer("RoundReport", {"report": SubmittedReportSerializer()}),
-            404: NOT_FOUND,
-            409: ERROR,
+            409: ErrorSerializer,
         }
     )
     def get(self, request: Request, round_id: int) -> Response:
@@ -153,7 +138,7 @@ class RoundReportApi(APIView):
         page does."""
         round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
         if round_.status != RoundStatus.SUBMITTED:
-            return Response({"error": "This round has not been submitted yet."}, status=409)
+            raise RoundNotSubmitted("This round has not been submitted yet.")
         return Response({"report": round_review_complete(round_=round_).report})
 
 
@@ -212,7 +197,7 @@ class DepthViewSerializer(serializers.Serializer):
 
 class RoundDepthApi(APIView):
     @extend_schema(
-        responses={200: DepthViewSerializer, 404: NOT_FOUND},
+        responses={200: DepthViewSerializer},
         summary="The depth phase of your round: the curveballs shown so far and the follow-up decisions",
     )
     def get(self, request: Request, round_id: int) -> Response:
@@ -225,18 +210,14 @@ class RoundDepthApi(APIView):
 
     @extend_schema(
         request=DepthAnswersSerializer,
-        responses={200: DepthViewSerializer, 400: ERROR, 404: NOT_FOUND},
+        responses={200: DepthViewSerializer, 400: ErrorSerializer},
         summary="Save your depth answers (the shape the grader reads under `depth`)",
     )
     def post(self, request: Request, round_id: int) -> Response:
         """Keep the depth answers for the curveballs shown and the follow-ups: `{curveballs: {id: {numbers,
         notes}}, follow_ups: {id: {order, number}}}`, the same JSON the round page saves and `grade` reads."""
         round_ = round_close_if_expired(round_=round_of_candidate(user=request.user, round_id=round_id))
-        answers = request.data if isinstance(request.data, dict) else None
-        if answers is None:
-            return Response({"error": "Send an object with curveballs and follow_ups."}, status=400)
-        try:
-            round_depth_save(round_=round_, answers=answers)
-        except DepthError as error:
-            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        if not isinstance(request.data, dict):
+            raise DepthError("Send an object with curveballs and follow_ups.")
+        round_depth_save(round_=round_, answers=request.data)
         return Response(DepthViewSerializer(round_depth_view(round_=round_)).data)

@@ -1,22 +1,17 @@
 """The work over the API: `POST /api/rounds/<id>/save/`, based on a revision, by the round's owner."""
 
 from django.http import Http404
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.service_errors import ErrorSerializer
 from grading.core.vocabulary import FIX_CATEGORIES
 from rounds.models import Work
-from rounds.services.work import StaleRevision, work_save
-from rounds.validation import MAX_FIX_TEXT, MAX_FIXES, MAX_NUMBER_TEXT, MAX_SCRATCH, WorkError
-
-ERROR = inline_serializer("WorkError", {"error": serializers.CharField()})
-NOT_FOUND = inline_serializer("WorkNotFound", {"detail": serializers.CharField()})
-# A refusal by the round ({"error": ...}) or a malformed body (DRF's {"field": ["message"]}).
-BAD_REQUEST = OpenApiTypes.OBJECT
+from rounds.services.work import work_save
+from rounds.validation import MAX_FIX_TEXT, MAX_FIXES, MAX_NUMBER_TEXT, MAX_SCRATCH
 
 
 class WorkSaveApi(APIView):
@@ -46,7 +41,7 @@ class WorkSaveApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={200: OutputSerializer, 400: BAD_REQUEST, 404: NOT_FOUND, 409: ERROR, 423: ERROR},
+        responses={200: OutputSerializer, 400: ErrorSerializer, 409: ErrorSerializer, 423: ErrorSerializer},
     )
     def post(self, request: Request, round_id: int) -> Response:
         """Save your work on an active round (design, numbers, scratch, fixes) against the revision you last
@@ -65,8 +60,4 @@ class WorkSaveApi(APIView):
             )
         except Work.DoesNotExist:
             raise Http404("No such round.") from None
-        except StaleRevision as error:
-            return Response({"error": str(error), "current_revision": error.current_revision}, status=409)
-        except WorkError as error:
-            return Response({"error": str(error)}, status=error.status)
         return Response({"revision": result.revision, "saved": result.saved_fields})

@@ -6,7 +6,17 @@ from django.contrib.auth.models import User
 from django.utils.crypto import constant_time_compare, get_random_string, salted_hmac
 from rest_framework.authtoken.models import Token
 
+from config.service_errors import ServiceError
+
 NONCE_LENGTH = 20
+
+
+class TokenRefused(ServiceError):
+    """A wrong username or password, or a locked account: no token."""
+
+    status = 400
+
+
 _HEX = "0123456789abcdef"
 
 

@@ -35,6 +35,12 @@ class ThreadLocked(DiscussionError):
     status = 403
 
 
+class DiscussionFolded(DiscussionError):
+    """A vote on a thread still folded for the person (they have not submitted a round on the question)."""
+
+    status = 403
+
+
 class RateLimited(DiscussionError):
     status = 429
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from config.service_errors import ServiceError
 from grading.core.question_export import spec_to_dict
 from grading.core.question_files import BankYamlLoader, pack_question_paths
 from grading.core.question_reader import parse_question
@@ -101,6 +102,28 @@ def yaml_error_message(error: Exception) -> str:
 @dataclass
 class ImportReport(LoadReport):
     files: list[str] = field(default_factory=list)
+
+
+class PackRefused(ServiceError):
+    """Files of a pack that were refused (the valid ones were loaded): `errors` by file, and what loaded."""
+
+    status = 422
+
+    def __init__(self, report: ImportReport) -> None:
+        self.report = report
+        super().__init__(
+            f"{len(self.field_errors())} of {len(report.files)} files were refused; the others were loaded."
+        )
+
+    def field_errors(self) -> dict[str, list[str]]:
+        errors: dict[str, list[str]] = {}
+        for line in self.report.errors:
+            name, _, problem = line.partition(": ")
+            errors.setdefault(name, []).append(problem)
+        return errors
+
+    def extra(self) -> dict[str, Any]:
+        return {key: getattr(self.report, key) for key in ("created", "updated", "unchanged")}
 
 
 def pack_export(*, slugs: list[str] | None = None) -> dict[str, str]:

@@ -11,6 +11,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from config.service_errors import ServiceError
 from grading.core.depth import curveball_view, decision_view
 from grading.core.question_types import QuestionSpec
 from grading.core.submission import SubmissionError, read_submission
@@ -21,8 +22,10 @@ DEPTH_PHASE = "depth"
 NOTE_ROWS = 3  # "what changes" notes a curveball offers (a consequence names at most three boxes)
 
 
-class DepthError(ValueError):
+class DepthError(ServiceError):
     """A refused depth action; the message says why."""
+
+    status = 400
 
 
 def _spec(round_: Round) -> QuestionSpec:

@@ -7,11 +7,13 @@ only while its own question has one (`round_open_on_question`, `questions_with_o
 """
 
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
+from config.service_errors import ServiceError
 from questions.models import Question
 from rounds.models import Round, RoundStatus
 from rounds.services.reference_checks import questions_sharing_lines
@@ -84,3 +86,17 @@ def reference_refusal(round_: Round, *, question: Question | None = None) -> dic
         + why
     )
     return {"detail": message, "round": round_.pk, "round_url": url}
+
+
+class ReferenceHidden(ServiceError):
+    """A check or grade refused while an unsubmitted round keeps the reference hidden: the message, the round
+    and its page (`reference_refusal`)."""
+
+    status = 409
+
+    def __init__(self, round_: Round, *, question: Question | None = None) -> None:
+        self.refusal = reference_refusal(round_, question=question)
+        super().__init__(self.refusal["detail"])
+
+    def extra(self) -> dict[str, Any]:
+        return {"round": self.refusal["round"], "round_url": self.refusal["round_url"]}

@@ -30,6 +30,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from config.celery import send_by_name
+from config.service_errors import ServiceError
 from grading.core.failure_modes import failure_report
 from grading.core.replay_inputs import (
     CURVEBALL_RUN_SEPARATOR,
@@ -72,8 +73,10 @@ REPLAY_QUEUE: str | None = None  # None: Celery's default queue (tests point it 
 PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 
-class ReplayError(Exception):
+class ReplayError(ServiceError):
     """A request about a replay that cannot be carried out; the message is shown to the person."""
+
+    status = 400
 
 
 class ReplayStopped(Exception):

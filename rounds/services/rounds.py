@@ -35,6 +35,12 @@ class RoundLocked(RoundError):
     status = 423
 
 
+class RoundNotSubmitted(RoundError):
+    """What only a submitted round has (its report, its replays) was asked of one still open."""
+
+    status = 409
+
+
 def round_start(
     *, candidate, question: Question, mode: str, variant: bool = False, seed: int | None = None
 ) -> Round:

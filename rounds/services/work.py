@@ -49,6 +49,9 @@ class StaleRevision(WorkError):
             f"{current_revision}). Reload to get the latest version; nothing has been overwritten."
         )
 
+    def extra(self) -> dict[str, Any]:
+        return {"current_revision": self.current_revision}
+
 
 class WorkLocked(WorkError):
     status = 423

@@ -76,6 +76,7 @@ def test_staff_see_a_running_worker(client, admin_user, celery_worker):
 @pytest.mark.django_db
 def test_an_unknown_api_address_answers_json_and_a_page_answers_html(client):
     api = client.get("/api/no-such-thing/")
-    assert api.status_code == 404 and api.json() == {"detail": "Not found."}
+    assert api.status_code == 404
+    assert api.json() == {"detail": "Not found.", "code": "not_found", "errors": {}}
     page = client.get("/no-such-page/")
     assert page.status_code == 404 and page["Content-Type"].startswith("text/html")

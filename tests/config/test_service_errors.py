@@ -17,4 +17,7 @@ def test_each_service_refusal_is_a_service_error_with_its_status():
 def test_a_refusal_no_view_caught_answers_its_status_and_message():
     response = api_exception_handler(RoundLocked("This round is submitted."), {})
     assert response is not None
-    assert (response.status_code, response.data) == (423, {"detail": "This round is submitted."})
+    assert (response.status_code, response.data) == (
+        423,
+        {"detail": "This round is submitted.", "code": "round_locked", "errors": {}},
+    )

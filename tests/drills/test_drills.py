@@ -348,6 +348,10 @@ def test_an_answer_refused_for_its_fields_answers_400_in_the_shape_the_schema_do
         reverse("api-drill-answer"), {"token": "a\u0000b", "answer": "1"}, content_type="application/json"
     )
     assert response.status_code == 400
-    assert list(response.json()) == ["token"]  # a NUL character: only the token was wrong
-    schema = client.get("/api/schema/?format=json").json()["components"]["schemas"]["DrillBadAnswer"]
-    assert set(schema.get("required", [])) <= {"token"} and set(schema["properties"]) == {"token", "answer"}
+    body = response.json()
+    assert body["code"] == "invalid" and list(body["errors"]) == ["token"]  # a NUL: only the token was wrong
+    assert body["detail"].startswith("Invalid input: token: ")
+    schema = client.get("/api/schema/?format=json").json()
+    answer_400 = schema["paths"]["/api/drills/answer/"]["post"]["responses"]["400"]
+    assert answer_400["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Error"}
+    assert set(schema["components"]["schemas"]["Error"]["required"]) == {"detail", "code", "errors"}

@@ -29,7 +29,9 @@ def test_a_wrong_password_gets_no_token_and_repeated_failures_lock_the_account(c
         "/api/token/", {"username": "alice", "password": TEST_PASSWORD}, content_type="application/json"
     )
     assert locked.status_code == 400
-    assert "token" not in locked.json() and locked.json()["error"]
+    assert (
+        "token" not in locked.json() and locked.json()["code"] == "token_refused" and locked.json()["detail"]
+    )
 
 
 def token_for(client, password: str = TEST_PASSWORD) -> str:
@@ -43,7 +45,7 @@ def token_for(client, password: str = TEST_PASSWORD) -> str:
 def rounds_status(client, token: str) -> int:
     response = client.get("/api/rounds/", headers={"Authorization": f"Token {token}"})
     if response.status_code == 403:  # DRF answers a refused credential with 403 when sessions come first
-        assert response.json() == {"detail": "Invalid token."}
+        assert response.json() == {"detail": "Invalid token.", "code": "authentication_failed", "errors": {}}
     return response.status_code
 
 

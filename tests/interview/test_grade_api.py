@@ -53,7 +53,11 @@ def test_a_malformed_submission_is_a_400_naming_the_field(client, alice, publish
     client.force_login(alice)
     response = post(client, URL, {"numbers": {"kv_conv": 9.8}, "design": {"nodes": "boxes"}})
     assert response.status_code == 400
-    assert response.json() == {"numbers.kv_conv": ["expected text"], "design.nodes": ["expected a list"]}
+    assert response.json() == {
+        "detail": "Invalid input: numbers.kv_conv: expected text; design.nodes: expected a list",
+        "code": "invalid",
+        "errors": {"numbers.kv_conv": ["expected text"], "design.nodes": ["expected a list"]},
+    }
 
 
 def test_an_unknown_question_is_a_404(client, alice):

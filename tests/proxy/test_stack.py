@@ -181,7 +181,7 @@ def test_two_clients_behind_the_proxy_are_locked_out_separately(stack):
     for _ in range(int(stack["env"]["LOGIN_FAILURE_LIMIT"])):
         assert ask_token(stack["nginx"], client=first, password="wrong-password-123")[0] == 400
     status, body = ask_token(stack["nginx"], client=first, password=TEST_PASSWORD)
-    assert status == 400 and "Too many failed log-ins" in body["error"]
+    assert status == 400 and "Too many failed log-ins" in body["detail"]
     status, body = ask_token(stack["nginx"], client=second, password=TEST_PASSWORD)
     assert status == 200 and len(body["token"]) == 40
 

@@ -170,8 +170,11 @@ def test_the_api_import_lists_broken_files_and_loads_the_valid_ones(author):
     ]
     response = api.post("/api/authoring/packs/import/", {"files": files}, format="json")
     assert response.status_code == 422
-    assert "broken-one.yaml: track: is required" in response.json()["errors"]
-    assert response.json()["created"] == [KV_QUESTION]
+    body = response.json()
+    assert body["code"] == "pack_refused" and list(body["errors"]) == ["broken-one.yaml"]
+    assert "track: is required" in body["errors"]["broken-one.yaml"]
+    assert body["detail"] == "1 of 2 files were refused; the others were loaded."
+    assert body["created"] == [KV_QUESTION]
 
 
 def test_the_api_refuses_a_candidate(alice):
