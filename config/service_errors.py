@@ -21,6 +21,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
+from drf_spectacular.utils import inline_serializer
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 
@@ -119,31 +120,36 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     return response
 
 
-class ErrorSerializer(serializers.Serializer):
-    """The one error shape of the API (config/service_errors.py)."""
-
-    detail = serializers.CharField(help_text="What went wrong, in a sentence for the person")
-    code = serializers.CharField(
-        help_text="What went wrong, for a program: invalid, parse_error, not_authenticated, "
-        "permission_denied, not_found, throttled, or a service's refusal (stale_revision, round_locked, ...)"
-    )
-    errors = serializers.DictField(
-        child=serializers.ListField(child=serializers.CharField()),
-        help_text="The request's fields that were wrong, each with its messages (`design.nodes[0].id`); "
-        "empty when the refusal is about no field",
-    )
-    current_revision = serializers.IntegerField(
-        required=False, help_text="stale_revision only: the revision to base the next save on"
-    )
-    round = serializers.IntegerField(
-        required=False, allow_null=True, help_text="The unsubmitted round that holds this back, if any"
-    )
-    round_url = serializers.CharField(required=False, help_text="Its page")
-    created = serializers.ListField(
-        child=serializers.CharField(), required=False, help_text="pack_refused only: the questions loaded"
-    )
-    updated = serializers.ListField(child=serializers.CharField(), required=False)
-    unchanged = serializers.ListField(child=serializers.CharField(), required=False)
+# The one error shape, as the schema's `Error` component (an inline serializer: a field named `errors` would
+# shadow a serializer class's own `errors`).
+ErrorSerializer = inline_serializer(
+    "Error",
+    {
+        "detail": serializers.CharField(help_text="What went wrong, in a sentence for the person"),
+        "code": serializers.CharField(
+            help_text="What went wrong, for a program: invalid, parse_error, not_authenticated, "
+            "permission_denied, not_found, throttled, or a service's refusal (stale_revision, "
+            "round_locked, ...)"
+        ),
+        "errors": serializers.DictField(
+            child=serializers.ListField(child=serializers.CharField()),
+            help_text="The request's fields that were wrong, each with its messages (`design.nodes[0].id`); "
+            "empty when the refusal is about no field",
+        ),
+        "current_revision": serializers.IntegerField(
+            required=False, help_text="stale_revision only: the revision to base the next save on"
+        ),
+        "round": serializers.IntegerField(
+            required=False, allow_null=True, help_text="The unsubmitted round that holds this back, if any"
+        ),
+        "round_url": serializers.CharField(required=False, help_text="Its page"),
+        "created": serializers.ListField(
+            child=serializers.CharField(), required=False, help_text="pack_refused only: the questions loaded"
+        ),
+        "updated": serializers.ListField(child=serializers.CharField(), required=False),
+        "unchanged": serializers.ListField(child=serializers.CharField(), required=False),
+    },
+)
 
 
 ERROR_REF = {"$ref": "#/components/schemas/Error"}

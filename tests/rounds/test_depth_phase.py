@@ -193,7 +193,7 @@ def test_the_page_and_the_api_cannot_say_which_curveballs_were_offered(client, a
     client.force_login(alice)
     answers = {"offered": ["think-time-halves", "prompts-four-times-longer"]}
     response = client.post(f"/api/rounds/{round_.pk}/depth/", answers, content_type="application/json")
-    assert response.status_code == 400 and "depth.offered" in response.json()["error"]
+    assert response.status_code == 400 and "depth.offered" in response.json()["detail"]
 
 
 def test_another_candidates_depth_answers_404(client, alice, charlie, question):
