@@ -155,3 +155,43 @@ def test_video_generation_reference_meets_its_own_slo_on_every_seed():
         ).to_dict()["results"]
         assert all(run["passed"] for run in runs), (key, [run["slo_checks"] for run in runs])
         assert all(run["summary"]["ttft_p95_s"] < 120 for run in runs)
+
+
+def test_rag_reference_meets_both_llm_scenarios_and_forty_nodes_miss_them():
+    # By hand: a node prefills 8 GPUs x 1,979 TFLOP/s x 0.7 / (2 x 70.55e9 FLOP a token) = 78,539 tok/s, so
+    # 50 queries/s of 1,000 tokens keep it ~64% busy; after a rack of six is lost the 54 left take 55.6 q/s
+    # (~71%). The dip (a third more load) needs ceil(3,000 x 1.333 / 50) = 80 nodes: 60 plus a warm pool of
+    # 20. Forty nodes take 75 q/s each, 96% of a node's prefill, and queue past the 2 s TTFT when a rack goes
+    # (their dip's warm pool follows from their own 40 nodes: 80 - 40); 60 nodes with no warm pool leave the
+    # dip's 20 extra nodes behind 70 s cold starts.
+    spec = spec_to_dict(load_question(BANK / "rag-at-10k-qps.yaml"))
+    entries = {entry["scenario"]: entry for entry in replay_inputs(spec, side="reference")}
+    assert entries["hit-rate-dips"]["params"]["prefill_tok_s"] == pytest.approx(78_539, rel=1e-3)
+    assert entries["hit-rate-dips"]["params"]["warm_pool"] == 20
+    for key in range(1, 5):
+        for entry in entries.values():
+            runs = run_scenario_seeds(
+                entry["family"],
+                entry["params"],
+                entry["events"],
+                entry["slo"],
+                entry["duration_s"],
+                replay_seeds(key, entry["scenario"], 2),
+            ).to_dict()["results"]
+            assert all(run["passed"] for run in runs), (
+                key,
+                entry["scenario"],
+                [r["slo_checks"] for r in runs],
+            )
+    forty = replayed("rag-at-10k-qps", "candidate", {"llm_nodes": "40"})
+    assert forty["lose-a-rack-of-llm-nodes"]["met"] == 0, forty
+    dip = entries["hit-rate-dips"]
+    no_pool = run_scenario_seeds(
+        dip["family"],
+        {**dip["params"], "warm_pool": 0},
+        dip["events"],
+        dip["slo"],
+        dip["duration_s"],
+        replay_seeds(1, dip["scenario"], 2),
+    ).to_dict()
+    assert no_pool["met"] == 0, no_pool["results"][0]["slo_checks"]
