@@ -137,6 +137,18 @@ def test_training_cluster_review_fix_is_judged_against_its_reference_fix():
     assert fixed_failure_report(reference_fix, reference_fix)["score"] == 100.0
 
 
+def runs_of(entry: dict, key: int, seeds: int = 2, **params) -> dict:
+    """A replay entry's runs on seed key `key` (`seeds` seeds), with `params` over its own."""
+    return run_scenario_seeds(
+        entry["family"],
+        {**entry["params"], **params},
+        entry["events"],
+        entry["slo"],
+        entry["duration_s"],
+        replay_seeds(key, entry["scenario"], seeds),
+    ).to_dict()
+
+
 def test_video_generation_reference_meets_its_own_slo_on_every_seed():
     # The reference's own 28 nodes (ceil(0.4 req/s x ~55.4 s / 0.8)) on seed keys 1-8, two seeds each: the
     # spike's latency was never the problem (p95 well under 120 s); the few videos still queued when the
@@ -145,14 +157,7 @@ def test_video_generation_reference_meets_its_own_slo_on_every_seed():
     (entry,) = replay_inputs(spec, side="reference")
     assert entry["params"]["servers"] == 28 and entry["slo"]["rejected_max_frac"] == 0.02
     for key in range(1, 9):
-        runs = run_scenario_seeds(
-            entry["family"],
-            entry["params"],
-            entry["events"],
-            entry["slo"],
-            entry["duration_s"],
-            replay_seeds(key, entry["scenario"], 2),
-        ).to_dict()["results"]
+        runs = runs_of(entry, key)["results"]
         assert all(run["passed"] for run in runs), (key, [run["slo_checks"] for run in runs])
         assert all(run["summary"]["ttft_p95_s"] < 120 for run in runs)
 
@@ -170,14 +175,7 @@ def test_rag_reference_meets_both_llm_scenarios_and_forty_nodes_miss_them():
     assert entries["hit-rate-dips"]["params"]["warm_pool"] == 20
     for key in range(1, 5):
         for entry in entries.values():
-            runs = run_scenario_seeds(
-                entry["family"],
-                entry["params"],
-                entry["events"],
-                entry["slo"],
-                entry["duration_s"],
-                replay_seeds(key, entry["scenario"], 2),
-            ).to_dict()["results"]
+            runs = runs_of(entry, key)["results"]
             assert all(run["passed"] for run in runs), (
                 key,
                 entry["scenario"],
@@ -185,13 +183,5 @@ def test_rag_reference_meets_both_llm_scenarios_and_forty_nodes_miss_them():
             )
     forty = replayed("rag-at-10k-qps", "candidate", {"llm_nodes": "40"})
     assert forty["lose-a-rack-of-llm-nodes"]["met"] == 0, forty
-    dip = entries["hit-rate-dips"]
-    no_pool = run_scenario_seeds(
-        dip["family"],
-        {**dip["params"], "warm_pool": 0},
-        dip["events"],
-        dip["slo"],
-        dip["duration_s"],
-        replay_seeds(1, dip["scenario"], 2),
-    ).to_dict()
+    no_pool = runs_of(entries["hit-rate-dips"], 1, warm_pool=0)
     assert no_pool["met"] == 0, no_pool["results"][0]["slo_checks"]
