@@ -149,10 +149,13 @@ def value_patterns(value: float, unit: str, *, bare: bool = True) -> set[str]:
     return patterns
 
 
-def asked_values(spec: dict, public: str = "") -> dict[str, set[str]]:
-    """Asked line -> the written forms of its reference value, less the figures the prompt states."""
-    report = grade(spec, {"numbers": {}})
-    prompt = rendered_spec(spec)["prompt"]  # as the candidate reads it, its {placeholders} written out
+def asked_values(
+    spec: dict, public: str = "", variant: dict[str, float] | None = None
+) -> dict[str, set[str]]:
+    """Asked line -> the written forms of its reference value (at a variant's values when given), less the
+    figures the prompt states."""
+    report = grade(spec, {"numbers": {}}, overrides=variant)
+    prompt = rendered_spec(spec, variant)["prompt"]  # as the candidate reads it, {placeholders} written out
     review = spec.get("kind") == "review"
     values = {}
     for line in report["lines"]:
@@ -326,14 +329,16 @@ def premises() -> dict[str, tuple[str, str]]:
     return found
 
 
-def round_values(question: Question, premises: dict[str, tuple[str, str]]) -> dict[str, set[str]]:
+def round_values(
+    question: Question, premises: dict[str, tuple[str, str]], variant: dict[str, float] | None = None
+) -> dict[str, set[str]]:
     """The asked values a round of `question` must not show, less the premises public to its candidate: every
     prompt and the other review questions' given designs. A figure one of them gives ("a p95 TPOT target of
     40 ms", a batch of "256 req") is no answer to another question that asks it. Its own design stays
     searched: a derived value of its own stated there would be a leak."""
     public = [prompt for prompt, _ in premises.values()]
     public += [given for slug, (_, given) in premises.items() if slug != question.slug]
-    return asked_values(question.current_version.spec, "\n".join(public))
+    return asked_values(question.current_version.spec, "\n".join(public), variant)
 
 
 def is_review(question: Question) -> bool:
@@ -391,17 +396,26 @@ def depth_shown(texts: set[str], text: str) -> list[str]:
     return sorted(f"depth: {phrase[:60]}" for phrase in texts if phrase in plain)
 
 
-def walk(bank: list[Question], make_user, *, depth_open: bool = False) -> dict[str, list[str]]:
+def walk(
+    bank: list[Question],
+    make_user,
+    *,
+    depth_open: bool = False,
+    variants: dict[str, dict[str, float]] | None = None,
+) -> dict[str, list[str]]:
     """One candidate with an unsubmitted timed round on every walked question requests every URL; a request
     that ends a round (submit, abandon) hands the walk on to a fresh candidate with fresh rounds. With
     `depth_open` every round's depth phase is open (all its curveballs shown) and only the round's own URLs
-    are walked; without it the depth phase stays closed (its URLs are not posted to)."""
+    are walked; without it the depth phase stays closed (its URLs are not posted to). With `variants` (slug
+    -> variable inputs in base units) those questions' rounds are variants at those values, searched for the
+    variant's asked values."""
+    variants = variants or {}
     public = premises()
     hidden = set().union(*(depth_texts(q.current_version.spec, opened=depth_open) for q in bank))
     if depth_open:  # a curveball's new values are its premise, public once it is shown
         said = "\n".join(curveball_sentences(q.current_version.spec) for q in bank)
         public = {slug: (prompt + "\n" + said, given) for slug, (prompt, given) in public.items()}
-    values = pattern_index({q.slug: round_values(q, public) for q in bank})
+    values = pattern_index({q.slug: round_values(q, public, variants.get(q.slug)) for q in bank})
     specs = [q.current_version.spec for q in bank]
     question_slugs = sorted({slug for spec in specs for slug in (spec["slug"], *spec.get("related", []))})
     concept_slugs = sorted({slug for spec in specs for slug in spec.get("concepts", [])})
@@ -411,7 +425,16 @@ def walk(bank: list[Question], make_user, *, depth_open: bool = False) -> dict[s
 
     def fresh() -> tuple[Client, list[Round]]:
         user = make_user(f"walker{len(walkers)}")
-        rounds = [round_start(candidate=user, question=question, mode="timed") for question in bank]
+        rounds = [
+            round_start(
+                candidate=user, question=question, mode="timed", variant=question.slug in variants, seed=1
+            )
+            for question in bank
+        ]
+        for round_ in rounds:
+            if pinned := variants.get(round_.question.slug):
+                Round.objects.filter(pk=round_.pk).update(variant_values={**round_.variant_values, **pinned})
+                round_.refresh_from_db()
         for round_ in rounds if depth_open else ():
             for _ in question_version_spec_of(round_.spec).curveballs or [None]:
                 round_depth_next(round_=round_)
@@ -580,3 +603,17 @@ def test_no_concept_page_states_an_asked_value_of_a_question_that_links_it():
         if _found(pattern, (concepts / f"{slug}.md").read_text())
     )
     assert shown == []
+
+
+def test_a_variant_round_states_none_of_the_variants_asked_values_before_submit(db, make_user):
+    """A variant's plan writes its answers out for the interviewer ({=name}); the candidate's pages must not.
+    kv-cache-tiering at 64,000 tokens, 35% prefill MFU: by hand, 64,000 x 327,680 B = 20.97 GB a
+    conversation, floor((640 GB x 0.9 - 141.1 GB) / 20.97 GB) = 20 in HBM; none of them may show."""
+    report = question_bank_load(folder=CORE_PACK)
+    assert not report.errors, report.errors
+    question = Question.objects.get(slug="kv-cache-tiering")
+    variant = {"context_tokens": 64000.0, "mfu_prefill": 0.35}
+    searched = round_values(question, premises(), variant)
+    assert "21 GB" in searched["kv_conv"] and "20 sessions" in searched["convs_in_hbm"]  # what it searches
+    leaks = walk([question], make_user, variants={"kv-cache-tiering": variant})
+    assert leaks == {}

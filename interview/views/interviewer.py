@@ -71,7 +71,7 @@ def _live_context(round_: Round) -> dict:
     """What changes as the candidate works: clock, phase, canvas, sheet, and this phase's follow-ups."""
     work = round_.work
     clock = round_clock(round_)
-    plan = round_.shown_spec.get("plan", [])
+    plan = round_.answer_plan  # the interviewer may read the reference's figures, at the round's values
     if round_.status == RoundStatus.SCHEDULED and plan:  # the clock has not started: the first phase is next
         clock.update(phase=plan[0]["phase"], elapsed_s=0.0)
     # The interviewer reads the question's own expectation for the phase; the candidate's clock has only

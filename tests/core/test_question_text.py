@@ -9,7 +9,7 @@ import yaml
 from grading.core.question_export import spec_to_dict
 from grading.core.question_files import load_question
 from grading.core.question_reader import parse_question
-from grading.core.question_text import render, rendered_spec
+from grading.core.question_text import answer_plan, render, rendered_spec
 from grading.core.question_types import SpecError
 
 BANK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
@@ -83,4 +83,38 @@ def test_the_reader_refuses_a_placeholder_that_would_state_an_answer_or_names_no
 def test_every_bank_text_renders_at_its_own_values_without_a_brace_left(slug):
     shown = rendered_spec(stored(slug))
     texts = [shown["title"], shown["prompt"], *(phase["expect"] for phase in shown["plan"])]
+    texts += [phase["expect"] for phase in answer_plan(stored(slug))]  # the interviewer's, answers written
     assert not any("{" in text or "}" in text for text in texts), slug
+
+
+def test_a_kv_cache_variant_plan_writes_its_own_figures_for_the_interviewer_and_hides_them_elsewhere():
+    spec = stored("kv-cache-tiering")
+    variant = {"context_tokens": 64000.0}  # tokens; every other input at its default
+    arithmetic = next(p["expect"] for p in answer_plan(spec, variant) if p["phase"] == "arithmetic")
+    # By hand: 2 x 80 x 8 x 128 x 2 B = 327,680 B a token; x 64,000 = 20.97 GB ("21 GB" at three figures).
+    assert "64,000 tokens = 21 GB;" in arithmetic
+    # HBM for KV: 640 GB x 0.9 - 70,553,706,496 x 2 B = 434.9 GB; / 20.97 GB = 20.7: 20 whole conversations.
+    assert "~20 conversations fit in HBM" in arithmetic
+    # Recompute: (2 x 70.55e9 x 64,000 + 2 x 80 x 8,192 x 64,000^2) FLOP / (8 x 989 TFLOP/s x 0.5) = 3.64 s.
+    assert "recompute ~3.64 s" in arithmetic
+    # Reload: 20.97 GB / (8 x 50 GB/s) = 52.4 ms; from NVMe 20.97 GB / 25 GB/s = 839 ms.
+    assert "reload ~52.4 ms from DRAM" in arithmetic and "~839 ms from NVMe" in arithmetic
+    assert "9.83 GB" not in arithmetic and "30,000" not in arithmetic  # nothing at the defaults
+    # What candidates' pages read (rendered_spec) never writes an answer placeholder out.
+    public = next(p["expect"] for p in rendered_spec(spec, variant)["plan"] if p["phase"] == "arithmetic")
+    assert "64,000 tokens = …;" in public and "21 GB" not in public and "{" not in public
+
+
+def test_an_answer_placeholder_is_refused_outside_the_plan():
+    plan = yaml.safe_load((BANK / "kv-cache-tiering.yaml").read_text())["plan"]
+    assert problems("kv-cache-tiering", plan=plan) == []  # the bank's own answers in the plan
+    assert problems("kv-cache-tiering", prompt="Each conversation holds {=kv_conv}.") == [
+        "prompt: {=kv_conv}: an answer placeholder belongs only in the plan's expects"
+    ]
+    assert problems("kv-cache-tiering", title="{=convs_in_hbm:n} conversations") == [
+        "title: {=convs_in_hbm:n}: an answer placeholder belongs only in the plan's expects"
+    ]
+    bad = [{**plan[0], "expect": "{=kv_conversation} per conversation"}, *plan[1:]]
+    assert problems("kv-cache-tiering", plan=bad) == [
+        "plan[0].expect: {=kv_conversation}: 'kv_conversation' is not a quantity of the model"
+    ]

@@ -74,3 +74,32 @@ def test_the_interviewer_sees_a_review_rounds_second_sheet_apart_with_the_refere
         "10 replicas",
     )
     assert rows["max_batch"]["yours"] == "256 req"  # left as the given design has it
+
+
+def test_a_kv_cache_variant_shows_its_answers_to_the_interviewer_in_the_arithmetic_phase_only(
+    tmp_path, client, alice
+):
+    from datetime import timedelta
+
+    from interview.views.interviewer import _live_context
+
+    slug = "kv-cache-tiering"
+    question = load_questions(tmp_path / "kv", slug)[slug]
+    round_ = round_start(candidate=alice, question=question, mode="timed", variant=True, seed=5)
+    # 64,000-token conversations; 14 minutes in: past intro (1), numbers (5) and shape (7), in arithmetic.
+    Round.objects.filter(pk=round_.pk).update(
+        variant_values={**round_.variant_values, "context_tokens": 64000.0, "mfu_prefill": 0.5},
+        started_at=round_.started_at - timedelta(minutes=14),
+    )
+    round_ = Round.objects.get(pk=round_.pk)
+    live = _live_context(round_)
+    assert live["clock"]["phase"] == "arithmetic"
+    # By hand: 64,000 tok x 327,680 B/tok = 20.97 GB, written "21 GB" at three figures.
+    assert "64,000 tokens = 21 GB;" in live["clock"]["phase_expect"]
+    client.force_login(alice)
+    page_response = client.get(f"/rounds/{round_.pk}/")
+    clock_response = client.get(f"/rounds/{round_.pk}/clock/")
+    assert (page_response.status_code, clock_response.status_code) == (200, 200)
+    page, clock = page_response.content.decode(), clock_response.content.decode()
+    assert "64,000 tokens" in page  # the variant's premise
+    assert "21 GB" not in page + clock and "20.97" not in page + clock
