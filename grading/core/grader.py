@@ -87,6 +87,8 @@ MAX_TERM_EFFECT_ORDERS = 3.5  # ... and by no more than a few thousandfold
 PRECISE_BAND = 0.3  # ... on a line checked this closely (the fit itself within 10%: v.factor_band)
 PRECISE_COUNT = 20
 METHOD_BAND = 0.02  # a slip of method is named only this close (a term left out, a ratio upside down)
+_PREFIXED_BYTES = re.compile(r"(?<![A-Za-z])(?P<prefix>[kKMGT])(?P<binary>i)?B(?![A-Za-z])")
+_PREFIX_LEVEL = {"K": 1, "M": 2, "G": 3, "T": 4}
 _TIE = 1e-6  # log distances this close fit alike (rounding)
 _TERM_SCALE_SLACK = 1.3  # how far the two-probe estimate of a term's scale may be from a factor
 
@@ -1189,13 +1191,31 @@ class _Run:
     def _binary_only(self, name: str, value: float, implied: Any) -> bool:
         if not self.p.binary[name] or _finite(implied) is None or not implied:
             return False
-        return v.binary_prefix_slip(float(value) / float(implied)) is not None
+        return self._binary_factor(name, float(value), float(implied)) is not None
+
+    def _binary_factor(self, name: str, value: float, expected: float) -> v.UnitFactor | None:
+        """The KB-versus-KiB factor between `value` and `expected`: exact, or the same number rounded as the
+        line allows with the other prefix than the line's ("9.8 GiB" where the line says 9.83 GB)."""
+        exact = v.binary_prefix_slip(value / expected)
+        if exact is not None:
+            return exact
+        reading = self.readings.get(name)
+        written = None if reading is None else _PREFIXED_BYTES.search(reading.text)
+        if written is None or bool(written["binary"]) == ("iB" in self.p.units[name].text):
+            return None
+        factor = 1.024 ** _PREFIX_LEVEL[written["prefix"].upper()]
+        meant = value / factor if written["binary"] else value * factor
+        line = self.p.asked.get(name)
+        check, tolerance = (line.check, line.tolerance) if line is not None else UNASKED_CHECK
+        if check == "count" or reading is None or not _within(check, tolerance, meant, expected, reading):
+            return None
+        return v.binary_prefix_slip(factor)
 
     def _binary_note(self, name: str, message: str, value: float, expected: Any) -> str:
         """`message`, with a note when the value is off by a KB-versus-KiB factor (inside the tolerance)."""
         if not self.p.binary[name] or not expected:
             return message
-        factor = v.binary_prefix_slip(float(value) / float(expected))
+        factor = self._binary_factor(name, float(value), float(expected))
         if factor is None:
             return message
         return v.binary_prefix_note(

@@ -129,6 +129,12 @@ _NO_LIMIT = re.compile(
     r"\s*(?:unbounded|unlimited|infinite|infinity|inf|∞|no\s+(?:limit|bound|cap|maximum|max))\s*[.!]?\s*",
     re.IGNORECASE,
 )
+# ... with a note after it that holds no number: "unbounded FIFO", "none (no cap)", "no limit at all".
+_NO_LIMIT_NOTED = re.compile(
+    r"\s*(?P<word>unbounded|unlimited|infinite|infinity|∞|no\s+(?:limit|bound|cap|maximum|max)|none)"
+    r"(?![A-Za-z])(?P<note>\s*[(,;:-]?\s*[A-Za-z(][^\d]*)",
+    re.IGNORECASE,
+)
 _ARABIC_SEPARATORS = {"\u066b": ".", "\u066c": ","}
 _DURATION_SECONDS = {
     **dict.fromkeys(("d", "day", "days"), 86400.0),
@@ -150,6 +156,19 @@ _RATIO_OR_FRACTION = re.compile(
     r"(?P<sign>[:/]|in(?=\s))\s*(?P<denominator>\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][+-]?\d{1,3})?)"
     r"(?![\w.])(?P<after>.*)\Z"
 )
+# A ratio's denominator after its joiner: "in a thousand", "per 1,000", "out of 10k", "in every million".
+_RATIO_JOINER = re.compile(r"(?P<joiner>in|per|out\s+of)\s+(?:every\s+)?(?P<tail>\S.*)\Z", re.IGNORECASE)
+_DENOMINATOR_SCALES = {"hundred": 1e2, "cent": 1e2, "thousand": 1e3, "mille": 1e3, "k": 1e3, "million": 1e6}
+_DENOMINATOR_SCALES |= {"m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9}
+_DENOMINATOR_DIGITS = re.compile(
+    r"(?:an?\s+)?(?P<number>\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?)\s*(?P<scale>[kKM]|mn|bn|thousand|million|billion)?"
+    r"(?![\w.,])",
+    re.IGNORECASE,
+)
+_DENOMINATOR_WORD = re.compile(
+    r"(?P<word>hundred|cent|thousand|mille|million|billion)(?![A-Za-z])", re.IGNORECASE
+)
+_COUNTED_WORDS = re.compile(r"[A-Za-z][A-Za-z -]{0,40}")
 _NOUN = re.compile(r"(?<![A-Za-z])[A-Za-z][A-Za-z0-9]*")
 _UNIT_PREFIX = re.compile(r"\s*(?P<prefix>[kKMGTPE])i?(?:B|b|bit|FLOPS|FLOP|Wh|W|bps)(?![A-Za-z])")
 _PREFIX_OF_SCALE = {
@@ -179,6 +198,9 @@ _PER_SCALED = re.compile(
 )
 _PARALLEL_WIDTH = re.compile(r"(?P<kind>(?i:tp|pp|dp|ep))\s*[=:]?\s*(?P<width>\d{1,6})")
 _BARE_NUMBER = re.compile(r"\s*\$?\s*(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d*)?|\.\d+)\s*")
+_BETWEEN = re.compile(
+    r"(?i:between|from)\s+(?P<low>\$?\s*[\d.][^-]*?)\s+(?i:and|to)\s+(?P<high>\$?\s*[\d.].*)"
+)
 _RANGE = re.compile(r"(?P<low>[^-]*?\d[^-]*?)\s*(?:-|(?<=\s)to(?=\s))\s*(?P<high>\$?\s*[\d.].*)")
 MAX_RANGE_RATIO = 2.0  # a narrow range, "2-2.5 s"; "1-100 GB" is no answer
 _NOTE_PARENTHESIS = re.compile(r"\s+\(.*\)\s*\Z")
@@ -336,7 +358,17 @@ def _parallel_width(text: str) -> ParsedQuantity | None:
 
 def _narrow_range(text: str) -> ParsedQuantity | ParseFailure | None:
     """ "2-2.5 s", "2 to 2.5 s", "10-12k GPUs": the midpoint, with both ends kept (`spread`) so a check can
-    ask that both are inside its band. A range wider than MAX_RANGE_RATIO is refused: give one number."""
+    ask that both are inside its band. A range wider than MAX_RANGE_RATIO is refused: give one number.
+    "about 1.3-1.5 s" is an approximate range; "between 1.3 and 1.5 s", "from 2 to 3 s" are ranges too."""
+    approximate = _APPROXIMATE_PREFIX.match(text)
+    if approximate and approximate.end() < len(text) and _starts_a_number(text[approximate.end() :]):
+        found = _narrow_range(text[approximate.end() :])
+        if isinstance(found, ParsedQuantity):
+            return dataclasses.replace(_noted(found, "approximate"), approximate=True)
+        return found
+    between = _BETWEEN.fullmatch(text)
+    if between:
+        text = f"{between.group('low')} to {between.group('high')}"
     match = _RANGE.fullmatch(text)
     if not match:
         return None
@@ -437,6 +469,7 @@ def _parse_one(text: str) -> ParsedQuantity | ParseFailure:
     if hardware:  # "1,280 8xH100 nodes": the node's description, not a second number
         notes.append(f"{hardware.group(1)!r} read as a description")
         rest = rest[hardware.end() :]
+    rest = _ratio_in_digits(rest, notes, money)
     ratio = _RATIO_OR_FRACTION.match(rest)
     if ratio:
         return _ratio(text, magnitude, number.group(0).strip(), ratio, notes, approximate)
@@ -679,11 +712,57 @@ def _ratio(
     kind = "the ratio" if match.group("sign") == ":" else "the fraction"
     notes.append(f"{kind} {written} read as {format_number(value)}")
     after = match.group("after").strip()
-    if after and not _SHARE_OF.fullmatch(after):
-        return ParseFailure(text, f"cannot read {after!r} after {written}; write the fraction alone (1/6)")
-    if after:
+    if _SHARE_OF.fullmatch(after):
         notes.append(f"{after!r} read as a share")
+    elif _counted(after):  # "1 in 1,000 requests", "1 in 2,000 lookups per shard": what is counted
+        notes.append(f"{after!r} read as what is counted")
+    elif after:
+        return ParseFailure(text, f"cannot read {after!r} after {written}; write the fraction alone (1/6)")
     return ParsedQuantity(value, DIMENSIONLESS, None, "; ".join(notes), approximate)
+
+
+def _counted(after: str) -> bool:
+    """Words after a ratio that name what it counts ("requests", "lookups per shard"), not a unit with a
+    physical dimension ("3/4 GB" is no share of anything)."""
+    if not _COUNTED_WORDS.fullmatch(after):
+        return False
+    try:
+        return parse_unit(after).dims.physical.is_dimensionless
+    except UnitError:
+        return True
+
+
+def _ratio_in_digits(rest: str, notes: list[str], money: bool) -> str:
+    """The text after a number with a ratio's denominator in words or with a scale written in digits, so
+    the fraction reads: "in a thousand", "per thousand", "out of 1,000", "in every 10k", "per 1M", "per
+    mille", "per cent" -> "in 1,000" (a note says so). "per" only ends the text or comes before "of ...":
+    "per 1M tokens" is a price per count, not a fraction. Anything else is returned as it was."""
+    joined = _RATIO_JOINER.match(rest)
+    if not joined or money:  # "$0.97 per 1M tokens" is a price
+        return rest
+    tail = joined.group("tail")
+    digits = _DENOMINATOR_DIGITS.match(tail)
+    if digits:
+        scale = _DENOMINATOR_SCALES.get((digits.group("scale") or "").lower(), 1.0)
+        denominator, end = float(digits.group("number").replace(",", "")) * scale, digits.end()
+    else:
+        words = _number_words(tail, 0)
+        bare = _DENOMINATOR_WORD.match(tail)
+        if words is not None:
+            denominator, end = words
+        elif bare:
+            denominator, end = _DENOMINATOR_SCALES[bare.group("word").lower()], bare.end()
+        else:
+            return rest
+    after = tail[end:].strip()
+    if joined.group("joiner").lower() == "per" and after and not _SHARE_OF.fullmatch(after):
+        return rest
+    written = rest[: len(rest) - len(tail) + end].strip()
+    canonical = f"in {denominator:,.0f}" if denominator.is_integer() else f"in {denominator}"
+    if re.fullmatch(r"in\s+\d[\d,]*(?:\.\d+)?", written, re.IGNORECASE):
+        return rest  # "1 in 1,000" reads as it is
+    notes.append(f"{written!r} read as {canonical!r}")
+    return f"{canonical} {after}".strip()
 
 
 def _strip_qualifiers(text: str) -> tuple[str, bool, str]:
@@ -836,6 +915,12 @@ def read_on_line(
         _NO_LIMIT.fullmatch(text) or (no_limit and text.strip().rstrip(".!").lower() in _ZERO_WORDS)
     ):
         return LineReading(math.inf, f"read {text.strip()!r} as no limit", False)
+    noted = _NO_LIMIT_NOTED.fullmatch(text) if isinstance(text, str) else None
+    if noted and (no_limit or noted.group("word").lower() not in _ZERO_WORDS):
+        note = (
+            f"read {noted.group('word')!r} as no limit; {noted.group('note').strip(' ,;:-')!r} read as a note"
+        )
+        return LineReading(math.inf, note, False)
     reading = _read_on_line(text, unit, label, zero, alike)
     if isinstance(reading, ParseFailure):
         if reading.as_line_unit is not None and not math.isfinite(reading.as_line_unit):
