@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from types import SimpleNamespace
 
 import pytest
@@ -44,9 +45,57 @@ def test_each_run_is_the_single_seed_run_and_the_count_is_of_the_passing_runs():
 
 def test_progress_covers_all_the_runs_once_in_order():
     seen: list[float] = []
-    run_scenario_seeds("serving", PARAMS, [], {}, 60.0, [5, 6], seen.append)
+    run_scenario_seeds("serving", PARAMS, [], {}, 60.0, [5, 6], seen.append, threads=1)
     assert seen == sorted(seen) and seen[-1] == 1.0
     assert any(0.45 <= f <= 0.55 for f in seen)  # the first run's end is half of the whole
+
+
+def test_runs_in_threads_are_the_runs_one_after_another_in_seed_order():
+    seeds = [3, 1, 2]  # not sorted: the results follow the seeds as given
+    threaded = run_scenario_seeds("serving", PARAMS, [], {"ttft_p95_s": 0.2}, 90.0, seeds, threads=3)
+    in_turn = run_scenario_seeds("serving", PARAMS, [], {"ttft_p95_s": 0.2}, 90.0, seeds, threads=1)
+    assert threaded.seeds == (3, 1, 2)
+    assert [r.to_dict() for r in threaded.results] == [r.to_dict() for r in in_turn.results]
+
+
+def test_threaded_progress_is_reported_from_the_calling_thread_rising_to_one():
+    seen: list[tuple[float, str]] = []
+    run_scenario_seeds(
+        "serving",
+        PARAMS,
+        [],
+        {},
+        600.0,
+        [5, 6, 7],
+        lambda f: seen.append((f, threading.current_thread().name)),
+        threads=2,
+    )
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert {name for _, name in seen} == {threading.current_thread().name}
+
+
+def test_a_progress_callback_that_raises_ends_the_threaded_runs_with_its_error():
+    class Stop(Exception):
+        pass
+
+    calls = 0
+
+    def stop(fraction: float) -> None:
+        nonlocal calls
+        calls += 1
+        raise Stop
+
+    before = threading.active_count()
+    with pytest.raises(Stop):
+        run_scenario_seeds("serving", PARAMS, [], {}, 3600.0, [1, 2, 3, 4], stop, threads=2)
+    assert calls == 1  # the first report stops it; nothing is reported after
+    assert threading.active_count() == before  # the seeds' threads are gone when it returns
+
+
+def test_a_parameter_error_in_threads_is_the_runs_error():
+    with pytest.raises(ValueError, match="replicas"):
+        run_scenario_seeds("serving", {**PARAMS, "replicas": -1}, [], {}, 60.0, [1, 2], threads=2)
 
 
 def test_no_seeds_is_refused():

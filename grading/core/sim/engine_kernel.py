@@ -43,8 +43,9 @@ Links = NDArray[np.int32] | NDArray[np.int64]  # a list's links: per request (in
 def kernel[Function: Callable[..., Any]](function: Function) -> Function:
     """Compile with numba, cached on disk, without reference counting: the loop only reads and writes arrays
     it is handed, and numba's atomic reference counts on every row view and State field took 60% of its time
-    (perf; the loop ran no faster than the Python reference with them)."""
-    return cast(Function, njit(cache=True, _nrt=False)(function))  # type: ignore[call-overload]
+    (perf; the loop ran no faster than the Python reference with them). It releases the GIL, so a scenario's
+    seeds run in threads at once (`seeds.run_scenario_seeds`)."""
+    return cast(Function, njit(cache=True, _nrt=False, nogil=True)(function))  # type: ignore[call-overload]
 
 
 def allocating[Function: Callable[..., Any]](function: Function) -> Function:

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import math
+import os
 import statistics
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
 from grading.core.sim.result import ScenarioResult, round_sig
 
 DEFAULT_SEEDS = 5
+THREADS_ENV = (
+    "SEVENBOX_SIM_THREADS"  # at most this many seeds at once (default: the CPUs this process may use)
+)
+Progress = Callable[[float], None]
+OneRun = Callable[[int, Progress | None], ScenarioResult]  # one seed's run, reporting to its callback
+PROGRESS_POLL_S = 0.1  # how often the calling thread passes the runs' progress on while they run in threads
 
 
 @dataclass(frozen=True)
@@ -98,6 +107,18 @@ def _number(value: Any) -> float | None:
     return round_sig(float(value)) if math.isfinite(value) else None
 
 
+def seed_threads() -> int:
+    """Threads for a scenario's seeds: SEVENBOX_SIM_THREADS when set, else the CPUs this process may use."""
+    named = os.environ.get(THREADS_ENV, "")
+    if named:
+        if not named.isdigit():  # not a ValueError: that would read as the scenario's inputs refused
+            raise RuntimeError(f"{THREADS_ENV}={named!r}: expected a whole number of threads")
+        return max(1, int(named))
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
 def run_scenario_seeds(
     family: str,
     params: dict[str, Any],
@@ -106,17 +127,31 @@ def run_scenario_seeds(
     duration_s: float,
     seeds: Sequence[int],
     progress: Callable[[float], None] | None = None,
+    threads: int | None = None,
 ) -> SeedRuns:
-    """Run one scenario once per seed (same inputs otherwise) and gather the runs.
+    """Run one scenario once per seed (same inputs otherwise) and gather the runs, in the order of `seeds`.
 
-    `progress(fraction)` gets the fraction of all the runs done (0..1) and may raise to cancel. A parameter
-    error raises ValueError at the first seed, as `run_scenario` does.
+    The runs are independent, so up to `threads` of them (None: `seed_threads()`) run at once in threads (the
+    compiled step loop releases the GIL; the results are the same as one after another). `progress(fraction)`
+    gets the fraction of all the runs done (0..1), always from the calling thread, and may raise to cancel. A
+    parameter error raises ValueError, as `run_scenario` does.
     """
-    from grading.core.sim import run_scenario
-
     seeds = tuple(int(seed) for seed in seeds)
     if not seeds:
         raise ValueError("seeds: at least one seed is needed")
+    from grading.core.sim import run_scenario
+
+    def one(seed: int, part: Progress | None) -> ScenarioResult:
+        return run_scenario(family, params, events, slo, duration_s, seed, part)
+
+    workers = min(len(seeds), seed_threads() if threads is None else max(1, threads))
+    if workers == 1:
+        return SeedRuns(seeds, tuple(_in_turn(one, seeds, progress)))
+    return SeedRuns(seeds, tuple(_in_threads(one, seeds, progress, workers)))
+
+
+def _in_turn(one: OneRun, seeds: tuple[int, ...], progress: Progress | None) -> list[ScenarioResult]:
+    """The runs one after another in this thread."""
     results = []
     for index, seed in enumerate(seeds):
         part = None
@@ -125,5 +160,54 @@ def run_scenario_seeds(
             def part(fraction: float, index: int = index) -> None:
                 progress((index + fraction) / len(seeds))
 
-        results.append(run_scenario(family, params, events, slo, duration_s, seed, part))
-    return SeedRuns(seeds, tuple(results))
+        results.append(one(seed, part))
+    return results
+
+
+class _Cancelled(Exception):
+    """Raised in a seed's thread at its next progress report once the whole sweep is given up."""
+
+
+def _in_threads(
+    one: OneRun, seeds: tuple[int, ...], progress: Progress | None, workers: int
+) -> list[ScenarioResult]:
+    """The runs in `workers` threads. Their progress is gathered here and passed on from this thread (a
+    caller's callback may use its thread's database connection); when it raises, or a run fails, the other
+    runs stop at their next report and the first failure (in seed order) is raised."""
+    fractions = [0.0] * len(seeds)
+    stop = threading.Event()
+
+    def part(index: int) -> Progress:
+        def report(fraction: float) -> None:
+            fractions[index] = fraction
+            if stop.is_set():
+                raise _Cancelled
+
+        return report
+
+    with ThreadPoolExecutor(workers, thread_name_prefix="replay-seed") as pool:
+        futures = [
+            pool.submit(one, seed, None if progress is None else part(index))
+            for index, seed in enumerate(seeds)
+        ]
+        try:
+            pending: set[Future[ScenarioResult]] = set(futures)
+            while pending:
+                finished, pending = wait(pending, timeout=PROGRESS_POLL_S, return_when=FIRST_COMPLETED)
+                if any(future.exception() is not None for future in finished):
+                    break
+                if progress is not None:
+                    progress(sum(fractions) / len(seeds))
+        except BaseException:
+            stop.set()
+            for future in futures:
+                future.cancel()
+            raise
+        stop.set()
+        for future in futures:
+            future.cancel()
+    failed = [future.exception() for future in futures if not future.cancelled()]
+    first = next((error for error in failed if error is not None and not isinstance(error, _Cancelled)), None)
+    if first is not None:
+        raise first
+    return [future.result() for future in futures]
