@@ -77,13 +77,41 @@ def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
     return {prefix or "non_field_errors": [str(item) for item in items]}
 
 
-def invalid_input(errors: dict[str, list[str]]) -> dict:
-    """A 400 for the request's fields: what was wrong in one sentence, then by field."""
+def invalid_detail(errors: dict[str, list[str]]) -> str:
+    """What was wrong with a request's fields, in one sentence: `Invalid input: design.nodes[0].id: ...`."""
     said = "; ".join(
         " ".join(messages) if field == "non_field_errors" else f"{field}: {' '.join(messages)}"
         for field, messages in errors.items()
     )
-    return error_body(f"Invalid input: {said}", "invalid", errors)
+    return f"Invalid input: {said}"
+
+
+def invalid_input(errors: dict[str, list[str]]) -> dict:
+    """A 400 for the request's fields: what was wrong in one sentence, then by field."""
+    return error_body(invalid_detail(errors), "invalid", errors)
+
+
+def problems_by_field(problems: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """A malformed submission's problems (grading.core.submission.SubmissionError) as field -> messages."""
+    errors: dict[str, list[str]] = {}
+    for field, message in problems:
+        errors.setdefault(field, []).append(message)
+    return errors
+
+
+class InvalidInput(ServiceError):
+    """A request's fields refused by a service's own check, each named: answered as DRF's validation is
+    (`code` invalid, `errors` by field, `detail` the one sentence of `invalid_detail`)."""
+
+    status = 400
+    code = "invalid"
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        self.errors = problems_by_field(problems)
+        super().__init__(invalid_detail(self.errors))
+
+    def field_errors(self) -> dict[str, list[str]]:
+        return self.errors
 
 
 def _code(exc: exceptions.APIException) -> str:
@@ -101,10 +129,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         body = error_body(str(exc), exc.code, errors, **exc.extra())
         return Response(body, status=exc.status)
     if isinstance(exc, SubmissionError):
-        problems: dict[str, list[str]] = {}
-        for field, message in exc.problems:
-            problems.setdefault(field, []).append(message)
-        return Response(invalid_input(problems), status=400)
+        return Response(invalid_input(problems_by_field(exc.problems)), status=400)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(*exc.args)
     elif isinstance(exc, PermissionDenied):

@@ -7,99 +7,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.service_errors import ErrorSerializer
-from grading.core.submission import (
-    MAX_BOX_TEXT,
-    MAX_EDGES,
-    MAX_ID_TEXT,
-    MAX_NODES,
-    MAX_NUMBER_TEXT,
-)
 from grading.core.verdicts import VERDICTS
 from grading.core.vocabulary import CHECKS
+from interview.api.submission import SubmissionSerializer
 from interview.selectors import published_version_or_404
 from questions.services.grading import question_version_grade
 from rounds.services.reference_checks import reference_check_record
 from rounds.services.reference_guard import ReferenceHidden, round_hiding_reference
 
-# Request: documented here; checked by grading.core.submission.read_submission, the same check as the CLI's.
-
-
-def _box_text(**kwargs) -> serializers.CharField:
-    return serializers.CharField(required=False, allow_blank=True, max_length=MAX_BOX_TEXT, **kwargs)
-
-
-class NodeSerializer(serializers.Serializer):
-    id = serializers.CharField(max_length=MAX_ID_TEXT)
-    kind = _box_text(help_text="A palette kind, or empty")
-    label = _box_text()  # type: ignore[assignment]  # a declared field, not Field.label
-    job = _box_text()
-    failure = _box_text()
-
-
-class EdgeSerializer(serializers.Serializer):
-    source = serializers.CharField(max_length=MAX_ID_TEXT, help_text="A node id, or `client`")  # type: ignore[assignment]  # a declared field, not Field.source
-    target = serializers.CharField(max_length=MAX_ID_TEXT)
-    label = _box_text()  # type: ignore[assignment]  # a declared field, not Field.label
-
-
-class DesignSerializer(serializers.Serializer):
-    """The limits are the save's and the grade's (grading.core.submission)."""
-
-    nodes = serializers.ListField(child=NodeSerializer(), max_length=MAX_NODES)
-    edges = serializers.ListField(child=EdgeSerializer(), max_length=MAX_EDGES)
-
-
-class EventSerializer(serializers.Serializer):
-    t = serializers.FloatField(help_text="Seconds since the start")
-    phase = serializers.CharField()
-    field = serializers.CharField(help_text="`numbers.NAME`, `design` or `scratch`")
-
-
-class CurveballAnswerSerializer(serializers.Serializer):
-    numbers = serializers.DictField(
-        child=serializers.CharField(allow_blank=True), required=False, help_text="Line name -> text as typed"
-    )
-    notes = serializers.DictField(
-        child=serializers.CharField(allow_blank=True), required=False, help_text="Box id -> what changes"
-    )
-
-
-class DecisionAnswerSerializer(serializers.Serializer):
-    order = serializers.ListField(
-        child=serializers.CharField(), required=False, help_text="Option ids chosen, most important first"
-    )
-    number = serializers.CharField(
-        required=False, allow_blank=True, help_text="The supporting figure, with unit"
-    )
-
-
-class DepthAnswersSerializer(serializers.Serializer):
-    curveballs = serializers.DictField(
-        child=CurveballAnswerSerializer(), required=False, help_text="By curveball id"
-    )
-    follow_ups = serializers.DictField(
-        child=DecisionAnswerSerializer(), required=False, help_text="By follow-up id"
-    )
-    offered = serializers.ListField(
-        child=serializers.CharField(),
-        required=False,
-        help_text="Grading only: the curveballs the candidate was offered (the others are reported as not "
-        "offered and not counted; without it every curveball counts). A round records its own; its save "
-        "refuses this key",
-    )
-
-
-class SubmissionSerializer(serializers.Serializer):
-    numbers = serializers.DictField(
-        child=serializers.CharField(allow_blank=True, allow_null=True, max_length=MAX_NUMBER_TEXT),
-        required=False,
-        help_text="Quantity name -> the text as typed: '48 GB', '2.5M tok/s', '~10 GB'",
-    )
-    design = DesignSerializer(required=False, help_text="Leave out to skip the shape score")
-    events = EventSerializer(many=True, required=False, help_text="Edits with times, for pacing")
-    depth = DepthAnswersSerializer(
-        required=False, help_text="The depth phase's answers; leave out to leave depth unscored"
-    )
+# Request: interview.api.submission.SubmissionSerializer, checked by grading.core.submission.read_submission
+# (the CLI's and the save's check).
 
 
 # Response: the grading report (grading.core.grader.grade).
@@ -344,6 +261,7 @@ class QuestionGradeApi(APIView):
         version = published_version_or_404(slug)
         if hiding := round_hiding_reference(user=request.user, question=version.question):
             raise ReferenceHidden(hiding, question=version.question)
+        SubmissionSerializer(data=request.data).is_valid(raise_exception=True)
         report = question_version_grade(version=version, submission=request.data)
         reference_check_record(user=request.user, question=version.question)
         return Response(report)

@@ -9,8 +9,9 @@ from rest_framework.views import APIView
 
 from config.http_types import AuthedApiRequest
 from config.service_errors import ErrorSerializer
-from interview.api.grading import DepthAnswersSerializer, ReportSerializer, ScoresSerializer
+from interview.api.grading import ReportSerializer, ScoresSerializer
 from interview.api.review_report import ReviewSerializer
+from interview.api.submission import DepthAnswersSerializer
 from interview.selectors import round_of_candidate
 from questions.selectors import published_question_or_404
 from rounds.models import Round, RoundMode, RoundStatus

@@ -9,18 +9,20 @@ from rest_framework.views import APIView
 
 from config.service_errors import ErrorSerializer
 from grading.core.vocabulary import FIX_CATEGORIES
+from interview.api.submission import CheckedBySubmission, DesignField, NumbersField
 from rounds.models import Work
 from rounds.services.work import work_save
-from rounds.validation import MAX_FIX_TEXT, MAX_FIXES, MAX_NUMBER_TEXT, MAX_SCRATCH
+from rounds.validation import MAX_FIX_TEXT, MAX_FIXES, MAX_SCRATCH
 
 
 class WorkSaveApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(CheckedBySubmission):
+        """The design and the numbers are checked as the grade checks them (CheckedBySubmission); the
+        service adds the save's own checks (the canvas's extras, numbers the question asks)."""
+
         revision = serializers.IntegerField(min_value=0)
-        design = serializers.JSONField(required=False)
-        numbers = serializers.DictField(
-            child=serializers.CharField(allow_blank=True, max_length=MAX_NUMBER_TEXT), required=False
-        )
+        design = DesignField(required=False, allow_null=True)
+        numbers = NumbersField(required=False, allow_null=True)
         scratch = serializers.CharField(required=False, allow_blank=True, max_length=MAX_SCRATCH)
         fixes = serializers.ListField(
             child=inline_serializer(

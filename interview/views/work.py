@@ -8,11 +8,12 @@ from django.views.decorators.http import require_POST
 
 from config.http_types import AuthedRequest
 from config.json_body import JsonTooDeep, json_loads_bounded
+from grading.core.submission import MAX_NUMBER_TEXT
 from interview.question_visibility import fixed_sheet_lines
 from rounds.models import Work
 from rounds.readings import describe_reading
 from rounds.services.work import StaleRevision, work_save
-from rounds.validation import MAX_NUMBER_TEXT, WorkError
+from rounds.validation import WorkError, WorkInvalid
 
 
 def _get_own_work(request: AuthedRequest, round_id: int) -> Work:
@@ -38,7 +39,7 @@ def _json_object(request: AuthedRequest) -> dict:
 def _base_revision(body: dict) -> int:
     revision = body.get("revision")
     if not isinstance(revision, int) or isinstance(revision, bool):
-        raise WorkError("revision: the save must say which revision it was based on.")
+        raise WorkInvalid([("revision", "the save must say which revision it was based on")])
     return revision
 
 
@@ -62,7 +63,8 @@ def save(request: AuthedRequest, round_id: int) -> JsonResponse:
     except StaleRevision as error:
         return JsonResponse({"error": str(error), "current_revision": error.current_revision}, status=409)
     except WorkError as error:
-        return JsonResponse({"error": str(error), "locked": error.status == 423}, status=error.status)
+        body = {"error": str(error), "errors": error.field_errors(), "locked": error.status == 423}
+        return JsonResponse(body, status=error.status)
     return JsonResponse(
         {"revision": result.revision, "saved": result.saved_fields, "saved_at": timezone.now().isoformat()}
     )

@@ -128,7 +128,9 @@ def test_a_round_with_random_typed_text_submits_and_its_report_page_shows_no_nan
     try:
         round_ = submit_with(alice, bank[slug], numbers, django_capture_on_commit_callbacks)
     except WorkError as refusal:  # NUL or a lone surrogate, which PostgreSQL cannot store: a 400 naming it
-        assert str(refusal).startswith("numbers: the text holds a character that cannot be stored")
+        assert str(refusal).startswith(
+            "Invalid input: numbers: the text holds a character that cannot be stored"
+        )
         assert any(UNSTORABLE.search(text) for text in numbers.values())
         return
     assert round_.status == RoundStatus.SUBMITTED

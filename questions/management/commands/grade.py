@@ -1,5 +1,6 @@
 """`python manage.py grade SLUG SUBMISSION.json [--json]`: grade a submission against the question's current
-published version and print the report. A malformed submission stops with a message naming the field."""
+published version and print the report. A malformed submission stops with the API's message, naming each field
+(grading.core.submission.read_submission checks both)."""
 
 import json
 import sys
@@ -8,6 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from config.service_errors import invalid_detail, problems_by_field
 from grading.core.submission import SubmissionError
 from questions.selectors import published_question_version
 from questions.services.grading import question_version_grade
@@ -41,7 +43,7 @@ class Command(BaseCommand):
         try:
             report = question_version_grade(version=version, submission=submission)
         except SubmissionError as error:
-            raise CommandError("The submission is malformed: " + str(error)) from None
+            raise CommandError(invalid_detail(problems_by_field(error.problems))) from None
         if options["json"]:
             self.stdout.write(json.dumps(report, sort_keys=True, indent=2, ensure_ascii=False))
         else:
