@@ -9,11 +9,18 @@ from typing import Any
 
 from grading.core.formula import UNBOUNDED
 from grading.core.model import ModelSpec
+from grading.core.question_reader import QUESTION_KEYS
 from grading.core.question_types import Asked, Curveball, FollowUp, QuestionSpec, ReviewSpec, Scenario
 
 
 def spec_to_dict(spec: QuestionSpec) -> dict[str, Any]:
-    """The question as a dict in the file format (YAML-ready); parsing it gives back an equal spec."""
+    """The question as a dict in the file format (YAML-ready), its keys in QUESTION_KEYS's order; parsing it
+    gives back an equal spec."""
+    written = _written(spec)
+    return {key: written[key] for key in QUESTION_KEYS if key in written}
+
+
+def _written(spec: QuestionSpec) -> dict[str, Any]:
     return {
         "slug": spec.slug,
         "title": spec.title,

@@ -60,7 +60,8 @@ from grading.core.vocabulary import (
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 _NODE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*\Z")
 _PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-# A question file's top-level keys, in the file's order: the one list the reader, authoring and export share.
+# A question file's top-level keys, in the bank files' order: the one list the reader, the export (its order),
+# authoring (its sections) and docs/question-format.md (tests/core/test_question_keys.py) share.
 QUESTION_KEYS = (
     "slug",
     "title",
@@ -69,19 +70,19 @@ QUESTION_KEYS = (
     "kind",
     "summary",
     "prompt",
-    "outline",
     "plan",
     "model",
     "asked",
     "design",
+    "review",
     "rubric",
+    "outline",
     "follow_ups",
     "mistakes",
     "scenarios",
     "concepts",
     "related",
     "figures",
-    "review",
     "curveballs",
 )
 QUESTION_OPTIONAL_KEYS = frozenset(
