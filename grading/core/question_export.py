@@ -137,6 +137,7 @@ def _asked_to_dict(asked: Asked) -> dict[str, Any]:
 
 
 def _scenario_to_dict(scenario: Scenario) -> dict[str, Any]:
+    marked = {"breaks_every_design": True} if scenario.breaks_every_design else {}
     return {
         "name": scenario.name,
         "title": scenario.title,
@@ -146,6 +147,7 @@ def _scenario_to_dict(scenario: Scenario) -> dict[str, Any]:
         "events": [dict(event) for event in scenario.events],
         "slo": dict(scenario.slo or {}),
         "duration_s": scenario.duration_s,
+        **marked,
     }
 
 

@@ -728,6 +728,7 @@ def _read_scenarios(
 ) -> tuple[Scenario, ...]:
     scenarios: list[Scenario] = []
     allowed = {"name", "title", "family", "description", "params", "events", "slo", "duration_s"}
+    allowed |= {"breaks_every_design"}
     for index, item in enumerate(reader.items(top, "scenarios", "scenarios")):
         field = f"scenarios[{index}]"
         entry = reader.mapping(item, field, allowed)
@@ -743,7 +744,13 @@ def _read_scenarios(
         params = _read_params(reader, entry.get("params"), f"{field}.params", units)
         events = _read_events(reader, entry.get("events"), f"{field}.events", duration)
         slo = _read_slo(reader, entry.get("slo"), f"{field}.slo")
-        scenarios.append(Scenario(name, title, family, duration or 0.0, description, params, events, slo))
+        breaks = entry.get("breaks_every_design", False)
+        if not isinstance(breaks, bool):
+            reader.add(f"{field}.breaks_every_design", "must be true or false")
+            breaks = False
+        scenarios.append(
+            Scenario(name, title, family, duration or 0.0, description, params, events, slo, breaks)
+        )
     return tuple(scenarios)
 
 

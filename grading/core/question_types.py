@@ -163,6 +163,9 @@ class Scenario:
     params: Mapping[str, str | float] = field(default_factory=dict)
     events: tuple[Mapping[str, Any], ...] = ()
     slo: Mapping[str, float] = field(default_factory=dict)
+    # Built to show a failure every design suffers: the reference (a review's reference fix) is meant to miss
+    # it in every run, and the failure score reads it as such (grading/core/failure_modes.py).
+    breaks_every_design: bool = False
 
 
 @dataclass(frozen=True)
