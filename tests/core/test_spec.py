@@ -328,3 +328,14 @@ def test_a_review_question_needs_its_planted_flaws_and_round_trips():
     without = {key: value for key, value in data.items() if key != "review"}
     with pytest.raises(SpecError, match="review"):
         parse_question(without, spec.slug)
+
+
+def test_a_scenario_says_it_breaks_every_design_with_true_or_false_and_round_trips():
+    data = question()
+    assert parse(data).scenarios[0].breaks_every_design is False
+    assert "breaks_every_design" not in spec_to_dict(parse(data))["scenarios"][0]  # stored only when true
+    data["scenarios"][0]["breaks_every_design"] = True
+    spec = parse(data)
+    assert spec.scenarios[0].breaks_every_design is True and parse(spec_to_dict(spec)) == spec
+    data["scenarios"][0]["breaks_every_design"] = "yes"
+    assert problems(data) == {"scenarios[0].breaks_every_design": "must be true or false"}
