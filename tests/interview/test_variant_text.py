@@ -103,3 +103,23 @@ def test_a_kv_cache_variant_shows_its_answers_to_the_interviewer_in_the_arithmet
     page, clock = page_response.content.decode(), clock_response.content.decode()
     assert "64,000 tokens" in page  # the variant's premise
     assert "21 GB" not in page + clock and "20.97" not in page + clock
+
+
+def test_a_variant_rounds_replays_run_at_the_variants_values(alice, question):
+    from rounds.models import ReplayRun
+    from rounds.services.replays import replays_enqueue_for_round
+
+    round_ = round_start(candidate=alice, question=question, mode="practice", variant=True, seed=5)
+    Round.objects.filter(pk=round_.pk).update(
+        variant_values={**round_.variant_values, "n_regions": 3.0, "util": 0.69}
+    )
+    round_ = Round.objects.get(pk=round_.pk)
+    replays_enqueue_for_round(round_=round_)
+    runs = ReplayRun.objects.filter(round=round_, scenario="region-drops-n-minus-one")
+    params = {run.side: run.inputs["params"] for run in runs}
+    # By hand: a replica spends 2,000 / 28,035 s prefilling plus 10 s / 64 of shared decode = 0.2276 s a
+    # request, so a region of 40 replicas carries 175.76 req/s; 3 regions at 69% offer 363.8 req/s (the
+    # defaults, 2 at 60%, offer 210.9).
+    assert params["reference"]["regions"] == 3 and params["candidate"]["regions"] == 3
+    assert params["reference"]["arrival_rate"] == pytest.approx(363.8, rel=1e-3)
+    assert params["candidate"]["arrival_rate"] == pytest.approx(363.8, rel=1e-3)  # both sides
