@@ -30,7 +30,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTION = "kv-cache-tiering"
-ASKED = ["kv_bytes_per_token", "kv_conv", "convs_in_hbm", "recompute_s", "breakeven_bw"]
+ASKED = ["kv_conv", "reload_dram_s", "convs_in_hbm", "recompute_s", "breakeven_bw"]
 CSRF_TOKEN = "c" * 32
 AUTOSAVE_EVERY_S = 5.0
 ROUND_SECONDS = "LOAD_ROUND_SECONDS"  # how long each simulated round autosaves before it is submitted

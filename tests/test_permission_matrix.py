@@ -77,7 +77,7 @@ class World:
         question = load_questions(tmp_path, KV_QUESTION)[KV_QUESTION]
         self.question = question
         self.round = round_start(candidate=alice, question=question, mode="timed")
-        work_save(round_id=self.round.pk, base_revision=0, numbers={"kv_bytes_per_token": "320 KiB/tok"})
+        work_save(round_id=self.round.pk, base_revision=0, numbers={"kv_conv": "9.8 GB"})
         invitation_create_for_username(round_=self.round, created_by=alice, username="bob")
         note_add(round_=self.round, author=bob, text="private note")
         scorecard_save(round_=self.round, interviewer=bob, levels={"numbers": {"level": 3}})
@@ -439,7 +439,7 @@ def reference_values(tmp_path, alice, client) -> list[str]:
     round_submit(round_id=graded.pk)
     client.force_login(alice)
     values = REFERENCE_CELL.findall(client.get(f"/rounds/{graded.pk}/report/").content.decode())
-    assert "320 KiB/tok" in values and len(values) >= 6, values
+    assert "9.83 GB" in values and len(values) >= 6, values
     return values
 
 

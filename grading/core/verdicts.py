@@ -403,6 +403,8 @@ def _the(label: str) -> str:
 def binary_prefix_note(message: str, given: str, given_shown: str, strict: str, factor: UnitFactor) -> str:
     if given_shown == strict:
         return f"{message[:-1]}; note {given} is {given_shown}: {factor.meaning}."
+    if given.replace(" ", "") == given_shown.replace(" ", ""):  # "9.6 GB" is 9.6 GB: say it once
+        return f"{message[:-1]}; strictly it is {strict}: {factor.meaning}."
     return f"{message[:-1]}; strictly it is {strict}, and {given} is {given_shown}: {factor.meaning}."
 
 

@@ -187,9 +187,9 @@ def test_each_service_refusal_answers_the_one_shape_with_a_documented_status(
     round_submit(round_id=submitted.pk)
     bob_api = APIClient()
     bob_api.force_authenticate(bob)
-    response = bob_api.post(grade_url, {"numbers": {"kv_bytes_per_token": 3}}, format="json")
+    response = bob_api.post(grade_url, {"numbers": {"kv_conv": 3}}, format="json")
     body = check(schema, "/api/questions/{slug}/grade/", "post", response, seen)
-    assert body["errors"] == {"numbers.kv_bytes_per_token": ["expected text"]}
+    assert body["errors"] == {"numbers.kv_conv": ["expected text"]}
     # The reference stays hidden while alice's round is open: the round and its page come along.
     body = post("/api/questions/{slug}/grade/", grade_url, {"numbers": {}})
     assert (body["code"], body["round"], body["round_url"]) == ("reference_hidden", rid, f"/rounds/{rid}/")

@@ -78,7 +78,7 @@ def test_the_check_page_warns_before_the_first_check(page, alice, tmp_path, tran
     expect(button).to_be_visible()
     assert warning.bounding_box()["y"] < button.bounding_box()["y"]  # read before the button is reached
     assert not ReferenceCheck.objects.exists()
-    page.locator("input[type=text]").first.fill("320 KiB")
+    page.locator("input[type=text]").first.fill("9.8 GB")
     button.click()
     expect(page.locator("#reference-seen-warning")).to_contain_text("You have checked this question before")
     assert ReferenceCheck.objects.filter(user=alice).count() == 2  # this question and the one sharing its KV

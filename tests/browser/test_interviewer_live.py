@@ -52,10 +52,10 @@ def test_an_interviewer_watches_scores_and_releases_and_the_candidate_sees_the_s
     # Alice draws a box and types a number; bob sees both appear within a few seconds.
     add_box(page, "api gateway")
     show_tab(page, "Numbers")
-    page.get_by_label("KV cache per token").fill("320 KB")
-    page.get_by_label("KV cache per token").blur()
+    page.get_by_label("KV cache of one conversation").fill("9.6 GB")
+    page.get_by_label("KV cache of one conversation").blur()
     typed_at = time.monotonic()
-    expect(second_page.locator("#live-n-kv_bytes_per_token")).to_have_text("320 KB", timeout=LIVE_WITHIN_MS)
+    expect(second_page.locator("#live-n-kv_conv")).to_have_text("9.6 GB", timeout=LIVE_WITHIN_MS)
     second_page.wait_for_function(
         "() => SevenboxCanvas.get(document.getElementById('live-canvas')).getDesign().nodes.length === 2",
         timeout=LIVE_WITHIN_MS,
@@ -105,10 +105,10 @@ def test_an_interviewer_watches_scores_and_releases_and_the_candidate_sees_the_s
         "() => SevenboxCanvas.get(document.getElementById('timeline-canvas')).getDesign().nodes.length"
     )
     second_page.wait_for_function(f"() => ({timeline_boxes})() === 2")
-    expect(second_page.locator("#tl-n-kv_bytes_per_token")).to_have_text("320 KB")
+    expect(second_page.locator("#tl-n-kv_conv")).to_have_text("9.6 GB")
     second_page.locator("#timeline-t").fill("0")
     expect(second_page.locator("#timeline-at")).to_have_text("0:00")
-    expect(second_page.locator("#tl-n-kv_bytes_per_token")).to_have_text("")
+    expect(second_page.locator("#tl-n-kv_conv")).to_have_text("")
     second_page.wait_for_function(f"() => ({timeline_boxes})() === 1")
     shown = "() => SevenboxCanvas.get(document.getElementById('timeline-canvas')).getDesign().nodes[0].id"
     assert second_page.evaluate(shown) == "client"
@@ -116,7 +116,7 @@ def test_an_interviewer_watches_scores_and_releases_and_the_candidate_sees_the_s
     expect(second_page.locator("#timeline-notes .note.later")).to_have_count(1)
     end = second_page.locator("#timeline-t").get_attribute("max")
     second_page.locator("#timeline-t").fill(end)
-    expect(second_page.locator("#tl-n-kv_bytes_per_token")).to_have_text("320 KB")
+    expect(second_page.locator("#tl-n-kv_conv")).to_have_text("9.6 GB")
     expect(second_page.locator("#timeline-notes .note.later")).to_have_count(0)
     assert second_page.evaluate(timeline_boxes) == 2
 

@@ -40,15 +40,15 @@ def test_the_report_and_its_tables_fit_390_px(page, alice, tmp_path, transaction
     page.get_by_role("button", name="Start a timed round").click()
     page.wait_for_url("**/rounds/*/")
     show_tab(page, "Numbers")
-    page.get_by_label("KV cache per token").fill("320 KB")
-    page.get_by_label("KV cache per token").blur()
+    page.get_by_label("KV cache of one conversation").fill("9.6 GB")
+    page.get_by_label("KV cache of one conversation").blur()
     expect(page.locator("#save-status")).to_contain_text("All changes saved", timeout=15_000)
     # The rest of the example submission, saved as the page would: the design, every other number.
     round_id = int(page.url.rstrip("/").split("/")[-1])
     example = json.loads(EXAMPLE.read_text())
     client = {"id": "client", "kind": "client", "label": "Client", "job": "", "failure": ""}
     design = example["design"] | {"nodes": [client, *example["design"]["nodes"]]}
-    numbers = example["numbers"] | {"kv_bytes_per_token": "320 KB"}
+    numbers = example["numbers"] | {"kv_conv": "9.6 GB"}
     revision = Work.objects.get(round_id=round_id).revision
     work_save(round_id=round_id, base_revision=revision, design=design, numbers=numbers)
     page.reload()
@@ -61,7 +61,7 @@ def test_the_report_and_its_tables_fit_390_px(page, alice, tmp_path, transaction
         assert replay_execute(run_id=run.pk) == "done"
     page.set_viewport_size({"width": 390, "height": 844})
     page.reload()
-    expect(page.locator("body")).to_contain_text("KV cache per token")
+    expect(page.locator("body")).to_contain_text("KV cache of one conversation")
     expect(page.locator("main")).to_contain_text("Session-affine router")
     expect(page.locator("main canvas").first).to_be_visible()  # a replay's chart
     expect(page.locator("#report-bands")).to_contain_text("“within 3×”")  # what the bands mean, once

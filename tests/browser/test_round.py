@@ -53,8 +53,8 @@ def test_a_candidate_draws_types_reloads_and_submits_a_timed_round(page, second_
     assert len(read_design(page)["edges"]) == 6
 
     show_tab(page, "Numbers")
-    page.get_by_label("KV cache per token").fill("320 KB")
-    expect(page.locator("#reading-kv_bytes_per_token")).to_contain_text("Read as")
+    page.get_by_label("KV cache of one conversation").fill("9.6 GB")
+    expect(page.locator("#reading-kv_conv")).to_contain_text("Read as")
     show_tab(page, "Scratch")
     page.locator("#scratch").fill("2 x 80 x 8 x 128 x 2 bytes")
     page.locator("#scratch").blur()
@@ -63,7 +63,7 @@ def test_a_candidate_draws_types_reloads_and_submits_a_timed_round(page, second_
     clock_before = page.locator("#clock").inner_text()
     page.wait_for_timeout(1500)
     page.reload()
-    expect(page.get_by_label("KV cache per token")).to_have_value("320 KB")
+    expect(page.get_by_label("KV cache of one conversation")).to_have_value("9.6 GB")
     expect(page.locator("#scratch")).to_have_value("2 x 80 x 8 x 128 x 2 bytes")
     drawn = [node for node in read_design(page)["nodes"] if node["id"] != "client"]  # the client was there
     assert len(drawn) == 7 and len(read_design(page)["edges"]) == 6
@@ -90,7 +90,7 @@ def test_a_candidate_draws_types_reloads_and_submits_a_timed_round(page, second_
     second_page.get_by_role("button", name="Submit for grading").click()
     second_page.wait_for_url(f"**/rounds/{round_id}/report/")
     expect(second_page.locator("body")).to_contain_text("Overall")
-    expect(second_page.locator("body")).to_contain_text("KV cache per token")
+    expect(second_page.locator("body")).to_contain_text("KV cache of one conversation")
     assert Round.objects.get(pk=round_id).status == RoundStatus.SUBMITTED
 
 
@@ -98,8 +98,8 @@ def test_the_round_locks_at_the_deadline_and_the_server_refuses_a_late_write(pag
     log_in(page, "alice")
     round_id = start_timed_round(page)
     show_tab(page, "Numbers")
-    page.get_by_label("KV cache per token").fill("320 KiB")
-    page.get_by_label("KV cache per token").blur()
+    page.get_by_label("KV cache of one conversation").fill("9.8 GB")
+    page.get_by_label("KV cache of one conversation").blur()
     wait_saved(page)
     # Move the round's clock: its deadline is now two seconds away.
     Round.objects.filter(pk=round_id).update(
@@ -113,12 +113,12 @@ def test_the_round_locks_at_the_deadline_and_the_server_refuses_a_late_write(pag
     token = page.evaluate("JSON.parse(document.body.getAttribute('hx-headers'))['X-CSRFToken']")
     response = page.request.post(
         f"/rounds/{round_id}/save/",
-        data={"revision": 1, "numbers": {"kv_bytes_per_token": "1 GB"}},
+        data={"revision": 1, "numbers": {"kv_conv": "1 GB"}},
         headers={"X-CSRFToken": token},
     )
     assert response.status == 423
     assert "round" in response.json()["error"].lower()
     round_ = Round.objects.get(pk=round_id)
-    assert round_.work.numbers["kv_bytes_per_token"] == "320 KiB"
+    assert round_.work.numbers["kv_conv"] == "9.8 GB"
     page.wait_for_url(f"**/rounds/{round_id}/report/", timeout=15_000)
     assert Round.objects.get(pk=round_id).status == RoundStatus.SUBMITTED

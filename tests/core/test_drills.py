@@ -90,7 +90,12 @@ def test_an_input_line_is_not_a_drill():
 
 
 def with_wording(spec, name: str, wording: str):
-    asked = tuple(dataclasses.replace(a, drill=wording) if a.name == name else a for a in spec.asked)
+    """`spec` with `wording` on its asked line `name`; a line it does not ask (kv-cache-tiering states its KV
+    per token since issue 30) is asked first, as the per-token line was."""
+    lines = spec.asked
+    if name not in {a.name for a in lines}:
+        lines = (dataclasses.replace(lines[0], name=name, tolerance=0.02, weight=1.0), *lines)
+    asked = tuple(dataclasses.replace(a, drill=wording) if a.name == name else a for a in lines)
     return dataclasses.replace(spec, asked=asked)
 
 

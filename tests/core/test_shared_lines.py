@@ -14,10 +14,12 @@ def spec(slug: str) -> dict:
 
 
 def test_a_check_stating_the_same_kv_per_token_reveals_that_answer_and_nothing_else():
-    # Both questions take 320 KiB of KV a token (327,680 B/tok; 3.3e5 to two figures, in B/tok).
-    kv_answers = answer_figures(spec("kv-cache-tiering"))
+    # Both questions take 320 KiB of KV a token (327,680 B/tok; 3.3e5 to two figures, in B/tok): llm-batching
+    # asks it, and a check of kv-cache-tiering (where it is a premise since issue 30) states it.
+    kv_answers = answer_figures(spec("llm-batching-system"))
     assert kv_answers["kv_bytes_per_token"] == (3.3e5, "B/tok")
-    assert "kv_bytes_per_token" in revealed_answers(stated_figures(spec("llm-batching-system")), kv_answers)
+    assert "kv_bytes_per_token" in revealed_answers(stated_figures(spec("kv-cache-tiering")), kv_answers)
+    assert "kv_bytes_per_token" not in answer_figures(spec("kv-cache-tiering"))
     assert revealed_answers(stated_figures(spec("usage-billing-pipeline")), kv_answers) == []
 
 

@@ -128,10 +128,11 @@ NOT_A_NUMBER = re.compile(r"\b(nan|inf|infinity)\b|∞", re.IGNORECASE)
 # Found by this test: 1e308 KiB/tok overflowed to inf in base units ("∞× too high. That is inf orders of
 # magnitude"); 1e-322, a subnormal float, was read and its ratio to the reference underflowed to 0
 # (ValueError: math domain error); 2.3e-308 was "∞× too low"; 1e-300 FLOP against 3.6e25 FLOP underflowed
-# given / implied to 0 (ValueError: math domain error).
-@example(sheet=("kv-cache-tiering", {"kv_bytes_per_token": "1e308"}))
-@example(sheet=("kv-cache-tiering", {"kv_bytes_per_token": "1e-322"}))
-@example(sheet=("kv-cache-tiering", {"kv_bytes_per_token": "2.3e-308"}))
+# given / implied to 0 (ValueError: math domain error). kv-cache-tiering's KV per token is now a premise:
+# the same values on its conversation's GB line overflow and underflow alike.
+@example(sheet=("kv-cache-tiering", {"kv_conv": "1e308"}))
+@example(sheet=("kv-cache-tiering", {"kv_conv": "1e-322"}))
+@example(sheet=("kv-cache-tiering", {"kv_conv": "2.3e-308"}))
 @example(sheet=("ten-thousand-gpu-cluster", {"train_flops": "1e-300"}))
 # Found by this test: a goodput of 1e10 (0.506 expected) made the probe of a unit factor hidden in one term of
 # its sum take exp of about -1,500, 0, and then log(0) (ValueError: math domain error; a 500 on submit).
@@ -172,11 +173,11 @@ def test_a_value_hundreds_of_orders_from_the_reference_is_far_too_low_and_counte
     line = next(line for line in flops if line["name"] == "train_flops")
     assert line["verdict"] == "arithmetic_slip"
     assert "you wrote 1e-300 — far too low. That is 326 orders of magnitude" in line["message"]
-    # 320 KiB/tok = 327,680 B/tok against 2.3e-308 KiB/tok = 2.355e-305 B/tok: 310.15 orders, a ratio whose
-    # inverse is beyond a float (it was "∞× too low")
-    kv = grade_typed(question("kv-cache-tiering"), {"kv_bytes_per_token": "2.3e-308"})["lines"]
-    line = next(line for line in kv if line["name"] == "kv_bytes_per_token")
-    assert "you wrote 2.3e-308 — far too low. That is 310 orders of magnitude" in line["message"]
+    # 30,000 tok x 327,680 B/tok = 9.8304e9 B against 2.3e-308 GB = 2.3e-299 B; 9.8304e9 / 2.3e-299 = 4.27e308
+    # is 308.63 orders, a ratio whose inverse is beyond a float (it was "∞× too low")
+    kv = grade_typed(question("kv-cache-tiering"), {"kv_conv": "2.3e-308"})["lines"]
+    line = next(line for line in kv if line["name"] == "kv_conv")
+    assert "you wrote 2.3e-308 — far too low. That is 309 orders of magnitude" in line["message"]
 
 
 def test_a_goodput_ten_billion_times_too_high_is_a_slip_counted_in_orders():

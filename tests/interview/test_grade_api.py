@@ -20,7 +20,7 @@ def post(client, url, data):
 
 def test_it_returns_the_report(client, alice, published):
     client.force_login(alice)
-    response = post(client, URL, {"numbers": {"kv_bytes_per_token": "320 KiB", "kv_conv": "98 GB"}})
+    response = post(client, URL, {"numbers": {"reload_dram_s": "25 ms", "kv_conv": "98 GB"}})
     assert response.status_code == 200
     report = response.json()
     lines = {line["name"]: line for line in report["lines"]}

@@ -30,10 +30,10 @@ def grade_command(*args: str) -> str:
 
 
 def test_it_prints_the_report_as_json(published, tmp_path):
-    submission = write(tmp_path, {"numbers": {"kv_bytes_per_token": "320 KiB", "kv_conv": "98 GB"}})
+    submission = write(tmp_path, {"numbers": {"kv_conv": "98 GB", "reload_dram_s": "25 ms"}})
     report = json.loads(grade_command(SLUG, submission, "--json"))
     lines = {line["name"]: line for line in report["lines"]}
-    assert lines["kv_bytes_per_token"]["verdict"] == "correct"
+    assert lines["reload_dram_s"]["verdict"] == "correct"  # 9.83 GB / (8 x 50 GB/s) = 24.6 ms
     assert lines["kv_conv"]["verdict"] == "arithmetic_slip"
     assert "check the power of ten" in lines["kv_conv"]["message"]
     assert report["question"] == {

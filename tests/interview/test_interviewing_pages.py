@@ -36,12 +36,12 @@ def score_form(level: int = 3, recommendation: str = "lean_yes") -> dict:
 
 
 def test_the_console_shows_the_live_work_and_the_hidden_reference(client, bob, invited_round):
-    work_save(round_id=invited_round.pk, base_revision=0, numbers={"kv_bytes_per_token": "320 KB"})
+    work_save(round_id=invited_round.pk, base_revision=0, numbers={"kv_conv": "9.6 GB"})
     client.force_login(bob)
     page = client.get(f"/interviews/{invited_round.pk}/").content.decode()
     assert "data-sevenbox-canvas data-readonly" in page and 'id="live-design"' in page
     assert 'hx-trigger="every 2s"' in page
-    assert "320 KB" in page and "Intro" in page and "Expected now:" in page
+    assert "9.6 GB" in page and "Intro" in page and "Expected now:" in page
     assert "Mixing KB and KiB" in page  # a common mistake
     assert "320 KiB per token" in page  # the answer outline
     assert "Session-affine router" in page  # the reference design
@@ -184,12 +184,12 @@ def test_the_scorecard_marks_disagreements_with_the_engine(client, bob, invited_
 
 
 def test_the_timeline_shows_the_work_as_it_was_and_the_notes_on_the_same_line(client, bob, invited_round):
-    work_save(round_id=invited_round.pk, base_revision=0, numbers={"kv_bytes_per_token": "300 KB"})
-    work_save(round_id=invited_round.pk, base_revision=1, numbers={"kv_bytes_per_token": "320 KB"})
+    work_save(round_id=invited_round.pk, base_revision=0, numbers={"kv_conv": "9 GB"})
+    work_save(round_id=invited_round.pk, base_revision=1, numbers={"kv_conv": "9.6 GB"})
     note_add(round_=invited_round, author=bob, text="Corrected the KV size")
 
-    WorkEvent.objects.filter(round=invited_round, value="300 KB").update(t=60)
-    WorkEvent.objects.filter(round=invited_round, value="320 KB").update(t=120)
+    WorkEvent.objects.filter(round=invited_round, value="9 GB").update(t=60)
+    WorkEvent.objects.filter(round=invited_round, value="9.6 GB").update(t=120)
     client.force_login(bob)
     early = client.get(f"/interviews/{invited_round.pk}/timeline/")
     assert early.status_code == 302  # the round is still running
@@ -198,11 +198,11 @@ def test_the_timeline_shows_the_work_as_it_was_and_the_notes_on_the_same_line(cl
         submitted_at=invited_round.started_at + timedelta(minutes=5)
     )
     at_90 = client.get(f"/interviews/{invited_round.pk}/timeline/?t=90").content.decode()
-    assert 'id="tl-n-kv_bytes_per_token" data-number="kv_bytes_per_token">300 KB<' in at_90
+    assert 'id="tl-n-kv_conv" data-number="kv_conv">9 GB<' in at_90
     assert 'type="range"' in at_90 and 'id="timeline-events"' in at_90
     assert "Corrected the KV size" in at_90
     at_end = client.get(f"/interviews/{invited_round.pk}/timeline/").content.decode()
-    assert 'data-number="kv_bytes_per_token">320 KB<' in at_end
+    assert 'data-number="kv_conv">9.6 GB<' in at_end
 
 
 def test_the_timeline_at_zero_shows_the_client_box_every_round_opens_with(client, bob, invited_round):

@@ -27,7 +27,7 @@ def questions(tmp_path):
 @pytest.fixture
 def submitted(alice, questions):
     round_ = round_start(candidate=alice, question=questions[KV_QUESTION], mode="practice")
-    work_save(round_id=round_.pk, base_revision=0, numbers={"kv_bytes_per_token": "320 KiB"})
+    work_save(round_id=round_.pk, base_revision=0, numbers={"kv_conv": "9.8 GB"})
     return round_submit(round_id=round_.pk)
 
 

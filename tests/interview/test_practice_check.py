@@ -40,7 +40,7 @@ def test_it_shows_one_box_per_asked_quantity_with_its_label_and_unit_but_no_valu
 
 def test_posting_numbers_shows_the_report_and_keeps_what_was_typed(client, alice, published):
     client.force_login(alice)
-    response = client.post(url(), {"kv_bytes_per_token": "320 KiB", "kv_conv": "98 GB"})
+    response = client.post(url(), {"reload_dram_s": "25 ms", "kv_conv": "98 GB"})
     assert response.status_code == 200
     page = response.content.decode()
     assert 'id="grading-report"' in page

@@ -14,8 +14,8 @@ from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 pytestmark = pytest.mark.usefixtures("db")
 CHECK = reverse("practice-check", args=[KV_QUESTION])
 GRADE = f"/api/questions/{KV_QUESTION}/grade/"
-# kv-cache-tiering's asked kv_bytes_per_token, as the check and the API state it when they grade.
-REFERENCE_SHOWN = "320 KiB/tok"
+# kv-cache-tiering's asked kv_conv, as the check and the API state it when they grade.
+REFERENCE_SHOWN = "9.83 GB"
 
 
 @pytest.fixture
@@ -26,13 +26,13 @@ def question(tmp_path):
 def test_the_check_page_names_and_links_the_timed_round_instead_of_grading(client, alice, question):
     round_ = round_start(candidate=alice, question=question, mode="timed")
     client.force_login(alice)
-    for response in (client.get(CHECK), client.post(CHECK, {"kv_bytes_per_token": ""})):
+    for response in (client.get(CHECK), client.post(CHECK, {"kv_conv": ""})):
         page = response.content.decode()
         assert response.status_code == 409
         assert f"round {round_.pk}" in page and "timed round" in page
         assert f'href="/rounds/{round_.pk}/"' in page
         assert REFERENCE_SHOWN not in page and 'id="grading-report"' not in page
-        assert 'name="kv_bytes_per_token"' not in page
+        assert 'name="kv_conv"' not in page
 
 
 def test_the_grading_api_refuses_during_a_practice_variant_round_with_the_round_and_its_link(
@@ -40,7 +40,7 @@ def test_the_grading_api_refuses_during_a_practice_variant_round_with_the_round_
 ):
     round_ = round_start(candidate=alice, question=question, mode="practice", variant=True, seed=7)
     client.force_login(alice)
-    response = client.post(GRADE, {"numbers": {"kv_bytes_per_token": ""}}, content_type="application/json")
+    response = client.post(GRADE, {"numbers": {"kv_conv": ""}}, content_type="application/json")
     assert response.status_code == 409
     body = response.json()
     assert body["round"] == round_.pk and body["round_url"] == f"/rounds/{round_.pk}/"
@@ -60,7 +60,7 @@ def test_a_scheduled_interview_round_hides_the_reference_before_its_clock_starts
 def test_the_check_grades_again_once_the_round_is_submitted(client, alice, question):
     round_submit(round_id=round_start(candidate=alice, question=question, mode="timed").pk)
     client.force_login(alice)
-    assert REFERENCE_SHOWN in client.post(CHECK, {"kv_bytes_per_token": ""}).content.decode()
+    assert REFERENCE_SHOWN in client.post(CHECK, {"kv_conv": ""}).content.decode()
     response = client.post(GRADE, {"numbers": {}}, content_type="application/json")
     assert response.status_code == 200
 
@@ -92,7 +92,7 @@ def test_a_round_on_a_question_sharing_a_line_closes_the_check_and_says_which_ro
     questions = load_questions(tmp_path / "two", KV_QUESTION, "llm-batching-system")
     round_ = round_start(candidate=alice, question=questions["llm-batching-system"], mode="timed")
     client.force_login(alice)
-    response = client.post(CHECK, {"kv_bytes_per_token": ""})  # kv-cache-tiering asks the same KV per token
+    response = client.post(CHECK, {"kv_conv": ""})  # llm-batching asks the KV per token it states
     page = response.content.decode()
     assert response.status_code == 409 and f"round {round_.pk}" in page and "shares lines with it" in page
     assert REFERENCE_SHOWN not in page
@@ -103,6 +103,6 @@ def test_a_round_on_a_question_sharing_no_line_leaves_the_check_open(client, ali
     questions = load_questions(tmp_path / "two", KV_QUESTION, "usage-billing-pipeline")
     round_start(candidate=alice, question=questions["usage-billing-pipeline"], mode="practice")
     client.force_login(alice)
-    response = client.post(CHECK, {"kv_bytes_per_token": "320 KiB"})
+    response = client.post(CHECK, {"kv_conv": "9.8 GB"})
     assert response.status_code == 200 and REFERENCE_SHOWN in response.content.decode()
     assert client.post(GRADE, {}, content_type="application/json").status_code == 200

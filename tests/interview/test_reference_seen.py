@@ -22,7 +22,7 @@ DIMENSIONS = ("numbers", "shape", "arithmetic", "depth", "failures", "communicat
 
 def check_on_page(client, user) -> None:
     client.force_login(user)
-    assert client.post(CHECK, {"kv_bytes_per_token": "320 KiB"}).status_code == 200
+    assert client.post(CHECK, {"kv_conv": "9.8 GB"}).status_code == 200
 
 
 def test_grading_on_the_check_page_or_the_api_is_recorded_and_opening_it_is_not(client, alice, kv_question):

@@ -118,13 +118,13 @@ def test_the_round_page_and_clock_never_show_the_reference_expectations(client, 
 
 def test_a_submitted_round_is_graded_on_its_own_question_version(client, alice, timed_round):
     client.force_login(alice)
-    save(client, timed_round, revision=0, numbers={"kv_bytes_per_token": "320 KiB"})
+    save(client, timed_round, revision=0, numbers={"kv_conv": "9.8 GB"})
     assert client.post(f"/rounds/{timed_round.pk}/submit/").status_code == 302
     timed_round.refresh_from_db()
     assert timed_round.report["question"]["slug"] == KV_QUESTION
     assert timed_round.report["question"]["version"] == timed_round.question_version.number
-    line = next(line for line in timed_round.report["lines"] if line["name"] == "kv_bytes_per_token")
-    assert line["given_text"] == "320 KiB"
+    line = next(line for line in timed_round.report["lines"] if line["name"] == "kv_conv")
+    assert line["given_text"] == "9.8 GB"
     assert timed_round.score == timed_round.report["scores"]["overall"]
 
 

@@ -38,13 +38,13 @@ def test_a_save_bumps_the_revision_and_logs_each_change(client, alice, timed_rou
         "nodes": [{"id": "gw", "kind": "gateway", "label": "API gateway", "job": "auth", "failure": "x"}],
         "edges": [],
     }
-    response = save(client, timed_round, revision=0, numbers={"kv_bytes_per_token": "320 KiB"}, design=design)
+    response = save(client, timed_round, revision=0, numbers={"kv_conv": "9.8 GB"}, design=design)
     assert response.status_code == 200, response.content
     assert response.json()["revision"] == 1
     fields = set(WorkEvent.objects.filter(round=timed_round).values_list("field", flat=True))
-    assert fields == {"numbers.kv_bytes_per_token", "design"}
+    assert fields == {"numbers.kv_conv", "design"}
     timed_round.work.refresh_from_db()
-    assert timed_round.work.numbers == {"kv_bytes_per_token": "320 KiB"}
+    assert timed_round.work.numbers == {"kv_conv": "9.8 GB"}
 
 
 def test_a_save_from_a_stale_tab_is_refused_and_changes_nothing(client, alice, timed_round):
@@ -65,13 +65,13 @@ def test_the_service_raises_stale_revision(timed_round):
 
 def test_a_save_after_the_deadline_is_refused_with_a_clear_message(client, alice, timed_round):
     client.force_login(alice)
-    save(client, timed_round, revision=0, numbers={"kv_bytes_per_token": "320 KiB"})
+    save(client, timed_round, revision=0, numbers={"kv_conv": "9.8 GB"})
     move_clock_past_deadline(timed_round)
-    response = save(client, timed_round, revision=1, numbers={"kv_bytes_per_token": "999 KiB"})
+    response = save(client, timed_round, revision=1, numbers={"kv_conv": "99 GB"})
     assert response.status_code == 423
     assert "Time is up" in response.json()["error"] or "submitted" in response.json()["error"]
     timed_round.work.refresh_from_db()
-    assert timed_round.work.numbers == {"kv_bytes_per_token": "320 KiB"}
+    assert timed_round.work.numbers == {"kv_conv": "9.8 GB"}
 
 
 def test_a_malformed_save_is_refused_at_the_boundary(client, alice, timed_round):
@@ -89,7 +89,7 @@ def test_a_malformed_save_is_refused_at_the_boundary(client, alice, timed_round)
     "body",
     [
         {"scratch": "before\x00after"},
-        {"numbers": {"kv_bytes_per_token": "320\x00KiB"}},
+        {"numbers": {"kv_conv": "9.8\x00GB"}},
         {"design": {"nodes": [{"id": "a", "label": "gate\ud800way"}], "edges": []}},
         {"fixes": [{"scenario": "x\x00", "fix": "y"}]},
     ],
@@ -114,13 +114,13 @@ def test_the_sheet_says_how_an_entry_was_read_without_judging_it(client, alice, 
     client.force_login(alice)
     response = client.post(
         f"/rounds/{timed_round.pk}/read/",
-        {"name": "kv_bytes_per_token", "numbers.kv_bytes_per_token": "320 KB"},
+        {"name": "kv_conv", "numbers.kv_conv": "9.6 GB"},
     )
     text = response.content.decode()
     assert "Read as" in text and "correct" not in text.lower()
     unread = client.post(
         f"/rounds/{timed_round.pk}/read/",
-        {"name": "kv_bytes_per_token", "numbers.kv_bytes_per_token": "lots"},
+        {"name": "kv_conv", "numbers.kv_conv": "lots"},
     )
     assert "Could not read" in unread.content.decode()
 

@@ -83,9 +83,7 @@ def restore_copy(tmp_path):
 def test_a_graded_round_restored_from_a_dump_reads_back_identical(tmp_path, alice, restore_copy):
     question = load_questions(tmp_path, KV_QUESTION)[KV_QUESTION]
     round_ = round_start(candidate=alice, question=question, mode="practice")
-    work_save(
-        round_id=round_.pk, base_revision=0, numbers={"kv_bytes_per_token": "320 KiB/tok"}, scratch="2·80"
-    )
+    work_save(round_id=round_.pk, base_revision=0, numbers={"kv_conv": "9.8 GB"}, scratch="2·80")
     round_submit(round_id=round_.pk)
     original = Round.objects.select_related("work").get(pk=round_.pk)
 

@@ -19,7 +19,7 @@ from tests.interview.bank_fixtures import KV_QUESTION, load_questions
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-FIELD = "kv_bytes_per_token"
+FIELD = "kv_conv"
 RACES = 4
 
 

@@ -17,7 +17,7 @@ from tests.zz_faults.services import postgres_restart
 pytestmark = pytest.mark.django_db(transaction=True)
 
 CSRF = "f" * 32
-FIELD = "kv_bytes_per_token"
+FIELD = "kv_conv"
 
 
 class Autosave:

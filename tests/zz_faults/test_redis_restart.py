@@ -37,7 +37,7 @@ def test_pages_keep_serving_while_redis_is_down(tmp_path, alice):
             assert client.get(url).status_code == 200, url
         saved = client.post(
             reverse("round-save", args=[round_.pk]),
-            {"revision": 0, "numbers": {"kv_bytes_per_token": "320 KiB/tok"}},
+            {"revision": 0, "numbers": {"kv_conv": "9.8 GB"}},
             content_type="application/json",
         )
         assert saved.status_code == 200 and saved.json()["revision"] == 1
@@ -77,9 +77,9 @@ def test_a_candidate_save_while_redis_is_down_is_kept_after_it_returns(tmp_path,
     question = load_questions(tmp_path / "kv", KV_QUESTION)[KV_QUESTION]
     round_ = round_start(candidate=alice, question=question, mode="practice")
     with redis_stopped():
-        result = work_save(round_id=round_.pk, base_revision=0, numbers={"kv_bytes_per_token": "320 KiB/tok"})
+        result = work_save(round_id=round_.pk, base_revision=0, numbers={"kv_conv": "9.8 GB"})
     round_.work.refresh_from_db()
-    assert result.revision == 1 and round_.work.numbers == {"kv_bytes_per_token": "320 KiB/tok"}
+    assert result.revision == 1 and round_.work.numbers == {"kv_conv": "9.8 GB"}
 
 
 def test_posting_a_comment_while_redis_is_down_does_not_fail_the_page(tmp_path, alice):
