@@ -70,7 +70,7 @@ def test_the_round_fills_the_window_with_the_clock_canvas_and_panel_on_screen(
         clock = rect(page, "#clock")
         assert clock["y"] >= 0 and clock["y"] + clock["h"] <= height
     page.get_by_role("tab", name="Numbers").click()
-    expect(page.get_by_label("KV cache of one conversation")).to_be_in_viewport()  # on a phone, the sheet comes up
+    expect(page.get_by_label("KV cache of one conversation")).to_be_in_viewport()  # the sheet comes up
     assert no_sideways_scroll(page)
 
 
