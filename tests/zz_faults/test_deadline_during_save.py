@@ -103,6 +103,10 @@ def test_a_save_racing_the_deadline_is_graded_or_refused_never_acknowledged_and_
         client = Client()
         client.force_login(alice)
         save = save_like_the_page(client)
+        # The first request of a process pays for imports and the URL resolver (~0.5 s here), most of the
+        # 600 ms race: one save on a practice round first, so the race measures the save, not the warm-up.
+        warm_up = round_start(candidate=alice, question=question, mode="practice")
+        save(warm_up.pk, 0, numbers={FIELD: "9.8 GB"})
     else:
         save = save_through_the_service
     for _ in range(RACES):
