@@ -103,7 +103,7 @@ def rounds_to_visit(tmp_path, transactional_db, alice, bob) -> dict[str, int]:
         for index, node in enumerate(example["design"]["nodes"])
     ]
     long_label = "Inference engine with a paged KV cache and a host tier"
-    long_box = {"id": "eng", "kind": "engine", "label": long_label, "job": "Run the forward passes"}
+    long_box = {"id": "eng-long", "kind": "engine", "label": long_label, "job": "Run the forward passes"}
     long_box |= {"failure": "KV exhaustion", "x": 580, "y": 500}
     design = {"nodes": [client, *nodes, long_box], "edges": [*example["design"]["edges"]]}
 
