@@ -137,7 +137,7 @@ def test_training_cluster_review_fix_is_judged_against_its_reference_fix():
     assert fixed_failure_report(reference_fix, reference_fix)["score"] == 100.0
 
 
-def runs_of(entry: dict, key: int, seeds: int = 2, **params) -> dict:
+def runs_of(entry: dict, key: int | str, seeds: int = 2, **params) -> dict:
     """A replay entry's runs on seed key `key` (`seeds` seeds), with `params` over its own."""
     return run_scenario_seeds(
         entry["family"],
@@ -162,26 +162,30 @@ def test_video_generation_reference_meets_its_own_slo_on_every_seed():
         assert all(run["summary"]["ttft_p95_s"] < 120 for run in runs)
 
 
-def test_rag_reference_meets_both_llm_scenarios_and_forty_nodes_miss_them():
+def test_rag_reference_meets_both_llm_scenarios_forty_nodes_miss_the_rack_loss_and_no_warm_pool_the_dip():
     # By hand: a node prefills 8 GPUs x 1,979 TFLOP/s x 0.7 / (2 x 70.55e9 FLOP a token) = 78,539 tok/s, so
     # 50 queries/s of 1,000 tokens keep it ~64% busy; after a rack of six is lost the 54 left take 55.6 q/s
     # (~71%). The dip (a third more load) needs ceil(3,000 x 1.333 / 50) = 80 nodes: 60 plus a warm pool of
     # 20. Forty nodes take 75 q/s each, 96% of a node's prefill, and queue past the 2 s TTFT when a rack goes
     # (their dip's warm pool follows from their own 40 nodes: 80 - 40); 60 nodes with no warm pool leave the
-    # dip's 20 extra nodes behind 70 s cold starts.
+    # dip's 20 extra nodes behind 70 s cold starts. Two seeds a scenario (key 1), as the other replays here:
+    # the reference meets both by a wide margin, so no seed decides it (measured on seed keys 1-4, eight
+    # seeds, which this test replayed at four times the cost until 2026-12-04: TTFT p95 0.91-1.21 s in the
+    # dip and 0.58-0.63 s after the rack loss, against 2 s, nothing unserved).
     spec = spec_to_dict(load_question(BANK / "rag-at-10k-qps.yaml"))
     entries = {entry["scenario"]: entry for entry in replay_inputs(spec, side="reference")}
     assert entries["hit-rate-dips"]["params"]["prefill_tok_s"] == pytest.approx(78_539, rel=1e-3)
     assert entries["hit-rate-dips"]["params"]["warm_pool"] == 20
-    for key in range(1, 5):
-        for entry in entries.values():
-            runs = runs_of(entry, key)["results"]
-            assert all(run["passed"] for run in runs), (
-                key,
-                entry["scenario"],
-                [r["slo_checks"] for r in runs],
-            )
-    forty = replayed("rag-at-10k-qps", "candidate", {"llm_nodes": "40"})
-    assert forty["lose-a-rack-of-llm-nodes"]["met"] == 0, forty
+    for entry in entries.values():
+        runs = runs_of(entry, 1)["results"]
+        assert all(run["passed"] for run in runs), (entry["scenario"], [r["slo_checks"] for r in runs])
+    # Forty nodes replay only the rack loss (their dip, which they meet, was replayed and never read).
+    (forty,) = [
+        entry
+        for entry in replay_inputs(spec, side="candidate", numbers={"llm_nodes": "40"})
+        if entry["scenario"] == "lose-a-rack-of-llm-nodes"
+    ]
+    forty_runs = runs_of(forty, "hand")
+    assert forty_runs["met"] == 0, forty_runs["results"][0]["slo_checks"]
     no_pool = runs_of(entries["hit-rate-dips"], 1, warm_pool=0)
     assert no_pool["met"] == 0, no_pool["results"][0]["slo_checks"]
