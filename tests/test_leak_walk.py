@@ -154,6 +154,16 @@ def asked_values(
 ) -> dict[str, set[str]]:
     """Asked line -> the written forms of its reference value (at a variant's values when given), less the
     figures the prompt states."""
+    key = (json.dumps(spec), public, json.dumps(variant))  # the spec's own key order kept
+    return {name: set(patterns) for name, patterns in _asked_values(*key).items()}
+
+
+@functools.cache
+def _asked_values(spec_json: str, public: str, variant_json: str) -> dict[str, frozenset[str]]:
+    """asked_values, worked out once for each spec, public text and variant: the bank fixture of four tests,
+    the walks and the bank-wide searches ask for the same ones (the patterns' searches through every prompt
+    cost the fixture ~6 s each time)."""
+    spec, variant = json.loads(spec_json), json.loads(variant_json)
     report = grade(spec, {"numbers": {}}, overrides=variant)
     prompt = rendered_spec(spec, variant)["prompt"]  # as the candidate reads it, {placeholders} written out
     review = spec.get("kind") == "review"
@@ -168,7 +178,8 @@ def asked_values(
             continue  # the prompt gives it: a premise, not an answer
         stated |= {pattern for pattern in patterns if public and _found(pattern, public)}
         if patterns - stated:
-            values[line["name"]] = patterns - stated  # a figure the prompt states is not an answer either
+            # A figure the prompt states is not an answer either.
+            values[line["name"]] = frozenset(patterns - stated)
     return values
 
 
