@@ -9,7 +9,7 @@ MANAGE := $(BIN)/python manage.py
 # numba caches the compiled replay loop in var/numba-cache (compiled once, ~20 s, then loaded by every worker).
 RUN_ENV := DEBUG=$${DEBUG:-1} NUMBA_CACHE_DIR=$${NUMBA_CACHE_DIR:-$(CURDIR)/var/numba-cache}
 
-.PHONY: install install-runtime check-lock run test test-core test-fast lint format lock bench check-deploy browsers clean
+.PHONY: install install-runtime check-lock run test test-core test-rest test-fast lint format lock bench check-deploy browsers clean
 
 # Two stamps: `make run` installs the runtime lock only; tests, lint and benchmarks add the development lock.
 $(RUNTIME_STAMP): requirements.lock
@@ -38,6 +38,11 @@ test: install
 # The pure grading core's tests, run without Django (CI runs this too).
 test-core: install
 	$(BIN)/python -m pytest -p no:django tests/core $(PYTEST_ARGS)
+
+# Every test but the pure core's: CI runs `make test-core`, then this, so the two together are `make test`
+# (tests/core ran once, without Django; run under Django too it checks nothing more).
+test-rest: install
+	$(BIN)/python -m pytest --ignore=tests/core $(PYTEST_ARGS)
 
 test-fast: install
 	$(BIN)/python -m pytest -m "not browser" $(PYTEST_ARGS)
