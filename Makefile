@@ -32,15 +32,12 @@ run: install-runtime
 	@if [ "$${DEBUG:-1}" != "0" ]; then $(RUN_ENV) $(MANAGE) create_demo_accounts; fi
 	$(RUN_ENV) $(BIN)/python -m config.devrun
 
-test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+# Every test once: the pure grading core's without Django (which proves it needs none), then all the others.
+test: test-core test-rest
 
-# The pure grading core's tests, run without Django (CI runs this too).
 test-core: install
 	$(BIN)/python -m pytest -p no:django tests/core $(PYTEST_ARGS)
 
-# Every test but the pure core's: CI runs `make test-core`, then this, so the two together are `make test`
-# (tests/core ran once, without Django; run under Django too it checks nothing more).
 test-rest: install
 	$(BIN)/python -m pytest --ignore=tests/core $(PYTEST_ARGS)
 
