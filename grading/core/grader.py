@@ -46,7 +46,7 @@ from grading.core.design_check import (
 )
 from grading.core.formula import Evaluator
 from grading.core.model import ModelError, ReferenceModel
-from grading.core.quantity_text import ParseFailure, alike_counts, not_converted, read_on_line
+from grading.core.quantity_text import ParseFailure, alike_counts, label_counts, not_converted, read_on_line
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
 from grading.core.question_types import CLIENT_KIND, Curveball, QuestionSpec
@@ -799,12 +799,16 @@ class _Run:
     def _per_in_chain(self, name: str, per: str) -> bool:
         """Whether the line's chain is itself per one `per` (a GB/GPU term, or a label "HBM per GPU"):
         then "427k tokens per GPU" on a one-GPU replica's KV room says what the line is."""
-        if len(self._per_names(per)) > 1:
+        named = self._per_names(per)
+        if len(named) > 1:
             return True  # per node where a replica is one node: a replica's figure, as the line is
-        said = re.compile(rf"\bper {re.escape(per)}\b", re.IGNORECASE)
+        # The line's own label says it is for one of them ("KV cache of one conversation", "HBM left on a
+        # replica"): "9.8 GB per conversation" repeats it. A label up the chain must say "per GPU".
+        if label_counts(self.p.labels[name]) & named:
+            return True
         return any(
             dict(self.p.units[quantity].dims.exponents).get(per, 0) < 0
-            or said.search(self.p.labels[quantity])
+            or label_counts(self.p.labels[quantity], per_only=True) & named
             for quantity in self.p.upstream[name]
         )
 

@@ -40,7 +40,9 @@ Rules, in order:
   "half", "quarter" or a unit ("a minute"), never elsewhere ("$1,080 a day" is per day, "8 nodes, one per
   rack" keeps its note). Vague amounts ("a few", "a couple of", "lots", "hundreds of") stay unread. A text
   that reads with digits is never read again, so no reading that reads in digits changes.
-- On a line (`read_on_line`): "unbounded", "no limit", "∞" are an unbounded value; a share ("2.3%") where the
+- "each GPU", "a GPU", "for every node" after a unit are "per GPU", "per node" (units.normalize_unit_text).
+- On a line (`read_on_line`): "unbounded", "no limit", "∞" are an unbounded value, however said ("there is
+  no limit", "it's unbounded", "no queue limit", "not capped", "N/A (no limit)"); a share ("2.3%") where the
   line asks for an amount is the wrong dimension; one vocabulary of count nouns (units.COUNT_NOUNS) names the
   line's counts; a figure naming no count is in the line's counts ("3/s" on requests per second per team).
 """
@@ -123,18 +125,28 @@ _NON_ANSWER = re.compile(
     r"pass|none|nothing|-+|—|\?+)\s*[.!]?\s*",
     re.IGNORECASE,
 )
-_ZERO_WORDS = frozenset({"none", "nothing"})
-# A design's limit that is not there: read as +inf (a line whose value is unbounded, or the bank's stand-in).
-_NO_LIMIT = re.compile(
-    r"\s*(?:unbounded|unlimited|infinite|infinity|inf|∞|no\s+(?:limit|bound|cap|maximum|max))\s*[.!]?\s*",
-    re.IGNORECASE,
+# A design's limit that is not there: read as +inf (a line whose value is unbounded, or the bank's stand-in),
+# said as people say it: "unbounded", "no limit", "no queue limit", "no upper bound", "not capped", after a
+# subject ("there is no limit", "it's unbounded", "the queue is unbounded").
+_NO_LIMIT_WORD = (
+    r"(?:unbounded|unlimited|uncapped|limitless|infinite|infinity|inf|∞|"
+    r"no\s+(?:[A-Za-z]+\s+){0,2}?(?:limit|bound|cap|maximum|max|ceiling|timeout)s?|"
+    r"not\s+(?:limited|bounded|capped))"
 )
+_NO_LIMIT_SUBJECT = r"(?:(?:there|it|that|this|which|the\s+[A-Za-z]+(?:\s+[A-Za-z]+)?)\s*(?:\s(?:is|are|has)|['’]s)\s+|its\s+|is\s+)?"
+_NO_LIMIT = re.compile(rf"\s*{_NO_LIMIT_SUBJECT}{_NO_LIMIT_WORD}\s*[.!]?\s*", re.IGNORECASE)
 # ... with a note after it that holds no number: "unbounded FIFO", "none (no cap)", "no limit at all".
 _NO_LIMIT_NOTED = re.compile(
-    r"\s*(?P<word>unbounded|unlimited|infinite|infinity|∞|no\s+(?:limit|bound|cap|maximum|max)|none)"
+    rf"\s*{_NO_LIMIT_SUBJECT}(?P<word>{_NO_LIMIT_WORD}|none)"
     r"(?![A-Za-z])(?P<note>\s*[(,;:-]?\s*[A-Za-z(][^\d]*)",
     re.IGNORECASE,
 )
+# ... or a non-answer that says it in a note: "N/A (no limit)", "- unbounded".
+_NO_LIMIT_AFTER_NONE = re.compile(
+    rf"\s*(?:n/?a|-+|—)\s*[(,;:-]?\s*(?P<word>{_NO_LIMIT_WORD})\s*\)?\s*[.!]?\s*", re.IGNORECASE
+)
+_ZERO_WORDS = frozenset({"none", "nothing"})
+_NONE_SAID = re.compile(rf"\s*{_NO_LIMIT_SUBJECT}(?P<word>none|nothing)\s*[.!]?\s*", re.IGNORECASE)
 _ARABIC_SEPARATORS = {"\u066b": ".", "\u066c": ","}
 _DURATION_SECONDS = {
     **dict.fromkeys(("d", "day", "days"), 86400.0),
@@ -911,16 +923,10 @@ def read_on_line(
 
     A number that fits a float as typed but not once in the line's base units ("1e308" on a KiB/tok line,
     "1e-322 ms") is refused as too far from (or too close to) zero, like one typed beyond ±1e308."""
-    if isinstance(text, str) and (
-        _NO_LIMIT.fullmatch(text) or (no_limit and text.strip().rstrip(".!").lower() in _ZERO_WORDS)
-    ):
-        return LineReading(math.inf, f"read {text.strip()!r} as no limit", False)
-    noted = _NO_LIMIT_NOTED.fullmatch(text) if isinstance(text, str) else None
-    if noted and (no_limit or noted.group("word").lower() not in _ZERO_WORDS):
-        note = (
-            f"read {noted.group('word')!r} as no limit; {noted.group('note').strip(' ,;:-')!r} read as a note"
-        )
-        return LineReading(math.inf, note, False)
+    if isinstance(text, str) and len(text) <= MAX_TEXT_CHARS:
+        unbounded = _no_limit(text, no_limit)
+        if unbounded is not None:
+            return LineReading(math.inf, unbounded, False)
     reading = _read_on_line(text, unit, label, zero, alike)
     if isinstance(reading, ParseFailure):
         if reading.as_line_unit is not None and not math.isfinite(reading.as_line_unit):
@@ -938,6 +944,20 @@ def read_on_line(
     if isinstance(typed, ParsedQuantity) and typed.spread is not None:
         reading = dataclasses.replace(reading, spread=typed.spread)
     return reading
+
+
+def _no_limit(text: str, no_limit: bool) -> str | None:
+    """The note for a text that says there is no limit ("no limit", "there is no cap", "it's unbounded",
+    "N/A (no limit)", "none" where the line's value may be no limit: `no_limit`), else None."""
+    if _NO_LIMIT.fullmatch(text) or (no_limit and _NONE_SAID.fullmatch(text)):
+        return f"read {text.strip()!r} as no limit"
+    noted = _NO_LIMIT_NOTED.fullmatch(text)
+    if noted and (no_limit or noted.group("word").lower() not in _ZERO_WORDS):
+        note = noted.group("note").strip(" ,;:-")
+        return f"read {noted.group('word')!r} as no limit; {note!r} read as a note"
+    if _NO_LIMIT_AFTER_NONE.fullmatch(text):
+        return f"read {text.strip()!r} as no limit"
+    return None
 
 
 def alike_counts(gpus_per_replica: float | None) -> frozenset[tuple[str, str]]:
@@ -982,6 +1002,9 @@ def _read_on_line(
         as_typed = parsed.base_value / _unit_factor(parsed.unit) * target.factor
         as_typed_or_none = None if math.isclose(as_typed, parsed.base_value, rel_tol=1e-9) else as_typed
         per = _written_per(parsed.dims, target.dims)
+        if per and per in label_counts(label) | {other for one, other in alike if one == per}:
+            # "9.8 GB per conversation" on "KV cache of one conversation": the line's own qualifier.
+            per, how = "", f"'per {per}' read as the line's own (it is for one {per})"
         return LineReading(parsed.base_value, _joined(parsed.note, how), True, as_typed_or_none, per)
     # "$38,880" or "$38,880 per team" on a per-team-per-month line: per month, the period the text leaves out.
     # Only a budget's period (an hour or longer) goes without saying: "28k tokens" is no rate per second.
@@ -1007,6 +1030,22 @@ def _read_on_line(
     message = f"{text.strip()!r} is in {parsed.unit}; this line asks for {asked}"
     as_line_unit = parsed.base_value / _unit_factor(parsed.unit) * target.factor
     return ParseFailure(text, message, "dimension", as_line_unit)
+
+
+_ONE_OF = re.compile(r"\b(?:per|one|a|an|each|every)\s+(?P<noun>[A-Za-z][\w-]*)", re.IGNORECASE)
+_PER_ONE_OF = re.compile(r"\bper\s+(?P<noun>[A-Za-z][\w-]*)", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=1024)
+def label_counts(label: str, *, per_only: bool = False) -> frozenset[str]:
+    """The counts a label says it is for one of: "KV cache of one conversation" (session), "HBM left on a
+    replica" (replica), "Requests per second one replica serves"; with `per_only`, only after "per"."""
+    counts: set[str] = set()
+    for match in (_PER_ONE_OF if per_only else _ONE_OF).finditer(label):
+        noun = re.sub(r"['’]s\Z", "", match.group("noun"))
+        symbol = count_symbol(noun)
+        counts |= {symbol} if symbol else counts_named_by(noun)
+    return frozenset(counts)
 
 
 def _is_share(parsed: ParsedQuantity) -> bool:

@@ -264,10 +264,13 @@ _UNIT_TOKEN = re.compile(
 _WORD = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]*")
 _HYPHEN_COMPOUND = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:-[A-Za-z_]\w*)+")
 _PER = re.compile(r"(?:^|\s+)per\s+", re.IGNORECASE)
-_A_PERIOD = re.compile(
-    r"(?:(?<=\S)\s+|^)(?:a|an|every|each)\s+(?=(?:second|sec|minute|min|hour|hr|day|week|month|year)s?\b)",
+# "a day", "every hour", "each GPU", "a GPU", "for each node", "per each replica": per that period or count,
+# as "per GPU" reads (issue 30: "<qty> each <countable>", "<qty> a <countable>" read as "<qty> per ...").
+_A_PER = re.compile(
+    r"(?:(?<=\S)\s+|^)(?:(?:for|per)\s+(?:each|every|one|a|an)|a|an|every|each)\s+(?=(?P<word>[A-Za-z][\w-]*))",
     re.IGNORECASE,
 )
+_PERIOD_WORD = re.compile(r"(?:second|sec|minute|min|hour|hr|day|week|month|year)s?\Z", re.IGNORECASE)
 _SMALL_EXPONENT = re.compile(r"\s*[+-]?(?:10|\d)(?:\.5)?(?![\w.])")
 
 
@@ -407,7 +410,7 @@ def normalize_unit_text(text: str) -> str:
     for old, new in (("$", " USD "), ("¢", " cent "), ("%", " percent "), ("²", "**2"), ("³", "**3")):
         text = text.replace(old, new)
     text = _HYPHEN_COMPOUND.sub(lambda match: "(" + match.group(0).replace("-", "*") + ")", text)
-    text = _A_PERIOD.sub(" per ", text).strip()  # "120 GPU-h a day", "5 GB every hour": per that period
+    text = _A_PER.sub(_per_countable, text).strip()  # "120 GPU-h a day", "9.2 GB/s each GPU": per that
     pieces = _PER.split(text)
     if len(pieces) > 1:
         head = pieces[0].strip() or "1"
@@ -416,6 +419,14 @@ def normalize_unit_text(text: str) -> str:
     if text.startswith("/"):
         text = "1" + text
     return _WORD.sub(_canonical_word, text)
+
+
+def _per_countable(match: re.Match[str]) -> str:
+    """ " per " for "a"/"each"/"every"/"for each" before a period or a count ("a day", "each GPU", "a
+    conversation", "each H100"); anything else stays as typed."""
+    word = match.group("word").split("-")[0]
+    countable = _PERIOD_WORD.match(word) or count_symbol(word) is not None or counts_named_by(word)
+    return " per " if countable else match.group(0)
 
 
 def _canonical_word(match: re.Match[str]) -> str:
