@@ -200,6 +200,12 @@ class _Prepared:
             name: self.has_bytes[name] and dict(self.units[name].dims.exponents).get("s", 0) < 0
             for name in model.quantities
         }
+        self.bits_met = {  # where bits versus bytes can happen: a rate in bytes (links, disks are quoted in
+            # bits), or bits in the quantity or its chain; a size worked from sizes meets no bits (a factor of
+            # 8 in a KV cache is a count: heads, layers, GPUs)
+            name: any(self.byte_rate[q] or self.bits[q] for q in (name, *self.upstream[name]))
+            for name in model.quantities
+        }
         self.is_count = {  # a count of things (GPUs, links, nodes), not a plain number
             name: unit.dims.physical.is_dimensionless and not unit.dims.counts.is_dimensionless
             for name, unit in self.units.items()
@@ -615,6 +621,8 @@ class _Run:
                 scaled = abs(typed_number) >= 1
                 if factor.family == "percent" and bounds.high > 1:
                     continue
+                if factor.family == "bits" and not (self.p.bits_met[name] or _in_bits(text)):
+                    continue  # a size worked from sizes: 8x is a count (heads, GPUs), not bits
                 if not (
                     is_written_size(unit.dims, size, scaled=scaled)
                     or (typed_prefix and factor.family == "metric")
@@ -1042,7 +1050,7 @@ class _Run:
             for quantity in self.p.upstream[name]
         ):
             return False
-        if self.p.has_bytes[name]:
+        if self.p.has_bytes[name] and self.p.bits_met[name]:
             return True
         reference = float(self.ref[name])
         for quantity in sorted(self.p.upstream[name]):
@@ -1087,10 +1095,13 @@ class _Run:
             if needed is None:
                 continue
             unit = self.p.units[term]
+            typed = self.readings.get(term)
             for factor in self.p.unit_factors[term]:
                 if factor.factor < MIN_TERM_FACTOR or (
                     factor.family == "percent" and abs(written) > MAX_SHARE
                 ):
+                    continue
+                if factor.family == "bits" and not self.p.bits_met[term]:
                     continue
                 if abs(abs(math.log(needed)) - math.log(factor.factor)) > math.log(_TERM_SCALE_SLACK):
                     continue
@@ -1100,6 +1111,8 @@ class _Run:
                         if not is_written_size(unit.dims, size, scaled=abs(written) / unit.factor >= 1):
                             continue
                     moved_term = written * factor.factor if too_large else written / factor.factor
+                    if typed is not None and typed.value is not None and not _typed_as(typed, moved_term):
+                        continue  # the term is on their sheet as they used it: a slip elsewhere, not a unit
                     moved = self._with_term(name, term, moved_term, world)
                     if not math.isfinite(moved) or not moved or (moved > 0) != (value > 0):
                         continue
@@ -1335,6 +1348,12 @@ class _Run:
 
 
 _CALL = re.compile(r"[A-Za-z_]\w*\(")
+
+
+def _typed_as(reading: _Reading, value: float) -> bool:
+    """Whether a line they typed in another unit ("78.6 Gb") has, read in its line's unit, the number
+    `value`: the figure then used as typed (78.6 GB), a unit slip their own sheet shows."""
+    return reading.as_typed is not None and math.isclose(reading.as_typed, value, rel_tol=1e-6)
 
 
 def _one_call(text: str) -> bool:

@@ -248,10 +248,16 @@ def test_off_by_a_thousand_is_a_unit_error_that_says_which():
     assert "1,000× too large" in line["message"] and "metric prefix" in line["message"]
 
 
-def test_bytes_written_where_bits_were_meant_is_a_unit_error_for_bits():
-    line = lines_of({**RIGHT, "conversation_kv": "78.6 GB"})["conversation_kv"]  # 78.6 Gb is 9.83 GB
-    assert line["verdict"] == "unit_error"
-    assert "8× too large: bits versus bytes" in line["message"]
+def test_bits_versus_bytes_on_a_size_is_named_only_where_bits_are_written():
+    # 327,680 B/tok x 30,000 tok = 9.83 GB. "9.83 Gb" is 9.83 / 8 = 1.23 GB: the right working in bits, a
+    # unit error their own unit shows. "78.6 GB" (8x) names bytes, the line's own unit, and nothing in the
+    # chain (sizes times a count of tokens) is in bits: an 8 is a count (64 KV heads for 8), a slip.
+    written_bits = lines_of({**RIGHT, "conversation_kv": "9.83 Gb"})["conversation_kv"]
+    assert written_bits["verdict"] == "unit_error"
+    assert "8× too small: bits versus bytes" in written_bits["message"]
+    eightfold = lines_of({**RIGHT, "conversation_kv": "78.6 GB"})["conversation_kv"]
+    assert eightfold["verdict"] == "arithmetic_slip"
+    assert "bits" not in eightfold["message"] and eightfold["message"].endswith("8× too high.")
 
 
 def test_a_transfer_time_off_by_eight_is_bits_versus_bytes():

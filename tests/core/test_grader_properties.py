@@ -2,6 +2,7 @@
 
 import math
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ from grading.core.grader import _accepted_range, grade
 from grading.core.model import ModelError
 from grading.core.question_files import load_pack
 from grading.core.question_types import QuestionSpec
+from grading.core.units import BIT_UNIT_NAMES
 
 BANK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
 SPECS, _ = load_pack(BANK)
@@ -157,8 +159,9 @@ def test_a_value_off_by_a_thousand_or_eight_is_a_unit_error_a_count_taken_as_one
             real = abs(math.log(line["given"] / line["reference"]))
             assert abs(real - math.log(line["factor"])) <= math.log1p(v.EXACT_FACTOR_BAND), line["message"]
         return
-    # Bits versus bytes on a line in bytes whose chain counts no 8 (8 GPUs); elsewhere (a time, a count of
-    # sizes over sizes, a chain with 8 GPUs) an 8x may be a slip, which then names the real factor.
+    # Bits versus bytes on a line in bytes whose chain counts no 8 (8 GPUs) and meets bits (a rate in bytes,
+    # a link or a disk, or a quantity in bits, in the line or its chain); elsewhere (a time, a count of sizes
+    # over sizes, a size worked from sizes, a chain with 8 GPUs) an 8x may be a slip, named as its factor.
     chain_counts_eight = any(
         model.dims(dep).physical.is_dimensionless
         and not model.dims(dep).counts.is_dimensionless
@@ -166,9 +169,14 @@ def test_a_value_off_by_a_thousand_or_eight_is_a_unit_error_a_count_taken_as_one
         for dep in model.upstream(name)
     )
     in_bytes = any(symbol == "B" for symbol, _ in model.dims(name).exponents)
+    bits_met = any(
+        (dict(model.dims(q).exponents).get("B", 0) > 0 and dict(model.dims(q).exponents).get("s", 0) < 0)
+        or any(word in BIT_UNIT_NAMES for word in re.findall(r"[A-Za-z]+", model.quantities[q].unit))
+        for q in (name, *model.upstream(name))
+    )
     eight_as_slip = (
         bits
-        and not (in_bytes and not chain_counts_eight)
+        and not (in_bytes and bits_met and not chain_counts_eight)
         and line["verdict"] == "arithmetic_slip"
         and line["message"].endswith(f"8× too {'high' if up else 'low'}.")
     )

@@ -386,20 +386,31 @@ def test_an_assumption_in_minutes_that_is_not_the_reference_is_out_of_range_and_
 
 
 def test_a_weight_load_in_bits_inside_the_cold_start_is_named_as_that_term():
-    # 141.1 GB / 3 GB/s = 47.0 s; taken 8x (bits as bytes): 376.3 s, and 5 + 376.3 + 15 + 3 = 399.3 s.
-    # Later lines from their 399 s: uncovered 15 + 399.3 - 60 = 354.3 s, backlog 50 x 399.3 = 19,965 req.
-    lines = graded(
-        "autoscaling-cold-start",
-        {"t_cold": "399", "uncovered_s": "354", "backlog_nopool": "19,965", "scale_up_cooldown": "399 s"},
-    )
+    # The load time left unwritten: 141.1 GB at 3 GB/s read as 3 Gb/s (0.375 GB/s) is 376.3 s, and 5 +
+    # 376.3 + 15 + 3 = 399.3 s. Later lines from their 399 s: uncovered 15 + 399.3 - 60 = 354.3 s, backlog
+    # 50 x 399.3 = 19,965 req.
+    later = {"uncovered_s": "354", "backlog_nopool": "19,965", "scale_up_cooldown": "399 s"}
+    lines = graded("autoscaling-cold-start", {"weight_load_time": "", "t_cold": "399", **later})
     line = lines["t_cold"]
     assert line["verdict"] == "unit_error"
     assert line["factor"] == 8
     assert line["message"] == (
-        "5 s + 47 s + 15 s + 3 s = 70 s; you wrote 399, which is that with your time to load the weights 8× "
-        "too large (376 s instead of 47 s): bits versus bytes."
+        "5 s + (141 GB / 3 GB/s) + 15 s + 3 s = 70 s; you wrote 399, which is that with your weight load "
+        "bandwidth into a new replica 8× too small (0.375 GB/s instead of 3 GB/s): bits versus bytes."
     )
-    assert only_wrong(lines) == ["t_cold"]
+    assert only_wrong(lines) == ["weight_load_time", "t_cold"]  # the blank line is missing
+
+
+def test_a_term_their_own_sheet_shows_is_not_read_as_taken_in_another_unit():
+    # They wrote the load time, 47 s, on its own line: 399 for 5 + 47 + 15 + 3 = 70 s is not that term
+    # taken 8x (376 s), their sheet says they used 47 s (another term may still fit: 5 min + 47 + 15 + 3 =
+    # 365 s is within 10% of 399).
+    line = graded("autoscaling-cold-start", {"weight_load_time": "47 s", "t_cold": "399"})["t_cold"]
+    assert "time to load the weights" not in line["message"] and "bits" not in line["message"]
+    # 120 s fits no term's unit: 120 / 70.04 = 1.713, a slip said as a percentage under 2x: 71% high.
+    line = graded("autoscaling-cold-start", {"weight_load_time": "47 s", "t_cold": "120"})["t_cold"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert line["message"].endswith("you wrote 120 — too high by 71%.")
 
 
 def test_minutes_written_as_seconds_in_one_term_of_the_plan_are_named_and_carried():

@@ -104,3 +104,33 @@ def test_a_design_with_no_limit_said_in_a_sentence_is_right_on_its_limit_line():
     # eight-gpu-design-review's FIFO has no limit (its range reaches unbounded): "there is no limit" is it.
     line = graded("eight-gpu-design-review", {"queue_limit": "there is no limit"})["queue_limit"]
     assert line["verdict"] == "correct", line["message"]
+
+
+# 3. A unit slip is named only where what they wrote supports it.
+
+
+def test_a_wrong_count_with_no_unit_written_is_a_slip_not_bits_versus_bytes():
+    # kv-cache-tiering: floor((8 x 80 GB x 0.9 - 70.6e9 x 2 B) / 9.8 GB) = floor(434.9 / 9.8) = 44. They
+    # wrote the conversation's 9.8 GB on its own line, so 5 is not "9.8 GB taken as 78.4 GB (bits)": a count
+    # (44 / 8 GPUs = 5.5, or a wrong method), an arithmetic slip, 44 / 5 = 8.8x low. No unit is named.
+    line = graded("kv-cache-tiering", {"kv_conv": "9.8 GB", "convs_in_hbm": "5 (44 in HBM)"})["convs_in_hbm"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert line["message"].endswith("you wrote 5 (44 in HBM) — 8.8× too low.")
+    assert "bits" not in line["message"]
+
+
+def test_with_the_size_unwritten_a_bare_count_still_gets_no_bits_from_a_chain_of_sizes():
+    # The same 5 with the conversation's size left blank: the size (30,000 tok x 320 KiB) is worked from
+    # sizes only, no link or bits in its chain, so 8x in it is no bits versus bytes either.
+    line = graded("kv-cache-tiering", {"kv_conv": "", "convs_in_hbm": "5"})["convs_in_hbm"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert "bits" not in line["message"]
+
+
+def test_bits_on_a_transfer_are_still_named():
+    # model-artifact-distribution: 141 TB from the origin over 40 Gb/s = 141e12 x 8 / 40e9 = 28,200 s = 7.83
+    # h; the link read as 40 GB/s gives 3,525 s = 0.98 h, 8x short. A link in bits is in the chain: bits
+    # versus bytes is named.
+    line = graded("model-artifact-distribution", {"origin_only_time": "0.98 h"})["origin_only_time"]
+    assert line["verdict"] == "unit_error"
+    assert "8× too small: bits versus bytes" in line["message"]
