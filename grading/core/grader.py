@@ -557,6 +557,10 @@ class _Run:
                 v.power_of_ten(float(value) / reference) if reference and math.isfinite(reference) else 0
             )
             hint = "Check the power of ten." if exponent else ""
+            if reading.spread is not None:
+                ends = self._range_ends(name, float(value), reading.spread)
+                outside = v.range_outside_note(ends, bounds.low_accepted, bounds.high_accepted)
+                hint = " ".join(part for part in (outside, hint) if part)
             message = v.out_of_range_message(
                 given,
                 bounds.low_text,
@@ -985,8 +989,20 @@ class _Run:
             return _Outcome(v.ARITHMETIC_SLIP, v.no_value_message(self._reference_shown(name)))
         _, implied, world = min(worlds, key=lambda item: item[0])  # the reading closest to what they wrote
         arithmetic = self._arithmetic(name, world, implied)
+        spread = self.readings[name].spread
+        if spread is not None:  # a range: which of its ends miss, not its midpoint
+            ends = self._range_ends(name, value, spread)
+            message = v.range_slip_message(arithmetic, given, ends, implied, line.check, line.tolerance)
+            return _Outcome(v.ARITHMETIC_SLIP, message, implied)
         message = v.slip_message(arithmetic, given, value, implied, line.check)
         return _Outcome(v.ARITHMETIC_SLIP, message, implied)
+
+    def _range_ends(
+        self, name: str, value: float, spread: tuple[float, float]
+    ) -> tuple[tuple[str, float], tuple[str, float]]:
+        """A range's two ends, each as shown in the line's unit and as a base-unit value."""
+        low, high = (float(value) * end for end in spread)
+        return (self.p.shown(name, low), low), (self.p.shown(name, high), high)
 
     def _wrong_method(
         self, name: str, world: dict[str, Any], value: float, implied: float

@@ -133,7 +133,10 @@ _NO_LIMIT_WORD = (
     r"no\s+(?:[A-Za-z]+\s+){0,2}?(?:limit|bound|cap|maximum|max|ceiling|timeout)s?|"
     r"not\s+(?:limited|bounded|capped))"
 )
-_NO_LIMIT_SUBJECT = r"(?:(?:there|it|that|this|which|the\s+[A-Za-z]+(?:\s+[A-Za-z]+)?)\s*(?:\s(?:is|are|has)|['’]s)\s+|its\s+|is\s+)?"
+_NO_LIMIT_SUBJECT = (  # "there is", "there's", "it is", "the queue is", "its" (for "it's"), "is"
+    r"(?:(?:there|it|that|this|which|the\s+[A-Za-z]+(?:\s+[A-Za-z]+)?)\s*(?:\s(?:is|are|has)|['’]s)\s+"
+    r"|its\s+|is\s+)?"
+)
 _NO_LIMIT = re.compile(rf"\s*{_NO_LIMIT_SUBJECT}{_NO_LIMIT_WORD}\s*[.!]?\s*", re.IGNORECASE)
 # ... with a note after it that holds no number: "unbounded FIFO", "none (no cap)", "no limit at all".
 _NO_LIMIT_NOTED = re.compile(

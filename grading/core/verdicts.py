@@ -275,6 +275,39 @@ def slip_message(arithmetic: str, given: str, value: float, implied: float, chec
     return f"{arithmetic}; you wrote {given} — {slip_hint(value, implied, check)}."
 
 
+def range_slip_message(
+    arithmetic: str,
+    given: str,
+    ends: tuple[tuple[str, float], tuple[str, float]],
+    implied: float,
+    check: str,
+    tolerance: float | None,
+) -> str:
+    """A range ("2-2.5 s") that misses the band: which end or ends fall outside it and how far, each end
+    said as a slip of its own; an end inside the band is named as inside."""
+    outside = [not within(check, tolerance, value, implied) for _, value in ends]
+    band = band_text(check, tolerance)
+    if all(outside):
+        said = "; ".join(f"{shown} {slip_hint(value, implied, check)}" for shown, value in ends)
+        return f"{arithmetic}; you wrote {given}: both ends are outside the band ({band}): {said}."
+    index = outside.index(True)
+    (shown, value), (other, _) = ends[index], ends[1 - index]
+    end, other_end = ("low end", "high end") if index == 0 else ("high end", "low end")
+    return (
+        f"{arithmetic}; you wrote {given}: its {end}, {shown}, is outside the band ({band}), "
+        f"{slip_hint(value, implied, check)}; its {other_end}, {other}, is inside."
+    )
+
+
+def range_outside_note(ends: tuple[tuple[str, float], tuple[str, float]], low: float, high: float) -> str:
+    """For an assumption typed as a range that leaves its plausible range: which end leaves it."""
+    outside = [not low <= value <= high for _, value in ends]
+    if all(outside) or not any(outside):
+        return ""
+    index = outside.index(True)
+    return f"Its {'low' if index == 0 else 'high'} end, {ends[index][0]}, is the one outside."
+
+
 def slip_hint(value: float, implied: float, check: str = "relative") -> str:
     """What kind of slip: the sign, a power of ten, a factor, or a percentage off; on a count a few off is
     said as a count ("2 too low (whole number, ±1)"), not as "too low by 0.4%"."""

@@ -134,3 +134,34 @@ def test_bits_on_a_transfer_are_still_named():
     line = graded("model-artifact-distribution", {"origin_only_time": "0.98 h"})["origin_only_time"]
     assert line["verdict"] == "unit_error"
     assert "8× too small: bits versus bytes" in line["message"]
+
+
+# 4. A range that misses its band says which end.
+
+
+def test_a_range_that_misses_says_which_ends_fall_outside_the_band():
+    # multimodal-latency: 0.1 s + 3.5 MB x 8 / 20 Mb/s = 0.1 + 1.4 = 1.5 s, band within 20%.
+    # "2-2.5 s": 2 / 1.5 = 1.333 (33% high) and 2.5 / 1.5 = 1.667 (67% high): both ends outside.
+    both = graded("multimodal-latency", {"network_s": "2-2.5 s"})["network_s"]
+    assert both["verdict"] == "arithmetic_slip"
+    assert both["message"].endswith(
+        "you wrote 2-2.5 s: both ends are outside the band (within 20%): 2 s too high by 33%; 2.5 s too high "
+        "by 67%."
+    )
+    # "1-1.4 s": 1 / 1.5 = 0.667 (33% low) is outside; 1.4 / 1.5 = 0.933 (6.7% low) is inside.
+    one = graded("multimodal-latency", {"network_s": "1-1.4 s"})["network_s"]
+    assert one["verdict"] == "arithmetic_slip"
+    assert one["message"].endswith(
+        "you wrote 1-1.4 s: its low end, 1 s, is outside the band (within 20%), too low by 33%; its high "
+        "end, 1.4 s, is inside."
+    )
+
+
+def test_an_assumption_typed_as_a_range_says_which_end_leaves_its_range():
+    # serverless-gpu-warm-pool's weight load bandwidth is plausible up to 12.5 GB/s (13.1 with the 5% band):
+    # "10-14 GB/s" has its high end, 14 GB/s, outside; "20-25 GB/s" has both, and says nothing more.
+    one = graded("serverless-gpu-warm-pool", {"weight_load_bw": "10-14 GB/s"})["weight_load_bw"]
+    assert one["verdict"] == "out_of_range"
+    assert one["message"].endswith("Its high end, 14 GB/s, is the one outside.")
+    both = graded("serverless-gpu-warm-pool", {"weight_load_bw": "20-25 GB/s"})["weight_load_bw"]
+    assert both["verdict"] == "out_of_range" and "end" not in both["message"]
