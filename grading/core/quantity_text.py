@@ -82,7 +82,8 @@ _APPROXIMATE_PREFIX = re.compile(
     r"(?:~=?|≈|≃|∼|about|approx(?:\.|imately)?|around|roughly|circa|ca\.|some)\s*", re.IGNORECASE
 )
 _BOUND_PREFIX = re.compile(
-    r"(?:<=|>=|≤|≥|<|>|under|over|below|above|at\s+most|at\s+least|up\s+to|less\s+than|more\s+than)\s*",
+    r"(?:<=|>=|≤|≥|<|>|under|over|below|above|at\s+most|at\s+least|up\s+to|(?:no|not)\s+(?:less|more)\s+than|"
+    r"less\s+than|more\s+than|max(?:imum|\.)?|minimum)\s*",
     re.IGNORECASE,
 )
 _APPROXIMATE_SUFFIX = re.compile(
@@ -220,7 +221,7 @@ _RANGE = re.compile(r"(?P<low>[^-]*?\d[^-]*?)\s*(?:-|(?<=\s)to(?=\s))\s*(?P<high
 MAX_RANGE_RATIO = 2.0  # a narrow range, "2-2.5 s"; "1-100 GB" is no answer
 _NOTE_PARENTHESIS = re.compile(r"\s+\(.*\)\s*\Z")
 _NOTE_CLAUSE = re.compile(
-    r"(?:\s*[,;](?=\s)|\s+/\s+(?=[~≈]?\d)|\s+(?:-|—|at|in|on|for|with|across|over|from|during|incl\.?|including|i\.e\.|e\.g\.|"
+    r"(?:\s*[,;](?=\s)|\s+/\s+(?=[~≈]?\d)|\s+(?:-|—|at|in|on|of|for|with|across|over|from|during|incl\.?|including|i\.e\.|e\.g\.|"
     r"assuming|because|since|total|peak|worst)(?=\s|\Z)).*\Z",
     re.IGNORECASE,
 )
@@ -275,6 +276,8 @@ def parse_quantity(text: str, _digits_only: bool = False) -> ParsedQuantity | Pa
     cleaned = cleaned.strip()
     for around in (
         _sentence_end,
+        _enclosed,
+        _space_grouped,
         _parallel_width,
         _stated_result,
         _after_label,
@@ -282,6 +285,7 @@ def parse_quantity(text: str, _digits_only: bool = False) -> ParsedQuantity | Pa
         _per_scaled_count,
         _narrow_range,
         _leading_quantity,
+        _bare_label,
     ):
         found = around(cleaned)
         if found is not None:
@@ -289,12 +293,62 @@ def parse_quantity(text: str, _digits_only: bool = False) -> ParsedQuantity | Pa
     return parsed if _digits_only else _read_in_words(text, parsed)
 
 
+_TRAILING_MARKS = re.compile(r"(?<=[\w%).])\s*(?P<marks>[.;:,!?]+)\Z")
+_ENCLOSED = re.compile(r"\A[(\[](?P<inner>[^()\[\]]*\d[^()\[\]]*)[)\]]\Z")
+# "500 000 pairs/s": groups of three digits after single spaces (thin or not) are one number.
+_SPACE_GROUPED = re.compile(r"(?<![\d.,])(?P<number>\d{1,3}(?: \d{3})+)(?![\d.,]|\s\d)")
+_NEGATION = re.compile(r"(?<![A-Za-z])(?:not|no|never|nor|without|isn'?t|aren'?t|wasn'?t)(?![A-Za-z])", re.I)
+# A label with no mark before the number: "hit rate 70%", "TTFT p99 180 ms".
+_BARE_LABEL = re.compile(r"(?P<label>[A-Za-z][\w /().'-]{0,40}?)\s+(?=[$~≈]?\s*\d)")
+
+
 def _sentence_end(text: str) -> ParsedQuantity | None:
-    """ "70 s.": a full stop after the answer."""
-    if not re.search(r"[A-Za-z%)]\.\Z", text):
+    """ "70 s.", "1.4 s;", "44!": punctuation after the answer; "9.8 GB?" is the answer, unsure."""
+    match = _TRAILING_MARKS.search(text)
+    if not match or match.start() == 0:
         return None
-    found = parse_quantity(text[:-1], _digits_only=True)
-    return found if isinstance(found, ParsedQuantity) else None
+    found = parse_quantity(text[: match.start()], _digits_only=True)
+    if not isinstance(found, ParsedQuantity):
+        return None
+    if "?" in match.group("marks"):
+        return dataclasses.replace(_noted(found, "'?' read as unsure: approximate"), approximate=True)
+    return found
+
+
+def _enclosed(text: str) -> ParsedQuantity | None:
+    """ "(9.8 GB)", "[44]": the answer in brackets; "1.4 [s]": a unit in square brackets, as in "(s)"."""
+    match = _ENCLOSED.fullmatch(text)
+    if match:
+        found = parse_quantity(match.group("inner"), _digits_only=True)
+        return found if isinstance(found, ParsedQuantity) else None
+    if "[" in text and "]" in text:
+        found = parse_quantity(text.replace("[", "(").replace("]", ")"), _digits_only=True)
+        return found if isinstance(found, ParsedQuantity) else None
+    return None
+
+
+def _space_grouped(text: str) -> ParsedQuantity | None:
+    """ "500 000 pairs/s", "1 200 GB": thousands written with spaces, as the SI style writes them."""
+    match = _SPACE_GROUPED.search(text)
+    if not match:
+        return None
+    joined = match.group("number").replace(" ", ",")
+    found = parse_quantity(text[: match.start()] + joined + text[match.end() :], _digits_only=True)
+    if not isinstance(found, ParsedQuantity):
+        return None
+    return _noted(found, f"{match.group('number')!r} read as {joined}")
+
+
+def _bare_label(text: str) -> ParsedQuantity | None:
+    """ "hit rate 70%", "TTFT p99 180 ms": words before the number with no mark are a label, unless they
+    deny it ("not 5")."""
+    match = _BARE_LABEL.match(text)
+    if not match or _NEGATION.search(match.group("label")):
+        return None
+    found = parse_quantity(text[match.end() :], _digits_only=True)
+    if not isinstance(found, ParsedQuantity):
+        return None
+    return _noted(found, f"{match.group('label').strip()!r} read as a label")
 
 
 def _stated_result(text: str) -> ParsedQuantity | None:
@@ -931,6 +985,8 @@ def read_on_line(
         if unbounded is not None:
             return LineReading(math.inf, unbounded, False)
     reading = _read_on_line(text, unit, label, zero, alike)
+    if isinstance(reading, ParseFailure) and reading.kind == "dimension" and isinstance(text, str):
+        reading = _restated(text, unit, label, zero, alike) or reading
     if isinstance(reading, ParseFailure):
         if reading.as_line_unit is not None and not math.isfinite(reading.as_line_unit):
             return dataclasses.replace(reading, as_line_unit=None)
@@ -947,6 +1003,23 @@ def read_on_line(
     if isinstance(typed, ParsedQuantity) and typed.spread is not None:
         reading = dataclasses.replace(reading, spread=typed.spread)
     return reading
+
+
+def _restated(
+    text: str, unit: str | Unit, label: str, zero: bool | None, alike: frozenset[tuple[str, str]]
+) -> LineReading | None:
+    """ "217 GPUs ≈ 28 nodes" on a GPU line: one quantity in the line's dimension, restated after "≈" or "="
+    in another unit; the first is the answer and the restatement a note (shown working, "8 × 27 = 216 GPUs",
+    still reads its result). None when the text before the mark is not one quantity that fits the line."""
+    mark = _RESULT_MARK.search(text)
+    if mark is None or isinstance(_parse_one(text[: mark.start()]), ParseFailure):
+        return None
+    head = _read_on_line(text[: mark.start()], unit, label, zero, alike)
+    if isinstance(head, ParseFailure):
+        return None
+    return dataclasses.replace(
+        head, note=_joined(head.note, f"{text[mark.start() :].strip()!r} read as a note")
+    )
 
 
 def _no_limit(text: str, no_limit: bool) -> str | None:
@@ -1128,10 +1201,12 @@ def _read_failure(
         if word in _ZERO_WORDS and (counts_only if zero is None else zero):
             return LineReading(0.0, f"read {word!r} as 0", False)
         return failure
+    if "is ambiguous" in failure.message:  # "9.8 gb" on a line in bytes is 9.8 GB; on a line in bits, Gb
+        return _case_of_line(text, failure, target, label, zero, alike)
     # "twenty convs": the words as digits first, so that the note says what was typed ("'twenty convs' read
     # as '20 convs'"), then the nouns.
     in_digits, words = _words_in_digits(text.strip())
-    renamed_text, renamed = _with_line_nouns(in_digits if words else text, target, label)
+    renamed_text, renamed = _with_line_nouns(in_digits if words else text, target, label, alike)
     if not renamed:
         return failure
     reading = read_on_line(renamed_text, target, label, zero, alike)
@@ -1141,7 +1216,44 @@ def _read_failure(
     return dataclasses.replace(reading, note=_joined(read_words, reading.note, renamed))
 
 
-def _with_line_nouns(text: str, target: Unit, label: str = "") -> tuple[str, str]:
+_BYTE_OR_BIT = re.compile(r"(?<![A-Za-z])(?P<prefix>[kmgtp])(?P<b>b)(?P<rest>s|ps)?(?![A-Za-z])")
+
+
+def _case_of_line(
+    text: str,
+    failure: ParseFailure,
+    target: Unit,
+    label: str,
+    zero: bool | None,
+    alike: frozenset[tuple[str, str]],
+) -> LineReading | ParseFailure:
+    """ "9.8 gb" read in the case of the line's own unit: GB on a line in bytes, Gb on a line in bits; on a
+    line in neither, "1.4 gb" on a time, it is the wrong dimension either way (read as bytes, so said)."""
+    in_bits = any(word in BIT_UNIT_NAMES for word in re.findall(r"[A-Za-z]+", target.text))
+    written: list[str] = []
+
+    def cased(match: re.Match[str]) -> str:
+        rest = match.group("rest") or ""
+        unit = match.group("prefix").upper() + ("b" if in_bits else "B") + ("" if rest == "s" else rest)
+        written.append(f"{match.group(0)!r} read as {unit}")
+        return unit
+
+    reading = read_on_line(_BYTE_OR_BIT.sub(cased, text), target, label, zero, alike)
+    if isinstance(reading, ParseFailure) and reading.kind == "dimension" and written:
+        return dataclasses.replace(
+            reading,
+            text=text,
+            message=reading.message.replace(repr(reading.text.strip()), repr(text.strip()), 1),
+        )
+    if isinstance(reading, ParseFailure) or not written:
+        return failure
+    kind = "bits" if in_bits else "bytes"
+    return dataclasses.replace(reading, note=_joined(reading.note, f"{written[0]} (this line is in {kind})"))
+
+
+def _with_line_nouns(
+    text: str, target: Unit, label: str = "", alike: frozenset[tuple[str, str]] = frozenset()
+) -> tuple[str, str]:
     """`text` with the nouns outside the registry that name one of the line's counts (or name one count
     only) replaced by that count's symbol, and a note saying so ("" if nothing was replaced). A noun of the
     line's own label ("spares" on "Fleet spare pool") is the one count the line has above its "/", or on a
@@ -1154,7 +1266,9 @@ def _with_line_nouns(text: str, target: Unit, label: str = "") -> tuple[str, str
     def replace(match: re.Match[str]) -> str:
         word = match.group(0)
         named = counts_named_by(word)
-        chosen = sorted(named & line_counts or named)
+        # "12 servers" on a replica line where a replica is one node: the count the question calls alike.
+        kin = {one for one in named for other in _kin(one, alike) if other in line_counts}
+        chosen = sorted(named & line_counts or kin or named)
         if not chosen and singular(word) in own_words and not _is_unit_word(word):
             if len(above) == 1:
                 notes.append(f"{word!r} read as {above[0]}, what the line counts")
@@ -1172,6 +1286,11 @@ def _with_line_nouns(text: str, target: Unit, label: str = "") -> tuple[str, str
     # "key lookups", "GPU cards": a noun after the count it names is that count once.
     replaced = _TWO_WORDS.sub(lambda match: _one_count(match), replaced)
     return replaced, "; ".join(notes)
+
+
+def _kin(count: str, alike: frozenset[tuple[str, str]]) -> set[str]:
+    """The counts `count` is read as: its equivalents (a request is a sequence) and the question's alike."""
+    return {*COUNT_EQUIVALENTS.get(count, {}), *(other for one, other in alike if one == count)}
 
 
 _TWO_WORDS = re.compile(r"(?<![A-Za-z])(?P<first>[A-Za-z]\w*)\s+(?P<second>[A-Za-z]\w*)(?![A-Za-z])")

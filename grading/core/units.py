@@ -104,11 +104,16 @@ COUNT_NOUNS: dict[str, tuple[str, ...]] = {
     "series": ("metric", "timeseries"),
 }
 # One thing, two names in the bank, with why: decode batches count requests in some questions, sequences in
-# others; a usage event is one per request.
+# others; a usage event is one per request; a query is a request (QPS on a request rate).
 COUNT_EQUIVALENTS: dict[str, dict[str, str]] = {
-    "req": {"seq": "one request is one sequence", "event": "one event per request"},
+    "req": {
+        "seq": "one request is one sequence",
+        "event": "one event per request",
+        "query": "one query is one request",
+    },
     "seq": {"req": "one request is one sequence"},
     "event": {"req": "one event per request"},
+    "query": {"req": "one query is one request"},  # "314 QPS" on a request rate, "10k req/s" on queries
 }
 
 
@@ -160,11 +165,11 @@ _FLOP_PREFIXES = (
 )
 # (name, definition, aliases). Aliases in _CASE_INSENSITIVE_WORDS below also match in any letter case.
 _DERIVED_UNITS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("KB", "1e3 * B", ("kB", "kilobyte", "kilobytes")),
-    ("MB", "1e6 * B", ("megabyte", "megabytes")),
-    ("GB", "1e9 * B", ("gigabyte", "gigabytes")),
-    ("TB", "1e12 * B", ("terabyte", "terabytes")),
-    ("PB", "1e15 * B", ("petabyte", "petabytes")),
+    ("KB", "1e3 * B", ("kB", "kilobyte", "kilobytes", "Kbyte", "Kbytes", "kbyte", "kbytes")),
+    ("MB", "1e6 * B", ("megabyte", "megabytes", "Mbyte", "Mbytes")),
+    ("GB", "1e9 * B", ("gigabyte", "gigabytes", "Gbyte", "Gbytes")),
+    ("TB", "1e12 * B", ("terabyte", "terabytes", "Tbyte", "Tbytes")),
+    ("PB", "1e15 * B", ("petabyte", "petabytes", "Pbyte", "Pbytes")),
     ("EB", "1e18 * B", ("exabyte", "exabytes")),
     ("KiB", "1024 * B", ("kibibyte", "kibibytes")),
     ("MiB", "1024**2 * B", ("mebibyte", "mebibytes")),
@@ -235,6 +240,13 @@ _CASE_INSENSITIVE_WORDS: dict[str, str] = {
     },
     **{word: "s" for word in ("s", "sec", "secs", "second", "seconds")},
     **{word: "USD" for word in ("usd", "dollar", "dollars")},
+    # A unit spelled out reads in any letter case ("Gigabytes", "Milliseconds"); "MB" and "Mb" do not.
+    **{
+        word.lower(): name
+        for name, _, aliases in _DERIVED_UNITS
+        for word in aliases
+        if len(word) >= 5 and word.isalpha() and word[1:].islower()
+    },
     "kbps": "Kbps",
     "mbps": "Mbps",
     "gbps": "Gbps",
@@ -270,6 +282,11 @@ _A_PER = re.compile(
     r"(?:(?<=\S)\s+|^)(?:(?:for|per)\s+(?:each|every|one|a|an)|a|an|every|each)\s+(?=(?P<word>[A-Za-z][\w-]*))",
     re.IGNORECASE,
 )
+# "$192 hourly", "$4,608 daily": per that period.
+_PERIOD_ADJECTIVE = re.compile(
+    r"(?:(?<=\S)\s+|^)(?P<word>hourly|daily|weekly|monthly|yearly|annually)(?![A-Za-z])", re.IGNORECASE
+)
+_PERIOD_OF_ADJECTIVE = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month"}
 _PERIOD_WORD = re.compile(r"(?:second|sec|minute|min|hour|hr|day|week|month|year)s?\Z", re.IGNORECASE)
 _SMALL_EXPONENT = re.compile(r"\s*[+-]?(?:10|\d)(?:\.5)?(?![\w.])")
 
@@ -410,6 +427,9 @@ def normalize_unit_text(text: str) -> str:
     for old, new in (("$", " USD "), ("¢", " cent "), ("%", " percent "), ("²", "**2"), ("³", "**3")):
         text = text.replace(old, new)
     text = _HYPHEN_COMPOUND.sub(lambda match: "(" + match.group(0).replace("-", "*") + ")", text)
+    text = _PERIOD_ADJECTIVE.sub(
+        lambda match: f" per {_PERIOD_OF_ADJECTIVE.get(match.group('word').lower(), 'year')}", text
+    )
     text = _A_PER.sub(_per_countable, text).strip()  # "120 GPU-h a day", "9.2 GB/s each GPU": per that
     pieces = _PER.split(text)
     if len(pieces) > 1:

@@ -95,7 +95,7 @@ def test_it_notes_when_it_read_bits_or_a_scale_word():
         ("2,5", "use a point for decimals"),
         ("1,2345", "use a point for decimals"),
         ("10 5", "write one number and a unit"),
-        ("10 000", "write one number and a unit"),
+        ("10 0000", "write one number and a unit"),  # "10 000" is ten thousand (SI spacing); this is not
         ("5 gb", "ambiguous"),
         ("3 furlongs", "unknown unit"),
         ("1e400", "too far from zero"),

@@ -165,3 +165,89 @@ def test_an_assumption_typed_as_a_range_says_which_end_leaves_its_range():
     assert one["message"].endswith("Its high end, 14 GB/s, is the one outside.")
     both = graded("serverless-gpu-warm-pool", {"weight_load_bw": "20-25 GB/s"})["weight_load_bw"]
     assert both["verdict"] == "out_of_range" and "end" not in both["message"]
+
+
+# 5. Fresh phrasings a timed candidate types, each a general rule.
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "note"),
+    [
+        ("(9.8 GB)", 9.8e9, ""),  # the answer in brackets
+        ("[9.8 GB]", 9.8e9, ""),
+        ("9.8 GB;", 9.8e9, ""),  # punctuation after it
+        ("9.8 GB!", 9.8e9, ""),
+        ("9.8 GB?", 9.8e9, "unsure"),  # unsure, read as written and approximate
+        ("9 800 MB", 9.8e9, "'9 800' read as 9,800"),  # SI spacing of thousands
+        ("9.8 Gigabytes", 9.8e9, ""),  # a spelled-out unit in any letter case
+        ("9.8 Gbytes", 9.8e9, ""),
+        ("KV 9.8 GB", 9.8e9, "'KV' read as a label"),  # a label with no ":" or "="
+        ("9.8gb", 9.8e9, "'gb' read as GB (this line is in bytes)"),  # the line's bytes, not bits
+        ("9.8 GB of KV", 9.8e9, "'of KV' read as a note"),
+    ],
+)
+def test_fresh_spellings_of_a_size_read_on_a_size_line(text, value, note):
+    reading = on_line(text, "GB")
+    assert reading.value == pytest.approx(value)
+    assert note in reading.note
+
+
+def test_lowercase_gb_takes_the_lines_bits_or_bytes_and_is_the_wrong_dimension_elsewhere():
+    # "100 gb/s" on a Gb/s line is 100 Gb/s = 12.5e9 B/s; on a GB/s line 100e9 B/s; on a time line the
+    # wrong dimension either way.
+    assert on_line("100 gb/s", "Gb/s").value == pytest.approx(12.5e9)
+    assert on_line("100 gb/s", "GB/s").value == pytest.approx(100e9)
+    failure = read_on_line("1.4 gb", "s")
+    assert isinstance(failure, ParseFailure) and failure.kind == "dimension"
+    assert failure.message == "'1.4 gb' is in GB; this line asks for s"
+
+
+def test_a_negated_figure_is_not_read_as_a_label_and_its_number():
+    assert isinstance(read_on_line("not 9.8 GB", "GB"), ParseFailure)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("no more than 100", 100), ("max 100", 100), ("maximum 100", 100)]
+)
+def test_a_stated_bound_is_read_as_the_value(text, value):
+    reading = on_line(text, "req")
+    assert reading.value == value and "as the value itself" in reading.note
+
+
+@pytest.mark.parametrize(
+    ("text", "per_second"),
+    [("$4,608 daily", 4608 / 86400), ("$192 hourly", 192 / 3600), ("$138k monthly", 138e3 / (30 * 86400))],
+)
+def test_a_period_adjective_after_the_amount_is_per_that_period(text, per_second):
+    # "daily" is per day: $4,608 / 86,400 s. It was read as a note and the amount taken per hour (24x).
+    assert on_line(text, "USD/h").value == pytest.approx(per_second)
+
+
+def test_qps_is_a_request_rate_and_queries_are_no_pairs():
+    # ttft-200ms-p99: 32 workers carry 313.9 req/s; "314 QPS" is 314 requests a second (one query is one
+    # request). rag-at-10k-qps reranks 10,000 x 50 = 500k pairs/s: "500k QPS" counts queries, not pairs.
+    line = graded("ttft-200ms-p99", {"capacity_large_pool": "314 QPS"})["capacity_large_pool"]
+    assert line["verdict"] == "correct" and "one query is one request" in line["note"]
+    pairs = graded("rag-at-10k-qps", {"rerank_pairs_s": "500k QPS"})["rerank_pairs_s"]
+    assert pairs["verdict"] == "unit_error"
+
+
+def test_a_figure_restated_in_another_unit_after_approximately_is_a_note():
+    # rag-at-10k-qps: the reranker needs 217 GPUs (its check: within 3x). "217 GPUs ≈ 28 nodes" answers in
+    # GPUs and restates it in nodes; "27 nodes = 216 GPUs" and "27 × 8 = 216 GPUs" state 216 GPUs as the
+    # result (216 / 217 is inside 3x); "28 nodes" alone would be nodes on a GPU line.
+    for text in ("217 GPUs ≈ 28 nodes", "27 nodes = 216 GPUs", "27 × 8 = 216 GPUs"):
+        line = graded("rag-at-10k-qps", {"rerank_gpus": text})["rerank_gpus"]
+        assert line["verdict"] == "correct", (text, line["message"])
+    # A leading figure that does not fit the line is still the wrong dimension: "27 nodes (216 GPUs)".
+    assert graded("rag-at-10k-qps", {"rerank_gpus": "27 nodes (216 GPUs)"})["rerank_gpus"]["verdict"] == (
+        "unit_error"
+    )
+
+
+def test_servers_are_the_replicas_where_a_replica_is_one_node():
+    # autoscaling-cold-start: 12 warm replicas of one 8xH100 node each; "12 servers" names nodes, which this
+    # question counts as replicas.
+    line = graded("autoscaling-cold-start", {"warm_pool": "12 servers"})["warm_pool"]
+    assert line["verdict"] == "correct"
+    assert "'servers' read as node" in line["note"]
