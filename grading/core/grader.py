@@ -60,7 +60,7 @@ from grading.core.report_text import (
     operand,
 )
 from grading.core.submission import CurveballAnswer, DecisionAnswer, Submission, read_submission
-from grading.core.units import BIT_UNIT_NAMES, Unit, is_written_size
+from grading.core.units import BIT_UNIT_NAMES, COUNT_EQUIVALENTS, Unit, is_written_size
 
 GRADER_VERSION = "1.1.0"  # 1.1: the shape score grades what the boxes say (the palette vocabulary)
 SENSITIVITY_TOP = 3
@@ -811,16 +811,17 @@ class _Run:
     def _per_in_chain(self, name: str, per: str) -> bool:
         """Whether the line's chain is itself per one `per` (a GB/GPU term, or a label "HBM per GPU"):
         then "427k tokens per GPU" on a one-GPU replica's KV room says what the line is."""
-        named = self._per_names(per)
-        if len(named) > 1:
+        named = self._per_names(per) | set(COUNT_EQUIVALENTS.get(per, {}))
+        if len(self._per_names(per)) > 1:
             return True  # per node where a replica is one node: a replica's figure, as the line is
-        # The line's own label says it is for one of them ("KV cache of one conversation", "HBM left on a
-        # replica"): "9.8 GB per conversation" repeats it. A label up the chain must say "per GPU".
-        if label_counts(self.p.labels[name]) & named:
+        # The line's own label is of one of them ("KV cache of one conversation", "Longest prompt", "HBM left
+        # on a replica"): "9.8 GB per conversation" repeats it; so does a label up the chain ("Tokens in a
+        # conversation": its recompute "1.4 s per conversation"). Plural nouns ("the eight GPUs") are totals.
+        if label_counts(self.p.labels[name], singular_nouns=True) & named:
             return True
         return any(
             dict(self.p.units[quantity].dims.exponents).get(per, 0) < 0
-            or label_counts(self.p.labels[quantity], per_only=True) & named
+            or label_counts(self.p.labels[quantity]) & named
             for quantity in self.p.upstream[name]
         )
 

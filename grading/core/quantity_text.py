@@ -113,7 +113,16 @@ _SCALES = {
     "T": ("trillion", 1e12),
     "trillion": ("trillion", 1e12),
 }
-_RATIO_WORDS = frozenset({"x", "×", "times"})
+_RATIO_WORDS = frozenset({"x", "×", "times", "fold", "-fold"})  # "2.8x", "2.8 times", "2.8-fold"
+_TIMES_FIRST = re.compile(r"[x×]\s*(?P<number>\d[\d,]*(?:\.\d+)?|\.\d+)(?P<after>\s+[A-Za-z].*)?")
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_POWER_OF_TEN_SUPERSCRIPT = re.compile(r"(?<![\d.])10(?P<power>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+
+
+def _superscript_power(match: re.Match[str]) -> str:
+    return "10^" + match.group("power").translate(_SUPERSCRIPTS)
+
+
 _FIRST_WORD = re.compile(r"[A-Za-z]+")
 _UNIT_START = re.compile(r"[A-Za-z%/(µμ$¢]")
 _PER_ONE = re.compile(r"\A1\s*/")
@@ -505,9 +514,15 @@ def _parse_one(text: str) -> ParsedQuantity | ParseFailure:
         cleaned, digits_note = _ascii_digits(cleaned)
         if digits_note:
             notes.append(digits_note)
+        cleaned = _POWER_OF_TEN_SUPERSCRIPT.sub(_superscript_power, cleaned)  # "3.6 × 10²⁵"
     if _NON_ANSWER.fullmatch(cleaned):
         return ParseFailure(text, "no answer given", kind="missing")
     cleaned, approximate, bound = _strip_qualifiers(cleaned)
+    times = _TIMES_FIRST.fullmatch(cleaned)  # "x2.8", "×2.8": a ratio written with its sign first
+    if times:
+        cleaned = f"{times.group('number')} x"
+        if times.group("after"):  # "×2.8 faster": the words after it a note, as after "2.8x"
+            notes.append(f"{times.group('after').strip()!r} read as a note")
     each = _EACH.search(cleaned)
     if each and each.start() > 0:
         cleaned = cleaned[: each.start()]
@@ -1109,16 +1124,19 @@ def _read_on_line(
 
 
 _ONE_OF = re.compile(r"\b(?:per|one|a|an|each|every)\s+(?P<noun>[A-Za-z][\w-]*)", re.IGNORECASE)
-_PER_ONE_OF = re.compile(r"\bper\s+(?P<noun>[A-Za-z][\w-]*)", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=1024)
-def label_counts(label: str, *, per_only: bool = False) -> frozenset[str]:
+def label_counts(label: str, *, singular_nouns: bool = False) -> frozenset[str]:
     """The counts a label says it is for one of: "KV cache of one conversation" (session), "HBM left on a
-    replica" (replica), "Requests per second one replica serves"; with `per_only`, only after "per"."""
+    replica" (replica), "Requests per second one replica serves"; with `singular_nouns`, any count noun in the
+    singular too ("Longest prompt": prompt; "the eight GPUs" is many of them)."""
     counts: set[str] = set()
-    for match in (_PER_ONE_OF if per_only else _ONE_OF).finditer(label):
-        noun = re.sub(r"['’]s\Z", "", match.group("noun"))
+    nouns = [match.group("noun") for match in _ONE_OF.finditer(label)]
+    if singular_nouns:
+        nouns += [word for word in _NOUN.findall(label) if singular(word) == word.lower()]
+    for noun in nouns:
+        noun = re.sub(r"['’]s\Z", "", noun)
         symbol = count_symbol(noun)
         counts |= {symbol} if symbol else counts_named_by(noun)
     return frozenset(counts)

@@ -104,16 +104,18 @@ COUNT_NOUNS: dict[str, tuple[str, ...]] = {
     "series": ("metric", "timeseries"),
 }
 # One thing, two names in the bank, with why: decode batches count requests in some questions, sequences in
-# others; a usage event is one per request; a query is a request (QPS on a request rate).
+# others; a usage event is one per request; a query or a prompt is a request (QPS on a request rate).
 COUNT_EQUIVALENTS: dict[str, dict[str, str]] = {
     "req": {
         "seq": "one request is one sequence",
         "event": "one event per request",
         "query": "one query is one request",
+        "prompt": "one prompt is one request",
     },
     "seq": {"req": "one request is one sequence"},
     "event": {"req": "one event per request"},
     "query": {"req": "one query is one request"},  # "314 QPS" on a request rate, "10k req/s" on queries
+    "prompt": {"req": "one prompt is one request"},
 }
 
 

@@ -251,3 +251,35 @@ def test_servers_are_the_replicas_where_a_replica_is_one_node():
     line = graded("autoscaling-cold-start", {"warm_pool": "12 servers"})["warm_pool"]
     assert line["verdict"] == "correct"
     assert "'servers' read as node" in line["note"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("x2.8", 2.8), ("×2.8", 2.8), ("2.8-fold", 2.8), ("2.8 fold", 2.8)]
+)
+def test_a_ratio_with_its_sign_first_or_as_fold_is_a_ratio(text, value):
+    assert on_line(text, "").value == pytest.approx(value)
+
+
+def test_a_power_of_ten_in_superscript_is_a_power_of_ten():
+    # "3.6 × 10²⁵" is 3.6e25, as "3.6 × 10^25" is.
+    assert on_line("3.6 × 10²⁵ FLOP", "FLOP").value == pytest.approx(3.6e25)
+
+
+def test_a_per_qualifier_that_names_what_the_line_is_one_of_is_the_lines_own():
+    # ttft-200ms-p99: the longest prompt inside 100 ms at 28,035 tok/s is 2,804 tokens; "2,800 tokens per
+    # request" says it is one prompt's (a prompt is one request): right. kv-cache-tiering's recompute of
+    # a conversation's prefix (its chain: "Tokens in a conversation"): "1.4 s per conversation" is right.
+    line = graded("ttft-200ms-p99", {"max_prompt": "2,800 tokens per request"})["max_prompt"]
+    assert line["verdict"] == "correct", line["message"]
+    line = graded("kv-cache-tiering", {"recompute_s": "1.4 s per conversation"})["recompute_s"]
+    assert line["verdict"] == "correct", line["message"]
+
+
+def test_a_per_qualifier_on_a_figure_that_is_of_none_of_them_is_still_a_unit_error():
+    # ten-thousand-gpu-cluster: the checkpoint is 405e9 params x 12 B = 4.86 TB, all of it; "4.86 TB per
+    # node" claims 1,280 times that. agent-sessions: a session of 100 x (1 + 60) s = 101.7 min is no figure
+    # per GPU.
+    line = graded("ten-thousand-gpu-cluster", {"ckpt_bytes": "4.86 TB per node"})["ckpt_bytes"]
+    assert line["verdict"] == "unit_error"
+    line = graded("agent-sessions", {"session_time": "102 per GPU"})["session_time"]
+    assert line["verdict"] == "unit_error"
