@@ -1,0 +1,34 @@
+"""The sheet's read-back reads issue 30's open phrasings as the grade does (one reader)."""
+
+from rounds.readings import describe_reading
+
+
+def test_the_sheet_reads_a_qualifier_and_no_limit_however_said_as_the_grader_does():
+    # Issue 30: "each GPU" is "per GPU" (said as a per-GPU figure), "there is no limit" is no limit, "12
+    # servers" are 12 replicas where a replica is one 8-GPU node, "9.8gb" on a GB line is 9.8 GB.
+    spec = {
+        "model": {
+            "quantities": [
+                {"name": "gpus_per_replica", "label": "GPUs per replica", "unit": "GPU/replica", "value": 8},
+                {"name": "bw", "label": "Reload bandwidth", "unit": "GB/s"},
+                {"name": "replicas", "label": "Replicas", "unit": "replica"},
+                {"name": "kv", "label": "KV cache of one conversation", "unit": "GB"},
+                {
+                    "name": "queue",
+                    "label": "Queue limit",
+                    "unit": "req",
+                    "value": 1e6,
+                    "range": [10, "unbounded"],
+                },
+            ]
+        }
+    }
+    each = describe_reading(spec, "bw", "1.15 GB/s each GPU")
+    assert each["message"].startswith("Read as 1.15 GB/s") and "per-GPU" in each["message"], each
+    assert describe_reading(spec, "queue", "there is no limit")["message"] == "Read as no limit (unbounded)"
+    servers = describe_reading(spec, "replicas", "12 servers")
+    assert servers["message"].startswith("Read as 12 replicas"), servers
+    lower = describe_reading(spec, "kv", "9.8gb")
+    assert lower["message"].startswith("Read as 9.8 GB") and "this line is in bytes" in lower["message"], (
+        lower
+    )
