@@ -558,8 +558,8 @@ class _Run:
             )
             hint = "Check the power of ten." if exponent else ""
             if reading.spread is not None:
-                ends = self._range_ends(name, float(value), reading.spread)
-                outside = v.range_outside_note(ends, bounds.low_accepted, bounds.high_accepted)
+                range_ends = self._range_ends(name, float(value), reading.spread)
+                outside = v.range_outside_note(range_ends, bounds.low_accepted, bounds.high_accepted)
                 hint = " ".join(part for part in (outside, hint) if part)
             message = v.out_of_range_message(
                 given,
