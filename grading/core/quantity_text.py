@@ -294,6 +294,7 @@ def parse_quantity(text: str, _digits_only: bool = False) -> ParsedQuantity | Pa
         _per_scaled_count,
         _narrow_range,
         _leading_quantity,
+        _describing_word,
         _bare_label,
     ):
         found = around(cleaned)
@@ -346,6 +347,22 @@ def _space_grouped(text: str) -> ParsedQuantity | None:
     if not isinstance(found, ParsedQuantity):
         return None
     return _noted(found, f"{match.group('number')!r} read as {joined}")
+
+
+_DESCRIBING = re.compile(r"(?<=[\d\s/])(?P<word>[A-Za-z]{3,})\s+(?=(?P<noun>[A-Za-z]+)(?![A-Za-z]))")
+
+
+def _describing_word(text: str) -> ParsedQuantity | None:
+    """ "12k output tok/s", "13.5 ms per decode step": a word no vocabulary knows before a count it
+    describes is a note; the count is read."""
+    for match in _DESCRIBING.finditer(text):
+        word, noun = match.group("word"), match.group("noun")
+        if _is_unit_word(word) or counts_named_by(word) or not (count_symbol(noun) or counts_named_by(noun)):
+            continue
+        found = parse_quantity(text[: match.start()] + text[match.start("noun") :], _digits_only=True)
+        if isinstance(found, ParsedQuantity):
+            return _noted(found, f"{word!r} read as a note on {noun!r}")
+    return None
 
 
 def _bare_label(text: str) -> ParsedQuantity | None:

@@ -283,3 +283,22 @@ def test_a_per_qualifier_on_a_figure_that_is_of_none_of_them_is_still_a_unit_err
     assert line["verdict"] == "unit_error"
     line = graded("agent-sessions", {"session_time": "102 per GPU"})["session_time"]
     assert line["verdict"] == "unit_error"
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "value", "note"),
+    [
+        ("12k output tok/s", "tok/s", 12e3, "'output' read as a note on 'tok'"),
+        ("13.5 ms per decode step", "ms", 13.5e-3, "'decode' read as a note on 'step'"),
+        ("44 active conversations", "session", 44, "'active' read as a note"),
+    ],
+)
+def test_a_word_describing_the_count_after_it_is_a_note(text, unit, value, note):
+    # The count after the word is read ("tok", "step", "conversations" as sessions); the word says which.
+    reading = on_line(text, unit)
+    assert reading.value == pytest.approx(value)
+    assert note in reading.note
+
+
+def test_a_word_before_no_count_is_still_unread():
+    assert isinstance(read_on_line("44 foo", "session"), ParseFailure)
