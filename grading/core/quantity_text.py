@@ -1080,6 +1080,9 @@ def _read_on_line(
     text: str, unit: str | Unit, label: str, zero: bool | None, alike: frozenset[tuple[str, str]]
 ) -> LineReading | ParseFailure:
     target = unit if isinstance(unit, Unit) else parse_unit(unit)
+    clock = _clock_duration(text, target) if target.dims == _SECONDS.dims else None
+    if clock is not None:
+        return clock
     period = label_period(label, target.text) if label else ""
     parsed = parse_quantity(text)
     if isinstance(parsed, ParseFailure):
@@ -1135,7 +1138,8 @@ def _read_on_line(
             note = f"a figure per {written[1]}; this line is per {period}: {times}"
         return LineReading(value, _joined(parsed.note, note), True)
     asked = format_unit(target.text) or "a plain number"
-    message = f"{text.strip()!r} is in {parsed.unit}; this line asks for {asked}"
+    written = parsed.unit if parsed.unit else "a plain number"  # "1:10" on a count: a ratio, no unit
+    message = f"{text.strip()!r} is {'in ' if parsed.unit else ''}{written}; this line asks for {asked}"
     as_line_unit = parsed.base_value / _unit_factor(parsed.unit) * target.factor
     return ParseFailure(text, message, "dimension", as_line_unit)
 
@@ -1157,6 +1161,26 @@ def label_counts(label: str, *, singular_nouns: bool = False) -> frozenset[str]:
         symbol = count_symbol(noun)
         counts |= {symbol} if symbol else counts_named_by(noun)
     return frozenset(counts)
+
+
+_CLOCK = re.compile(r"\s*[~≈]?\s*(?P<first>\d{1,3}):(?P<second>[0-5]\d)(?::(?P<third>[0-5]\d))?\s*")
+
+
+def _clock_duration(text: str, target: Unit) -> LineReading | None:
+    """ "1:10" on a line of time, as a clock writes a duration: minutes and seconds on a line of seconds or
+    less (70 s), hours and minutes on a line of minutes or more (70 min); "1:02:30" is h:mm:ss."""
+    match = _CLOCK.fullmatch(text) if isinstance(text, str) else None
+    if match is None:
+        return None
+    first, second = int(match.group("first")), int(match.group("second"))
+    if match.group("third") is not None:
+        seconds, how = first * 3600 + second * 60 + int(match.group("third")), "h:mm:ss"
+    elif target.factor < 60:
+        seconds, how = first * 60 + second, "m:ss"
+    else:
+        seconds, how = first * 3600 + second * 60, "h:mm"
+    note = f"{text.strip()!r} read as {how}, {format_quantity(seconds / target.factor, target.text)}"
+    return LineReading(float(seconds), note, True)
 
 
 def _is_share(parsed: ParsedQuantity) -> bool:

@@ -302,3 +302,25 @@ def test_a_word_describing_the_count_after_it_is_a_note(text, unit, value, note)
 
 def test_a_word_before_no_count_is_still_unread():
     assert isinstance(read_on_line("44 foo", "session"), ParseFailure)
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "seconds", "how"),
+    [
+        ("1:10", "s", 70, "m:ss"),  # 1 min 10 s on a line of seconds
+        ("01:10", "ms", 70, "m:ss"),
+        ("1:18", "min", 78 * 60, "h:mm"),  # 1 h 18 min on a line of minutes
+        ("0:01:10", "s", 70, "h:mm:ss"),
+    ],
+)
+def test_a_clock_duration_reads_on_a_line_of_time(text, unit, seconds, how):
+    reading = on_line(text, unit)
+    assert reading.value == pytest.approx(seconds)
+    assert how in reading.note
+
+
+def test_a_ratio_on_a_line_with_a_unit_says_it_is_a_plain_number():
+    # "1:10" on a line of bytes is the ratio 0.1, no size: said as a plain number (it said "is in None").
+    failure = read_on_line("1:10", "GB")
+    assert isinstance(failure, ParseFailure) and failure.kind == "dimension"
+    assert failure.message == "'1:10' is a plain number; this line asks for GB"
