@@ -1138,8 +1138,8 @@ def _read_on_line(
             note = f"a figure per {written[1]}; this line is per {period}: {times}"
         return LineReading(value, _joined(parsed.note, note), True)
     asked = format_unit(target.text) or "a plain number"
-    written = parsed.unit if parsed.unit else "a plain number"  # "1:10" on a count: a ratio, no unit
-    message = f"{text.strip()!r} is {'in ' if parsed.unit else ''}{written}; this line asks for {asked}"
+    unit_said = parsed.unit if parsed.unit else "a plain number"  # "1:10" on a count: a ratio, no unit
+    message = f"{text.strip()!r} is {'in ' if parsed.unit else ''}{unit_said}; this line asks for {asked}"
     as_line_unit = parsed.base_value / _unit_factor(parsed.unit) * target.factor
     return ParseFailure(text, message, "dimension", as_line_unit)
 
