@@ -1,11 +1,12 @@
 """The Celery app: Redis as broker when REDIS_URL is set, else the embedded filesystem broker."""
 
 import os
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from celery import Celery
+from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -34,6 +35,20 @@ def ensure_embedded_broker_folders() -> None:
     for key in ("data_folder_in", "data_folder_out", "processed_folder", "control_folder"):
         Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key]).mkdir(parents=True, exist_ok=True)
     Path(settings.CELERY_RESULT_BACKEND.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+
+
+def share_cpus_between_processes(concurrency: object, environ: MutableMapping[str, str] = os.environ) -> None:
+    """Unless SEVENBOX_SIM_THREADS is set, a replay's seeds run in the worker's share of the CPUs: with the
+    CPU count in each of its processes, two processes on two cores would run four seeds' threads at once."""
+    from grading.core.sim.seeds import THREADS_ENV, usable_cpus, worker_seed_threads  # ~0.4 s: workers only
+
+    processes = concurrency if isinstance(concurrency, int) else usable_cpus()  # "auto" or unset: one a CPU
+    environ.setdefault(THREADS_ENV, str(worker_seed_threads(usable_cpus(), processes)))
+
+
+@worker_init.connect
+def _on_worker_init(sender: Any, **_: Any) -> None:
+    share_cpus_between_processes(getattr(sender, "concurrency", None))  # before the pool forks its processes
 
 
 @app.task(name="sevenbox.ping")

@@ -108,3 +108,13 @@ def test_a_rounds_seeds_start_with_its_single_seed_and_differ():
     assert seeds[0] == replay_seed(42, "steady")
     assert len(set(seeds)) == 5
     assert replay_seeds(42, "steady", 5) == seeds
+
+
+def test_a_worker_process_takes_its_share_of_the_cpus_and_never_none():
+    from grading.core.sim.seeds import worker_seed_threads
+
+    assert worker_seed_threads(2, 2) == 1  # two processes on two cores: one seed at a time each, not two
+    assert worker_seed_threads(8, 2) == 4
+    assert worker_seed_threads(8, 3) == 2  # 8 // 3: a spare core rather than oversubscribed
+    assert worker_seed_threads(2, 4) == 1  # more processes than cores: still one thread
+    assert worker_seed_threads(4, 0) == 4  # a nonsense concurrency counts as one process

@@ -14,9 +14,9 @@ from typing import Any
 from grading.core.sim.result import ScenarioResult, round_sig
 
 DEFAULT_SEEDS = 5
-THREADS_ENV = (
-    "SEVENBOX_SIM_THREADS"  # at most this many seeds at once (default: the CPUs this process may use)
-)
+# At most this many seeds at once (default: the CPUs this process may use; in a Celery worker, its share of
+# them, set when the worker starts: config/celery.py).
+THREADS_ENV = "SEVENBOX_SIM_THREADS"
 Progress = Callable[[float], None]
 OneRun = Callable[[int, Progress | None], ScenarioResult]  # one seed's run, reporting to its callback
 PROGRESS_POLL_S = 0.1  # how often the calling thread passes the runs' progress on while they run in threads
@@ -107,6 +107,13 @@ def _number(value: Any) -> float | None:
     return round_sig(float(value)) if math.isfinite(value) else None
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may use (its affinity where the platform says, else the machine's count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
 def seed_threads() -> int:
     """Threads for a scenario's seeds: SEVENBOX_SIM_THREADS when set, else the CPUs this process may use."""
     named = os.environ.get(THREADS_ENV, "")
@@ -114,9 +121,13 @@ def seed_threads() -> int:
         if not named.isdigit():  # not a ValueError: that would read as the scenario's inputs refused
             raise RuntimeError(f"{THREADS_ENV}={named!r}: expected a whole number of threads")
         return max(1, int(named))
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
+    return usable_cpus()
+
+
+def worker_seed_threads(cpus: int, concurrency: int) -> int:
+    """Threads for a scenario's seeds in one of `concurrency` worker processes sharing `cpus` CPUs: the
+    CPUs divided between them, at least one (two processes on two cores get one thread each, not two)."""
+    return max(1, cpus // max(1, concurrency))
 
 
 def run_scenario_seeds(
