@@ -13,6 +13,12 @@ expected of it and each check's median and spread against its target:
 
 A line whose outcome disagrees with its expectation ends in "<< UNEXPECTED". Reads the bank files (no
 database); the exit status is 1 when any line is unexpected.
+
+`--capacity` instead compares each serving question's replica rate (its model's arithmetic,
+`grading.core.bank_capacity.REPLICA_RATES`) with the engine's capacity for one replica of its workload (the
+highest steady rate meeting the scenario's latency targets on every seed), as a Markdown table: question,
+scenario, model rate, engine rate, ratio, the question's band, verdict (docs/bank-audit.md). Cheap (one
+replica, no events): the bank in about a minute. The exit status is 1 when a rate is outside its band.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from grading.core.bank_capacity import NO_REPLICA_RATE, REPLICA_RATES, RateCheck, measure
 from grading.core.failure_modes import runs_view
 from grading.core.question_export import spec_to_dict
 from grading.core.question_files import load_question
@@ -66,6 +73,15 @@ def check_words(view: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def capacity_line(check: RateCheck) -> str:
+    """One Markdown table row: the question's rate against the engine's, with its band and verdict."""
+    band = check.band.words if check.band else "none asked"
+    return (
+        f"| {check.slug} | {check.scenario} | {check.model_rate:.3g} req/s | {check.engine_rate:.3g} req/s | "
+        f"{check.ratio:.2f} | {band} | {check.verdict} |"
+    )
+
+
 class Command(BaseCommand):
     help = "Replay every bank question's scenarios on its reference (and a review's given design and fix)."
 
@@ -74,12 +90,20 @@ class Command(BaseCommand):
         parser.add_argument("--seeds", type=int, default=settings.REPLAY_SEEDS, help="runs per scenario")
         parser.add_argument("--key", help="seed key (default: each question's slug, as manage.py replay)")
         parser.add_argument("--family", help="only scenarios of this family (serving, training, ...)")
+        parser.add_argument(
+            "--capacity",
+            action="store_true",
+            help="compare each serving question's replica rate with the engine's capacity instead",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         paths = [BANK / f"{slug}.yaml" for slug in options["slugs"]] or sorted(BANK.glob("*.yaml"))
         missing = [path.name for path in paths if not path.is_file()]
         if missing:
             raise CommandError(f"Not in the bank: {', '.join(missing)}")
+        if options["capacity"]:
+            self.capacity(paths, options)
+            return
         unexpected = 0
         for path in paths:
             spec = spec_to_dict(load_question(path))
@@ -87,6 +111,25 @@ class Command(BaseCommand):
                 unexpected += self.sweep(spec, options)
         self.stdout.write(f"\n{unexpected} unexpected line(s)")
         if unexpected:
+            raise SystemExit(1)
+
+    def capacity(self, paths: list[Path], options: dict[str, Any]) -> None:
+        self.stdout.write(
+            "| question | scenario (workload, SLO) | model rate | engine rate | ratio | band | verdict |\n"
+            "| --- | --- | --- | --- | --- | --- | --- |"
+        )
+        outside = 0
+        for path in paths:
+            if path.stem in NO_REPLICA_RATE:
+                self.stdout.write(f"| {path.stem} | | | | | | not measured: {NO_REPLICA_RATE[path.stem]} |")
+            if path.stem not in REPLICA_RATES:
+                continue
+            check = measure(spec_to_dict(load_question(path)), seeds=options["seeds"])
+            outside += check.verdict == "outside band"
+            self.stdout.write(capacity_line(check))
+            self.stdout.flush()
+        self.stdout.write(f"\n{outside} rate(s) outside the band")
+        if outside:
             raise SystemExit(1)
 
     def sweep(self, spec: dict[str, Any], options: dict[str, Any]) -> int:
