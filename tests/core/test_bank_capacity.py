@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grading.core.bank_capacity import REPLICA_RATES, band_of, measure
+from grading.core.bank_capacity import NO_REPLICA_RATE, REPLICA_RATES, band_of, measure
 from grading.core.question_export import spec_to_dict
 from grading.core.question_files import load_question
 from grading.core.sim.capacity import latency_slo, one_replica, replica_capacity
@@ -22,7 +22,7 @@ def spec_of(slug: str) -> dict:
 
 # The model's rates, by hand from the questions' numbers:
 # two-region-failover: a replica spends 2,000 / 28,035 = 71.3 ms prefilling a request and 10 s / 64 slots =
-#   156.3 ms of decode slot time: 1 / 0.2276 s = 4.39 req/s; `region_capacity` (40 replicas) is asked within 20%.
+#   156.3 ms of decode slot time: 1 / 0.2276 s = 4.39 req/s; `region_capacity` (x40) asked within 20%.
 # disaggregated-prefill-decode: a decode step reads 141.1 GB of weights and 128 x 2,125 x 320 KiB = 89.1 GB of
 #   KV at 8 x 3.35 TB/s x 0.7 = 18.76 TB/s: 12.27 ms; 128 / (250 x 12.27 ms) = 41.7 req/s; `decode_step` 20%.
 # llm-batching-system: 1 / (2,000 / 28,035 + 250 x 13.5 ms / 162) = 1 / (71.3 + 20.9 ms) = 10.8 req/s, asked
@@ -42,8 +42,6 @@ def test_the_engine_serves_a_replica_within_the_band_of_the_questions_rate(slug)
 
 
 def test_every_serving_question_is_measured_or_says_why_not():
-    from grading.core.bank_capacity import NO_REPLICA_RATE
-
     serving = {
         path.stem
         for path in BANK.glob("*.yaml")
