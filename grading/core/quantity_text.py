@@ -219,7 +219,7 @@ _LABEL_MARK = re.compile(
 _GPU_COUNT = re.compile(r"(?P<count>\d{1,6})\s*[x×*]\s*(?P<model>[A-Za-z]\d{2,4}[A-Za-z]*)")
 _PER_SCALED = re.compile(
     r"(?P<head>.+?\S)\s*(?:/|\s+per\s+)\s*(?P<scale>\d[\d,]*(?:\.\d+)?\s*(?:[kKMB]|thousand|million|billion|mn|bn)?|"
-    r"[kKMB](?=[a-z])|thousand|million|billion)\s*(?P<noun>[A-Za-z]+)\s*\Z"
+    r"[kKMB](?=\s*[a-z])|thousand|million|billion)\s*(?P<noun>[A-Za-z]+)\s*\Z"
 )
 _PARALLEL_WIDTH = re.compile(r"(?P<kind>(?i:tp|pp|dp|ep))\s*[=:]?\s*(?P<width>\d{1,6})")
 _BARE_NUMBER = re.compile(r"\s*\$?\s*(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d*)?|\.\d+)\s*")

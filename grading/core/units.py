@@ -284,6 +284,7 @@ _A_PER = re.compile(
     r"(?:(?<=\S)\s+|^)(?:(?:for|per)\s+(?:each|every|one|a|an)|a|an|every|each)\s+(?=(?P<word>[A-Za-z][\w-]*))",
     re.IGNORECASE,
 )
+_PER_M = re.compile(r"(?P<per>/\s*|(?<![A-Za-z])[Pp]er\s+)m(?![A-Za-z])")  # "/M" stays a million
 # "$192 hourly", "$4,608 daily": per that period.
 _PERIOD_ADJECTIVE = re.compile(
     r"(?:(?<=\S)\s+|^)(?P<word>hourly|daily|weekly|monthly|yearly|annually)(?![A-Za-z])", re.IGNORECASE
@@ -429,6 +430,7 @@ def normalize_unit_text(text: str) -> str:
     for old, new in (("$", " USD "), ("¢", " cent "), ("%", " percent "), ("²", "**2"), ("³", "**3")):
         text = text.replace(old, new)
     text = _HYPHEN_COMPOUND.sub(lambda match: "(" + match.group(0).replace("-", "*") + ")", text)
+    text = _PER_M.sub(r"\g<per>min", text)  # "tok/m", "req per m": per minute (the bank measures no length)
     text = _PERIOD_ADJECTIVE.sub(
         lambda match: f" per {_PERIOD_OF_ADJECTIVE.get(match.group('word').lower(), 'year')}", text
     )

@@ -324,3 +324,11 @@ def test_a_ratio_on_a_line_with_a_unit_says_it_is_a_plain_number():
     failure = read_on_line("1:10", "GB")
     assert isinstance(failure, ParseFailure) and failure.kind == "dimension"
     assert failure.message == "'1:10' is a plain number; this line asks for GB"
+
+
+def test_per_m_is_per_minute_and_per_m_tokens_is_per_million():
+    # "30M tok/m": 30e6 tokens a minute = 500,000 tok/s ("m" after "/" is a minute; nothing here is a
+    # length). "$0.97/M tokens", spaced or not, is $0.97 per million tokens = 9.7e-7 USD a token.
+    assert on_line("30M tok/m", "tok/min").value == pytest.approx(500_000)
+    assert on_line("$0.97/M tokens", "USD/tok").value == pytest.approx(9.7e-7)
+    assert on_line("$0.97 per M tokens", "USD/tok").value == pytest.approx(9.7e-7)
