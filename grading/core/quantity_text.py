@@ -214,7 +214,7 @@ def not_converted(line_unit: str) -> str:
 
 _RESULT_MARK = re.compile(r"=>|->|→|⇒|=|≈")
 _LABEL_MARK = re.compile(
-    r"(?P<label>[A-Za-z][A-Za-z0-9 _/().-]{0,40}?)\s*(?P<mark>[:=~≈])\s*(?=[$~≈<>]?\s*[\d.])"
+    r"(?P<label>[^\W\d_][\w /().-]{0,40}?)\s*(?P<mark>[:=~≈])\s*(?=[$~≈<>]?\s*[\d.])"  # "ρ = 0.9" too
 )
 _GPU_COUNT = re.compile(r"(?P<count>\d{1,6})\s*[x×*]\s*(?P<model>[A-Za-z]\d{2,4}[A-Za-z]*)")
 _PER_SCALED = re.compile(
@@ -309,7 +309,7 @@ _ENCLOSED = re.compile(r"\A[(\[](?P<inner>[^()\[\]]*\d[^()\[\]]*)[)\]]\Z")
 _SPACE_GROUPED = re.compile(r"(?<![\d.,])(?P<number>\d{1,3}(?: \d{3})+)(?![\d.,]|\s\d)")
 _NEGATION = re.compile(r"(?<![A-Za-z])(?:not|no|never|nor|without|isn'?t|aren'?t|wasn'?t)(?![A-Za-z])", re.I)
 # A label with no mark before the number: "hit rate 70%", "TTFT p99 180 ms".
-_BARE_LABEL = re.compile(r"(?P<label>[A-Za-z][\w /().'-]{0,40}?)\s+(?=[$~≈]?\s*\d)")
+_BARE_LABEL = re.compile(r"(?P<label>[^\W\d_][\w /().,'-]{0,40}?)\s+(?=[$~≈]?\s*\d)")
 
 
 def _sentence_end(text: str) -> ParsedQuantity | None:

@@ -332,3 +332,10 @@ def test_per_m_is_per_minute_and_per_m_tokens_is_per_million():
     assert on_line("30M tok/m", "tok/min").value == pytest.approx(500_000)
     assert on_line("$0.97/M tokens", "USD/tok").value == pytest.approx(9.7e-7)
     assert on_line("$0.97 per M tokens", "USD/tok").value == pytest.approx(9.7e-7)
+
+
+@pytest.mark.parametrize("text", ["ρ = 1.2", "ρ≈1.2", "overloaded, 120%"])
+def test_a_greek_label_or_a_word_and_a_comma_before_the_figure_is_a_label(text):
+    # two-region-failover: each survivor carries 0.6 x 2 = 1.2 of its capacity; the symbol or the word before
+    # it names it.
+    assert on_line(text, "").value == pytest.approx(1.2)
