@@ -29,8 +29,10 @@ Rules, in order:
   parallel width ("TP8"); the stated result of shown working, after the last "=" or arrow ("80 × 8 × 128 × 4 B
   = 320 KiB"); the quantity after a label ("TTFT ~ 180 ms"); a count of GPUs by model ("8xH100"); a per-count
   with a power-of-ten scale ("$0.97 per 1M tokens", "/Mtok": divided by it); a narrow range (its midpoint,
-  both ends kept, "2-2.5 s"); and the leading quantity before a note ("6 nodes (48 GPUs)", "40 ms at p95",
-  "9.6 TB/dataset", "200 ms target").
+  both ends kept, "2-2.5 s"); the leading quantity before a note ("6 nodes (48 GPUs)", "40 ms at p95",
+  "9.6 TB/dataset", "200 ms target"); punctuation after the answer ("1.4 s;", "9.8 GB?" is unsure); the
+  answer in brackets ("(9.8 GB)", "1.4 [s]"); SI-spaced thousands ("500 000"); a word describing the count
+  after it ("12k output tok/s"); and a label with no mark ("hit rate 70%", "ρ 1.2"; never after "not").
 - Text that still does not read is read again with its numbers in words written as digits, where a number
   starts (the text's start past "about", "~", "$"...; after "=", an arrow or a label's ":"; after a range's
   "-" or "to"), and the note says what it read ("'twenty seconds' read as '20 seconds'"): units, teens and
@@ -40,11 +42,15 @@ Rules, in order:
   "half", "quarter" or a unit ("a minute"), never elsewhere ("$1,080 a day" is per day, "8 nodes, one per
   rack" keeps its note). Vague amounts ("a few", "a couple of", "lots", "hundreds of") stay unread. A text
   that reads with digits is never read again, so no reading that reads in digits changes.
-- "each GPU", "a GPU", "for every node" after a unit are "per GPU", "per node" (units.normalize_unit_text).
+- "each GPU", "a GPU", "for every node" after a unit are "per GPU", "per node"; "daily", "hourly" are per
+  that period; "/m" is per minute (units.normalize_unit_text). "x2.8", "2.8-fold" are ratios; "10²⁵" is 10^25.
 - On a line (`read_on_line`): "unbounded", "no limit", "∞" are an unbounded value, however said ("there is
-  no limit", "it's unbounded", "no queue limit", "not capped", "N/A (no limit)"); a share ("2.3%") where the
-  line asks for an amount is the wrong dimension; one vocabulary of count nouns (units.COUNT_NOUNS) names the
-  line's counts; a figure naming no count is in the line's counts ("3/s" on requests per second per team).
+  no limit", "it's unbounded", "no queue limit", "not capped", "N/A (no limit)"); "1:10" on a line of time is
+  m:ss (h:mm on a line of minutes or more); lowercase "gb" takes the line's bytes or bits; a figure restated
+  after "≈" or "=" in another unit ("217 GPUs ≈ 28 nodes") is the leading figure where it fits the line; a
+  share ("2.3%") where the line asks for an amount is the wrong dimension; one vocabulary of count nouns
+  (units.COUNT_NOUNS) names the line's counts; a figure naming no count is in the line's counts ("3/s" on
+  requests per second per team); a "per X" the line's label says it is one of is the line's own.
 """
 
 from __future__ import annotations
