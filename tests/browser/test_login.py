@@ -1,10 +1,10 @@
 from playwright.sync_api import expect
 
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, log_in_by_form
 
 
 def test_a_candidate_logs_in_and_sees_their_name(page, alice):
-    log_in(page, "alice")
+    log_in_by_form(page, "alice")
     expect(page.locator(".whoami")).to_contain_text("alice")
     expect(page.locator(".whoami")).to_contain_text("candidate")
 
