@@ -242,14 +242,21 @@ def parse_question(data: object, source: str, *, palette: Collection[str] | None
 
 
 def _check_templates(reader: FieldReader, spec: QuestionSpec) -> None:
-    """The title, prompt and plan may name given assumptions as `{name}` (grading.core.question_text); any
-    other placeholder is refused, so no rendering ever states an answer."""
+    """The title, prompt, plan, scenarios' descriptions and design boxes may name given assumptions as
+    `{name}` (grading.core.question_text), the texts shown with answers answers as `{=name}`; any other
+    placeholder is refused, so no rendering ever states an answer where it may not."""
     fields = [("title", spec.title), ("prompt", spec.prompt)]
     fields += [(f"plan[{index}].expect", phase.expect) for index, phase in enumerate(spec.plan)]
+    fields += [(f"scenarios[{i}].description", item.description) for i, item in enumerate(spec.scenarios)]
+    fields += [
+        (f"design.nodes[{index}].{key}", getattr(node, key))
+        for index, node in enumerate(spec.design.nodes)
+        for key in ("job", "failure")
+    ]
     inputs = {q.name: q.stated for q in spec.model.quantities if q.is_input}
     derived = frozenset(q.name for q in spec.model.quantities if not q.is_input)
     asked = frozenset(line.name for line in spec.asked)
-    for field, message in template_problems(fields, inputs, derived, asked):
+    for field, message in template_problems(fields, inputs, derived, asked, spec.kind):
         reader.add(field, message)
 
 

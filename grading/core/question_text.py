@@ -8,10 +8,13 @@ marked `stated: true` (the prompt states it; the candidate restates it). A deriv
 that is not stated never renders there: its value is an answer.
 
 An answer placeholder, `{=name}` (with the same :n and :% forms), may name any quantity, derived and asked
-alike, and only in the plan's expects: the reference's own figures at the round's values ("30k tokens =
-{=kv_conv}"). Only `answer_plan` renders it, for the readers who may see answers (the interviewer during a
-round, authors); `rendered_spec`, what candidates' pages read, writes it as "…". The reader refuses any other
-placeholder (`template_problems`), so a stored question renders whatever values it is given.
+alike, and only in the texts shown with the reference (`answers_shown`): the plan's expects, the replay
+scenarios' descriptions and the reference design's boxes (not a review question's: its boxes are the design
+under review, which the candidate reads during the round): the reference's own figures at the round's values
+("30k tokens = {=kv_conv}"). Only `answer_texts` (and `answer_plan`) render it, for the readers who may see
+answers (the interviewer during a round, authors, the candidate after submitting); `rendered_spec`, what
+candidates' pages read, writes it as "…". The reader refuses any other placeholder (`template_problems`), so
+a stored question renders whatever values it is given.
 """
 
 from __future__ import annotations
@@ -29,8 +32,12 @@ ANSWER = "="  # the mark of an answer placeholder: "{=kv_conv}"
 HIDDEN = "…"  # an answer placeholder where answers may not be shown
 
 
+BOX_TEXTS = ("job", "failure")  # the reference design's box texts that may be templated
+
+
 def text_fields(spec: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
-    """(field, text) of every templated text of a stored question: its title, prompt and plan's expects."""
+    """(field, text) of every templated text of a stored question: its title, prompt, plan's expects,
+    scenarios' descriptions and design boxes' jobs and failures."""
     for key in ("title", "prompt"):
         text = spec.get(key)
         if isinstance(text, str):
@@ -38,6 +45,22 @@ def text_fields(spec: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     for index, phase in enumerate(spec.get("plan") or []):
         if isinstance(phase, Mapping) and isinstance(phase.get("expect"), str):
             yield f"plan[{index}].expect", phase["expect"]
+    for index, scenario in enumerate(spec.get("scenarios") or []):
+        if isinstance(scenario, Mapping) and isinstance(scenario.get("description"), str):
+            yield f"scenarios[{index}].description", scenario["description"]
+    for index, node in enumerate((spec.get("design") or {}).get("nodes") or []):
+        for key in BOX_TEXTS:
+            if isinstance(node, Mapping) and isinstance(node.get(key), str):
+                yield f"design.nodes[{index}].{key}", node[key]
+
+
+def answers_shown(field: str, kind: str = "design") -> bool:
+    """Whether a templated field is shown only to readers who may see answers: the plan's expects, the
+    scenarios' descriptions (replays run after submit) and the reference design's boxes, unless the question
+    is a review, whose design the candidate reads during the round."""
+    if field.startswith(("plan[", "scenarios[")):
+        return True
+    return field.startswith("design.") and kind != "review"
 
 
 def template_problems(
@@ -45,11 +68,13 @@ def template_problems(
     inputs: Mapping[str, bool],
     derived: set[str] | frozenset[str],
     asked: set[str] | frozenset[str],
+    kind: str = "design",
 ) -> list[tuple[str, str]]:
     """(field, message) for every placeholder that is not a given assumption or has an unknown format, and
-    every answer placeholder outside the plan's expects (fields "plan[i].expect") or naming nothing.
+    every answer placeholder outside the texts shown with answers (`answers_shown`) or naming nothing.
 
-    `inputs` maps each input of the model to whether it is `stated`; `derived` names the derived ones."""
+    `inputs` maps each input of the model to whether it is `stated`; `derived` names the derived ones;
+    `kind` is the question's ("review" keeps answers off its design)."""
     problems = []
     for field, text in fields:
         for match in PLACEHOLDER.finditer(text):
@@ -58,9 +83,13 @@ def template_problems(
                 problems.append(
                     (field, f"{match[0]}: the format {form!r} is none of :n (number) or :% (percent)")
                 )
-            elif answer and not field.startswith("plan["):
+            elif answer and not answers_shown(field, kind):
                 problems.append(
-                    (field, f"{match[0]}: an answer placeholder belongs only in the plan's expects")
+                    (
+                        field,
+                        f"{match[0]}: an answer placeholder belongs only in the plan's expects, the"
+                        " scenarios' descriptions and the boxes of a design question's reference design",
+                    )
                 )
             elif name not in inputs and name not in derived:
                 problems.append((field, f"{match[0]}: {name!r} is not a quantity of the model"))
@@ -122,39 +151,76 @@ def _display_values(
     return shown, units, {q["name"] for q in quantities if q.get("formula") is None}
 
 
-def _plan(spec: Mapping[str, Any], write: Callable[[str], str]) -> list[Any]:
-    return [
+def _written(spec: Mapping[str, Any], write: Callable[[str], str]) -> dict[str, Any]:
+    """`spec` with its plan's expects, its scenarios' descriptions and its design boxes' texts written by
+    `write`."""
+    out = dict(spec)
+    out["plan"] = [
         {**phase, "expect": write(phase["expect"])}
         if isinstance(phase, Mapping) and isinstance(phase.get("expect"), str)
         else phase
         for phase in spec.get("plan") or []
     ]
+    if spec.get("scenarios"):
+        out["scenarios"] = [
+            {**scenario, "description": write(scenario["description"])}
+            if isinstance(scenario, Mapping) and isinstance(scenario.get("description"), str)
+            else scenario
+            for scenario in spec["scenarios"]
+        ]
+    design = spec.get("design")
+    if isinstance(design, Mapping) and design.get("nodes"):
+        out["design"] = {
+            **design,
+            "nodes": [
+                {**node, **{key: write(node[key]) for key in BOX_TEXTS if isinstance(node.get(key), str)}}
+                if isinstance(node, Mapping)
+                else node
+                for node in design["nodes"]
+            ],
+        }
+    return out
 
 
 def rendered_spec(
     spec: Mapping[str, Any], variant_values: Mapping[str, float] | None = None
 ) -> dict[str, Any]:
-    """A stored question (the question file as JSON) with its title, prompt and plan written from its
-    model's values at the defaults, or with `variant_values` (base units) over them; the same dict when it
-    has no placeholder. What anyone may read: the plan's answer placeholders are written "…" (the
-    interviewer's plan is `answer_plan`)."""
+    """A stored question (the question file as JSON) with its templated texts (`text_fields`) written from
+    its model's values at the defaults, or with `variant_values` (base units) over them; the same dict when
+    it has no placeholder. What anyone may read: answer placeholders are written "…" (the texts with
+    answers are `answer_texts`)."""
     if not has_placeholders(spec):
         return dict(spec)
     shown, units, inputs = _display_values(spec, variant_values)
     given = {name: value for name, value in shown.items() if name in inputs}
-    out = dict(spec)
+    out = _written(spec, lambda text: render(text, given, units))
     for key in ("title", "prompt"):
         if isinstance(out.get(key), str):
             out[key] = render(out[key], given, units)
-    out["plan"] = _plan(spec, lambda text: render(text, given, units))
+    return out
+
+
+def answer_texts(
+    spec: Mapping[str, Any], variant_values: Mapping[str, float] | None = None
+) -> dict[str, Any]:
+    """The stored question with the texts shown beside the reference written out, answers too, at the round's
+    values (the defaults with `variant_values` over them): the plan, the scenarios' descriptions and the
+    reference design's boxes (a review question's boxes, which the candidate reads during the round, with
+    given assumptions only). Only for readers who may see the reference: the interviewer during a round,
+    authors, the candidate after submitting. Title and prompt are as `rendered_spec` writes them."""
+    if not has_placeholders(spec):
+        return dict(spec)
+    shown, units, inputs = _display_values(spec, variant_values)
+    given = {name: value for name, value in shown.items() if name in inputs}
+    out = rendered_spec(spec, variant_values)
+    written = _written(spec, lambda text: render(text, given, units, answers=shown))
+    out["plan"], out["scenarios"] = written["plan"], written.get("scenarios", spec.get("scenarios"))
+    if spec.get("kind") != "review" and "design" in written:
+        out["design"] = written["design"]
     return out
 
 
 def answer_plan(spec: Mapping[str, Any], variant_values: Mapping[str, float] | None = None) -> list[Any]:
     """The plan with every placeholder written out, answers too, at the round's values: only for readers who
     may see the reference (the interviewer during a round, authors, the candidate after submitting)."""
-    if not has_placeholders(spec):
-        return list(spec.get("plan") or [])
-    shown, units, inputs = _display_values(spec, variant_values)
-    given = {name: value for name, value in shown.items() if name in inputs}
-    return _plan(spec, lambda text: render(text, given, units, answers=shown))
+    return list(answer_texts(spec, variant_values).get("plan") or [])

@@ -17,6 +17,7 @@ from typing import Any
 from grading.core.formula import UNBOUNDED
 from grading.core.model import ModelError, ReferenceModel
 from grading.core.quantity_text import ParseFailure, read_value
+from grading.core.question_text import answer_texts
 from grading.core.sim.slo_words import slo_words
 
 SIDES = ("candidate", "reference")
@@ -191,6 +192,8 @@ def replay_inputs(
         return []
     model = ReferenceModel.from_dict(spec["model"])
     values, typed, fallbacks = evaluate_side(model, side=side, numbers=numbers, variant_values=variant_values)
+    # The descriptions speak of the round's values (the reference's, a variant's too): shown after submit.
+    scenarios = answer_texts(spec, variant_values).get("scenarios") or scenarios
     return [
         {**scenario_inputs(scenario, values, model=model, typed=typed), "side": side, "fallbacks": fallbacks}
         for scenario in scenarios
@@ -252,6 +255,8 @@ def curveball_replay_inputs(
     values, used, fallbacks = evaluate_side(
         model, side=side, numbers=typed, variant_values={**(variant_values or {}), **changed}
     )
+    index = list(spec["scenarios"]).index(scenario)
+    scenario = answer_texts(spec, {**(variant_values or {}), **changed})["scenarios"][index]
     entry = scenario_inputs(scenario, values, model=model, typed=used)
     return {
         **entry,

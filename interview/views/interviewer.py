@@ -128,7 +128,7 @@ def console(request: AuthedRequest, round_id: int) -> HttpResponse:
             "candidate": round_.candidate,
             "canvas_palette": palette_for_canvas(spec),
             "reference_rows": reference_values(round_),
-            "reference_design": spec.get("design", {}),
+            "reference_design": round_.answer_texts.get("design", {}),
             "outline_html": markdown_render(spec.get("outline", "")),
             "mistakes": spec.get("mistakes", []),
             "all_follow_ups": [

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from grading.core.question_text import answer_plan, has_placeholders, rendered_spec
+from grading.core.question_text import answer_texts, has_placeholders, rendered_spec
 
 
 class RoundMode(models.TextChoices):
@@ -78,10 +78,17 @@ class Round(models.Model):
         return rendered_spec(self.question_version.spec, self.variant_values or None)
 
     @cached_property
+    def answer_texts(self) -> dict:
+        """The version with the texts shown beside the reference (plan, scenarios' descriptions, reference
+        design's boxes) written with the reference's own figures at this round's values (their `{=name}`
+        placeholders): for the interviewer, never for the candidate before submitting
+        (grading.core.question_text)."""
+        return answer_texts(self.question_version.spec, self.variant_values or None)
+
+    @property
     def answer_plan(self) -> list[dict]:
-        """The plan with the reference's own figures at this round's values (its `{=name}` placeholders):
-        for the interviewer, never for the candidate before submitting (grading.core.question_text)."""
-        return answer_plan(self.question_version.spec, self.variant_values or None)
+        """The plan of `answer_texts`."""
+        return list(self.answer_texts.get("plan") or [])
 
     def record_report(self, report: dict) -> None:
         """Keep the graded report and the scores the history lists beside it (columns, not the JSON)."""

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.service_errors import ServiceError
+from grading.core.question_text import rendered_spec
 from grading.core.report_text import format_unit
 from grading.core.review_check import FIXED_PREFIX, given_fixed_sheet
 from questions.models import Question, QuestionVersion
@@ -90,7 +91,7 @@ def _review_start(version: QuestionVersion, variant_values: dict[str, float]) ->
     with the design's own numbers (the asked inputs, at their given or variant values) on the analysis sheet
     and the fixed design's sheet (the review's fix lines) at the given design's values."""
     spec = version.spec
-    given = spec.get("design") or {}
+    given = rendered_spec(spec, variant_values or None).get("design") or {}  # at the variant's values
     nodes = [
         {key: str(node.get(key, "") or "") for key in ("id", "kind", "label", "job")} | {"failure": ""}
         for node in given.get("nodes", [])

@@ -109,11 +109,25 @@ def test_an_answer_placeholder_is_refused_outside_the_plan():
     plan = yaml.safe_load((BANK / "kv-cache-tiering.yaml").read_text())["plan"]
     assert problems("kv-cache-tiering", plan=plan) == []  # the bank's own answers in the plan
     assert problems("kv-cache-tiering", prompt="Each conversation holds {=kv_conv}.") == [
-        "prompt: {=kv_conv}: an answer placeholder belongs only in the plan's expects"
+        "prompt: {=kv_conv}: an answer placeholder belongs only in the plan's expects, the scenarios' descriptions and the boxes of a"
+        " design question's reference design"
     ]
     assert problems("kv-cache-tiering", title="{=convs_in_hbm:n} conversations") == [
-        "title: {=convs_in_hbm:n}: an answer placeholder belongs only in the plan's expects"
+        "title: {=convs_in_hbm:n}: an answer placeholder belongs only in the plan's expects, the scenarios' descriptions and the boxes of a"
+        " design question's reference design"
     ]
+    # A design question's scenarios and reference boxes are shown with the reference: answers allowed there.
+    data = yaml.safe_load((BANK / "kv-cache-tiering.yaml").read_text())
+    scenarios = [{**data["scenarios"][0], "description": "Each return recomputes ~{=recompute_s}."}]
+    nodes = [{**data["design"]["nodes"][0], "job": "Holds ~{=convs_in_hbm:n} conversations."}]
+    nodes += data["design"]["nodes"][1:]
+    assert problems("kv-cache-tiering", scenarios=scenarios, design={**data["design"], "nodes": nodes}) == []
+    # A review question's boxes are the design under review, read during the round: no answers there.
+    review = yaml.safe_load((BANK / "eight-gpu-design-review.yaml").read_text())
+    boxes = [{**review["design"]["nodes"][0], "job": "Serves {=servers_needed:n} servers."}]
+    boxes += review["design"]["nodes"][1:]
+    refused = problems("eight-gpu-design-review", design={**review["design"], "nodes": boxes})
+    assert [line.split(":")[0] for line in refused] == ["design.nodes[0].job"]
     bad = [{**plan[0], "expect": "{=kv_conversation} per conversation"}, *plan[1:]]
     assert problems("kv-cache-tiering", plan=bad) == [
         "plan[0].expect: {=kv_conversation}: 'kv_conversation' is not a quantity of the model"
