@@ -163,6 +163,7 @@ def report(request: AuthedRequest, round_id: int) -> HttpResponse:
     if request.htmx:
         return render(request, "rounds/report.html#report-header", context)
     context["headline"] = question_headline(round_.spec, round_.report)
+    context["answer_plan"] = round_.answer_plan  # submitted: the reference's plan, at this round's values
     design_report = (round_.report or {}).get("design")
     if design_report and not (round_.report or {}).get("review"):
         compared = designs_compared(round_.spec.get("design") or {}, round_.work.design, design_report)
