@@ -49,6 +49,7 @@ from grading.core.model import ModelError, ReferenceModel
 from grading.core.quantity_text import ParseFailure, alike_counts, label_counts, not_converted, read_on_line
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
+from grading.core.question_text import written_at_defaults
 from grading.core.question_types import CLIENT_KIND, Curveball, QuestionSpec
 from grading.core.report_text import (
     ArithmeticTemplate,
@@ -233,7 +234,10 @@ class _Prepared:
         self.plan = tuple((phase.name, float(phase.minutes)) for phase in spec.plan)
         self.plan_minutes = dict(self.plan)
         nodes = tuple(
-            ReferenceBox(node.id, node.kind, node.label, node.job, node.failure) for node in spec.design.nodes
+            ReferenceBox(
+                node.id, node.kind, node.label, *written_at_defaults(model, [node.job, node.failure])
+            )
+            for node in spec.design.nodes
         )
         self.design = ReferenceDesign(
             tuple(node for node in nodes if node.kind != CLIENT_KIND),

@@ -9,8 +9,9 @@ that is not stated never renders there: its value is an answer.
 
 An answer placeholder, `{=name}` (with the same :n and :% forms), may name any quantity, derived and asked
 alike, and only in the texts shown with the reference (`answers_shown`): the plan's expects, the replay
-scenarios' descriptions and the reference design's boxes (not a review question's: its boxes are the design
-under review, which the candidate reads during the round): the reference's own figures at the round's values
+scenarios' descriptions and the reference design's boxes (of a review question only the failures: its boxes'
+jobs are the design under review, which the candidate reads during the round): the reference's figures at the
+round's values
 ("30k tokens = {=kv_conv}"). Only `answer_texts` (and `answer_plan`) render it, for the readers who may see
 answers (the interviewer during a round, authors, the candidate after submitting); `rendered_spec`, what
 candidates' pages read, writes it as "…". The reader refuses any other placeholder (`template_problems`), so
@@ -56,11 +57,12 @@ def text_fields(spec: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
 
 def answers_shown(field: str, kind: str = "design") -> bool:
     """Whether a templated field is shown only to readers who may see answers: the plan's expects, the
-    scenarios' descriptions (replays run after submit) and the reference design's boxes, unless the question
-    is a review, whose design the candidate reads during the round."""
+    scenarios' descriptions (replays run after submit) and the reference design's boxes, but for a review
+    question only their failures: the candidate works on its design during the round, its jobs shown and its
+    failures left out (rounds.services.rounds._review_start)."""
     if field.startswith(("plan[", "scenarios[")):
         return True
-    return field.startswith("design.") and kind != "review"
+    return field.startswith("design.") and (kind != "review" or field.endswith(".failure"))
 
 
 def template_problems(
@@ -205,8 +207,7 @@ def answer_texts(
 ) -> dict[str, Any]:
     """The stored question with the texts shown beside the reference written out, answers too, at the round's
     values (the defaults with `variant_values` over them): the plan, the scenarios' descriptions and the
-    reference design's boxes (a review question's boxes, which the candidate reads during the round, with
-    given assumptions only). Only for readers who may see the reference: the interviewer during a round,
+    reference design's boxes. Only for readers who may see the reference: the interviewer during a round,
     authors, the candidate after submitting. Title and prompt are as `rendered_spec` writes them."""
     if not has_placeholders(spec):
         return dict(spec)
@@ -215,9 +216,20 @@ def answer_texts(
     out = rendered_spec(spec, variant_values)
     written = _written(spec, lambda text: render(text, given, units, answers=shown))
     out["plan"], out["scenarios"] = written["plan"], written.get("scenarios", spec.get("scenarios"))
-    if spec.get("kind") != "review" and "design" in written:
+    if "design" in written:  # a review's jobs hold given assumptions only (`answers_shown`)
         out["design"] = written["design"]
     return out
+
+
+def written_at_defaults(model: ReferenceModel, texts: Sequence[str]) -> list[str]:
+    """`texts` with every placeholder, answers too, written at the model's defaults: what the grader reads
+    of the reference's own boxes (the words it recognises in them, never a placeholder's name)."""
+    if not any(PLACEHOLDER.search(text) for text in texts):
+        return list(texts)
+    values = model.evaluate({})
+    shown = {name: float(model.display_value(name, values[name])) for name in model.quantities}
+    units = {name: quantity.unit for name, quantity in model.quantities.items()}
+    return [render(text, shown, units, answers=shown) for text in texts]
 
 
 def answer_plan(spec: Mapping[str, Any], variant_values: Mapping[str, float] | None = None) -> list[Any]:
