@@ -109,12 +109,12 @@ def test_an_answer_placeholder_is_refused_outside_the_plan():
     plan = yaml.safe_load((BANK / "kv-cache-tiering.yaml").read_text())["plan"]
     assert problems("kv-cache-tiering", plan=plan) == []  # the bank's own answers in the plan
     assert problems("kv-cache-tiering", prompt="Each conversation holds {=kv_conv}.") == [
-        "prompt: {=kv_conv}: an answer placeholder belongs only in the plan's expects, the scenarios' descriptions and the boxes of a"
-        " design question's reference design"
+        "prompt: {=kv_conv}: an answer placeholder belongs only in the plan's expects, the scenarios'"
+        " descriptions and the boxes of a design question's reference design"
     ]
     assert problems("kv-cache-tiering", title="{=convs_in_hbm:n} conversations") == [
-        "title: {=convs_in_hbm:n}: an answer placeholder belongs only in the plan's expects, the scenarios' descriptions and the boxes of a"
-        " design question's reference design"
+        "title: {=convs_in_hbm:n}: an answer placeholder belongs only in the plan's expects, the scenarios'"
+        " descriptions and the boxes of a design question's reference design"
     ]
     # A design question's scenarios and reference boxes are shown with the reference: answers allowed there.
     data = yaml.safe_load((BANK / "kv-cache-tiering.yaml").read_text())
@@ -132,3 +132,42 @@ def test_an_answer_placeholder_is_refused_outside_the_plan():
     assert problems("kv-cache-tiering", plan=bad) == [
         "plan[0].expect: {=kv_conversation}: 'kv_conversation' is not a quantity of the model"
     ]
+
+
+def test_a_variants_replay_description_and_reference_boxes_speak_of_its_values():
+    from grading.core.question_text import answer_texts
+    from grading.core.replay_inputs import curveball_replay_inputs, replay_inputs
+
+    spec = stored("kv-cache-tiering")
+    variant = {"context_tokens": 64000.0}
+    (entry,) = replay_inputs(spec, side="reference", variant_values=variant)
+    # Recompute by hand: (2 x 70.55e9 x 64,000 + 2 x 80 x 8,192 x 64,000^2) FLOP / (8 x 989e12 x 0.5)
+    # = 3.64 s; reload: 64,000 x 327,680 B = 20.97 GB over 8 x 50 GB/s = 52.4 ms.
+    assert "every returning 64,000-token conversation" in entry["description"]
+    assert "the ~3.64 s of compute" in entry["description"] and "(~52.4 ms)" in entry["description"]
+    assert "30,000" not in entry["description"] and "1.37" not in entry["description"]
+    # The fp8 curveball halves the bytes: 30,000 x 163,840 B = 4.92 GB, reloaded in 4.92 GB / 400 GB/s
+    # = 12.3 ms; the recompute does not change (1.37 s at the defaults: (4.23 + 1.18) PFLOP / 3.956 PFLOP/s).
+    fp8 = curveball_replay_inputs(spec, "fp8-kv", side="reference")
+    assert fp8 is not None and "(~12.3 ms)" in fp8["description"]
+    assert "~1.37 s of compute" in fp8["description"]
+    # The reference design's boxes: 434.9 GB of HBM for KV / 20.97 GB = 20 whole 64,000-token conversations.
+    boxes = {node["id"]: node for node in answer_texts(spec, variant)["design"]["nodes"]}
+    assert boxes["eng"]["job"].startswith("Hold ~20 active 64,000-token conversations in HBM")
+    assert boxes["sch"]["failure"].startswith("Waits for the full 21 GB reload")
+    # What a candidate's page may read writes the answers as "…".
+    public = {node["id"]: node for node in rendered_spec(spec, variant)["design"]["nodes"]}
+    assert public["eng"]["job"].startswith("Hold ~… active 64,000-token conversations")
+
+
+def test_a_review_rounds_given_design_reads_the_variants_given_values_and_no_answer():
+    from grading.core.question_text import answer_texts
+
+    spec = stored("eight-gpu-design-review")
+    # 6.5 req/s (a given assumption): the queue's failure says it; the step's figures are answers, shown only
+    # with the reference (a review's failures are blanked on the candidate's canvas).
+    boxes = answer_texts(spec, {"arrival_rate": 6.5})["design"]["nodes"]
+    queue = next(node for node in boxes if node["kind"] == "admission_queue")
+    assert "at 6.5 req/s against" in queue["failure"]
+    jobs = [node["job"] for node in rendered_spec(spec, {"arrival_rate": 6.5})["design"]["nodes"]]
+    assert not any("{" in job or "…" in job for job in jobs)

@@ -1,11 +1,13 @@
-"""A variant's title, prompt and plan speak of the variant's values (issue 31): no figure the question's
-defaults give stays written when a variant moves it.
+"""A variant's title, prompt, plan, replays and reference design speak of the variant's values (issue 31): no
+figure the question's defaults give stays written when a variant moves it.
 
 For every bank question with variable inputs, a variant moves each of them well inside its range; every number
-printed in the variant's title, prompt and plan (the interviewer's, answers written out) is then compared with
-the model: a number that is, to its printed precision, the default value of a quantity the variant moved (a
-variable input, or a quantity derived from one) and the variant's value of no quantity is a figure written at
-the defaults: a fixed sentence where a placeholder belongs. Numbers written in words count ("two regions").
+printed in the variant's title, prompt, plan (the interviewer's, answers written out), replay scenarios'
+descriptions and reference design's boxes (jobs and failures, as the report and the interviewer read them:
+`question_text.answer_texts`) is then compared with the model: a number that is, to its printed precision, the
+default value of a quantity the variant moved (a variable input, or a quantity derived from one) and the
+variant's value of no quantity is a figure written at the defaults: a fixed sentence where a placeholder
+belongs. Numbers written in words count ("two regions").
 """
 
 import math
@@ -17,7 +19,7 @@ import pytest
 from grading.core.model import ReferenceModel
 from grading.core.question_export import spec_to_dict
 from grading.core.question_files import load_question
-from grading.core.question_text import answer_plan, rendered_spec
+from grading.core.question_text import answer_texts, rendered_spec
 
 BANK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
 WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
@@ -31,6 +33,22 @@ NOT_FIGURES = {
     "two pools": "disaggregated-prefill-decode",
     "two targets": "training-disaster-recovery",
     "three-tier": "ten-thousand-gpu-cluster",
+    # The replays' descriptions, of their own fixed parameters (the burst's length, the replay's limits and
+    # rates) or of the engine, that a moved default reads the same as by chance.
+    "fails every ~17 hours": "checkpoint-storage",  # three times the failure rate, not the 17 GB/s tier
+    "for three minutes": "eight-gpu-design-review",  # the surge's length
+    "a 6 s wait limit": "eight-gpu-design-review",
+    "~9 ms of all-reduce": "eight-gpu-design-review",
+    "run at ~83%": "eight-gpu-design-review",  # the engine's load, not 0.83 req/s a server
+    "Ten thousand one-GPU jobs": "job-scheduler-100k-jobs",
+    "serves 20 req/s on 10 instances": "serverless-gpu-warm-pool",  # the replay's load, not a 20 s cold start
+    "(15 replicas)": "shared-gpu-cluster-scheduling",
+    "Four replicas take 16 req/s (4 a replica": "speculative-decoding",  # not the draft length of 4
+    "Llama-3": "ten-thousand-gpu-cluster",
+    "1% redelivery": "usage-billing-pipeline",  # not the $0.01 a request
+    "about 1% of revenue": "usage-billing-pipeline",
+    "a 25% spike": "video-generation-serving",  # not the $0.25 a video
+    "up to 2% may": "video-generation-serving",
 }
 SCALE = {"k": 1e3, "K": 1e3, "M": 1e6, "bn": 1e9, "B": 1e9, "T": 1e12}
 
@@ -87,10 +105,14 @@ def reads_as(value: float, printed: float, half_step: float) -> bool:
 
 
 def texts(spec: dict, variant: dict[str, float]) -> list[tuple[str, str]]:
-    shown = rendered_spec(spec, variant)
-    plan = answer_plan(spec, variant)
+    shown, answers = rendered_spec(spec, variant), answer_texts(spec, variant)
     fields = [("title", shown["title"]), ("prompt", shown["prompt"])]
-    fields += [(f"plan {phase['phase']}", phase["expect"]) for phase in plan]
+    fields += [(f"plan {phase['phase']}", phase["expect"]) for phase in answers["plan"]]
+    fields += [
+        (f"scenario {item['name']}", item.get("description", "")) for item in answers.get("scenarios") or []
+    ]
+    for node in answers["design"]["nodes"]:
+        fields += [(f"box {node['id']} {key}", node.get(key, "")) for key in ("job", "failure")]
     words = [phrase for phrase, slug in NOT_FIGURES.items() if slug == spec["slug"]]
     return [(field, re.sub("|".join(map(re.escape, words)) or "$^", " ", text)) for field, text in fields]
 
