@@ -26,6 +26,7 @@ from grading.core import verdicts as v
 from grading.core.design_check import PaletteIndex, kind_terms
 from grading.core.drill_wording import PLACEHOLDER
 from grading.core.quantity_text import ParseFailure, read_on_line
+from grading.core.question_text import written_at_defaults
 from grading.core.question_types import Curveball, FollowUp, QuestionSpec
 from grading.core.report_text import format_number, format_quantity
 from grading.core.units import parse_unit
@@ -202,8 +203,9 @@ def consequence_problems(spec: QuestionSpec, index: PaletteIndex) -> list[tuple[
             for node in spec.design.nodes:
                 if node.kind != consequence.kind:
                     continue
-                named = index.vocabulary.recognise(node.kind, "job", node.job) + index.vocabulary.recognise(
-                    node.kind, "failure", node.failure
+                job, failure = written_at_defaults(spec.model.reference, [node.job, node.failure])
+                named = index.vocabulary.recognise(node.kind, "job", job) + index.vocabulary.recognise(
+                    node.kind, "failure", failure
                 )
                 if consequence.names in named:
                     problems.append(
