@@ -247,7 +247,11 @@ def _check_templates(reader: FieldReader, spec: QuestionSpec) -> None:
     placeholder is refused, so no rendering ever states an answer where it may not."""
     fields = [("title", spec.title), ("prompt", spec.prompt)]
     fields += [(f"plan[{index}].expect", phase.expect) for index, phase in enumerate(spec.plan)]
-    fields += [(f"scenarios[{i}].description", item.description) for i, item in enumerate(spec.scenarios)]
+    fields += [
+        (f"scenarios[{i}].{key}", getattr(item, key))
+        for i, item in enumerate(spec.scenarios)
+        for key in ("title", "description")
+    ]
     fields += [
         (f"design.nodes[{index}].{key}", getattr(node, key))
         for index, node in enumerate(spec.design.nodes)

@@ -34,6 +34,7 @@ HIDDEN = "…"  # an answer placeholder where answers may not be shown
 
 
 BOX_TEXTS = ("job", "failure")  # the reference design's box texts that may be templated
+SCENARIO_TEXTS = ("title", "description")  # a replay's, shown with its charts after submit
 
 
 def text_fields(spec: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
@@ -47,8 +48,9 @@ def text_fields(spec: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
         if isinstance(phase, Mapping) and isinstance(phase.get("expect"), str):
             yield f"plan[{index}].expect", phase["expect"]
     for index, scenario in enumerate(spec.get("scenarios") or []):
-        if isinstance(scenario, Mapping) and isinstance(scenario.get("description"), str):
-            yield f"scenarios[{index}].description", scenario["description"]
+        for key in SCENARIO_TEXTS:
+            if isinstance(scenario, Mapping) and isinstance(scenario.get(key), str):
+                yield f"scenarios[{index}].{key}", scenario[key]
     for index, node in enumerate((spec.get("design") or {}).get("nodes") or []):
         for key in BOX_TEXTS:
             if isinstance(node, Mapping) and isinstance(node.get(key), str):
@@ -57,9 +59,9 @@ def text_fields(spec: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
 
 def answers_shown(field: str, kind: str = "design") -> bool:
     """Whether a templated field is shown only to readers who may see answers: the plan's expects, the
-    scenarios' descriptions (replays run after submit) and the reference design's boxes, but for a review
-    question only their failures: the candidate works on its design during the round, its jobs shown and its
-    failures left out (rounds.services.rounds._review_start)."""
+    scenarios' titles and descriptions (replays run after submit) and the reference design's boxes, but for a
+    review question only their failures: the candidate works on its design during the round, its jobs shown
+    and its failures left out (rounds.services.rounds._review_start)."""
     if field.startswith(("plan[", "scenarios[")):
         return True
     return field.startswith("design.") and (kind != "review" or field.endswith(".failure"))
@@ -165,8 +167,11 @@ def _written(spec: Mapping[str, Any], write: Callable[[str], str]) -> dict[str, 
     ]
     if spec.get("scenarios"):
         out["scenarios"] = [
-            {**scenario, "description": write(scenario["description"])}
-            if isinstance(scenario, Mapping) and isinstance(scenario.get("description"), str)
+            {
+                **scenario,
+                **{key: write(scenario[key]) for key in SCENARIO_TEXTS if isinstance(scenario.get(key), str)},
+            }
+            if isinstance(scenario, Mapping)
             else scenario
             for scenario in spec["scenarios"]
         ]

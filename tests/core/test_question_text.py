@@ -143,6 +143,7 @@ def test_a_variants_replay_description_and_reference_boxes_speak_of_its_values()
     (entry,) = replay_inputs(spec, side="reference", variant_values=variant)
     # Recompute by hand: (2 x 70.55e9 x 64,000 + 2 x 80 x 8,192 x 64,000^2) FLOP / (8 x 989e12 x 0.5)
     # = 3.64 s; reload: 64,000 x 327,680 B = 20.97 GB over 8 x 50 GB/s = 52.4 ms.
+    assert entry["title"] == "Returning 64,000-token conversations double for two minutes"
     assert "every returning 64,000-token conversation" in entry["description"]
     assert "the ~3.64 s of compute" in entry["description"] and "(~52.4 ms)" in entry["description"]
     assert "30,000" not in entry["description"] and "1.37" not in entry["description"]

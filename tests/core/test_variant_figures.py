@@ -49,6 +49,9 @@ NOT_FIGURES = {
     "about 1% of revenue": "usage-billing-pipeline",
     "a 25% spike": "video-generation-serving",  # not the $0.25 a video
     "up to 2% may": "video-generation-serving",
+    "four minutes apart": "autoscaling-cold-start",  # a replay's title: the bursts' spacing
+    "Two weeks of ordinary": "training-disaster-recovery",
+    "lost for two minutes": "two-region-failover",
 }
 SCALE = {"k": 1e3, "K": 1e3, "M": 1e6, "bn": 1e9, "B": 1e9, "T": 1e12}
 
@@ -108,9 +111,8 @@ def texts(spec: dict, variant: dict[str, float]) -> list[tuple[str, str]]:
     shown, answers = rendered_spec(spec, variant), answer_texts(spec, variant)
     fields = [("title", shown["title"]), ("prompt", shown["prompt"])]
     fields += [(f"plan {phase['phase']}", phase["expect"]) for phase in answers["plan"]]
-    fields += [
-        (f"scenario {item['name']}", item.get("description", "")) for item in answers.get("scenarios") or []
-    ]
+    for item in answers.get("scenarios") or []:
+        fields += [(f"scenario {item['name']} {key}", item.get(key, "")) for key in ("title", "description")]
     for node in answers["design"]["nodes"]:
         fields += [(f"box {node['id']} {key}", node.get(key, "")) for key in ("job", "failure")]
     words = [phrase for phrase, slug in NOT_FIGURES.items() if slug == spec["slug"]]
