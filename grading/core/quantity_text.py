@@ -1334,6 +1334,8 @@ def _with_line_nouns(
         # "12 servers" on a replica line where a replica is one node: the count the question calls alike.
         kin = {one for one in named for other in _kin(one, alike) if other in line_counts}
         chosen = sorted(named & line_counts or kin or named)
+        if len(chosen) > 1 and set.intersection(*(_kin(one, alike) for one in chosen)) & line_counts:
+            chosen = chosen[:1]  # "streams" (requests or connections) on a line of conversations: either fits
         if not chosen and singular(word) in own_words and not _is_unit_word(word):
             if len(above) == 1:
                 notes.append(f"{word!r} read as {above[0]}, what the line counts")

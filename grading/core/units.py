@@ -117,6 +117,22 @@ COUNT_EQUIVALENTS: dict[str, dict[str, str]] = {
     "query": {"req": "one query is one request"},  # "314 QPS" on a request rate, "10k req/s" on queries
     "prompt": {"req": "one prompt is one request"},
 }
+# The work a server holds in flight, counted by any of its names: a request is one sequence in the batch, a
+# conversation (session) is served one request at a time, and each holds one connection while it streams. An
+# expert reads "44 sequences" on a line of conversations, or "2,170 connections" on a line of open streams, as
+# the line's own count.
+IN_FLIGHT_NAMES: dict[str, str] = {
+    "req": "a request",
+    "seq": "a sequence",
+    "session": "a conversation",
+    "conn": "a connection",
+}
+for _one, _one_words in IN_FLIGHT_NAMES.items():
+    for _other, _other_words in IN_FLIGHT_NAMES.items():
+        if _one != _other:
+            COUNT_EQUIVALENTS.setdefault(_one, {}).setdefault(
+                _other, f"{_one_words} in flight is one {_other_words[2:]}"
+            )
 
 
 def _plurals(noun: str) -> tuple[str, ...]:

@@ -339,3 +339,28 @@ def test_a_greek_label_or_a_word_and_a_comma_before_the_figure_is_a_label(text):
     # two-region-failover: each survivor carries 0.6 x 2 = 1.2 of its capacity; the symbol or the word before
     # it names it.
     assert on_line(text, "").value == pytest.approx(1.2)
+
+
+# 5. The work in flight by any of its names: requests, sequences, conversations, connections, streams.
+
+
+@pytest.mark.parametrize("text", ["44 sequences", "44 requests", "44 streams", "44 connections", "44 convos"])
+def test_a_line_of_conversations_takes_the_in_flight_work_by_any_of_its_names(text):
+    # kv-cache-tiering: floor((8 x 80 GB x 0.9 - 141 GB) / 9.83 GB) = floor(434.9 / 9.83) = 44 conversations.
+    # Each of them is a sequence in the batch, served one request at a time over one connection: 44 of any.
+    line = graded("kv-cache-tiering", {"convs_in_hbm": text})["convs_in_hbm"]
+    assert line["verdict"] == "correct", (text, line)
+
+
+@pytest.mark.parametrize("text", ["2,170 connections", "2170 sessions", "2170 conversations", "2170 streams"])
+def test_a_line_of_open_streams_takes_connections_and_conversations(text):
+    # public-playground: streams open at peak = peak rate x stream time, ~2,170 by Little's law (its note).
+    line = graded("public-playground", {"in_flight_streams": text})["in_flight_streams"]
+    assert line["verdict"] == "correct", (text, line)
+
+
+def test_a_count_of_another_kind_on_a_line_of_conversations_is_still_a_unit_error():
+    # 44 GPUs and 44 tokens count hardware and text, not work in flight: the wrong dimension for 44 sessions.
+    for text in ("44 GPUs", "44 tokens"):
+        line = graded("kv-cache-tiering", {"convs_in_hbm": text})["convs_in_hbm"]
+        assert line["verdict"] == "unit_error", (text, line)
