@@ -203,6 +203,13 @@ _DERIVED_UNITS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("MBps", "MB / s", ()),
     ("GBps", "GB / s", ()),
     ("TBps", "TB / s", ()),
+    # Tokens and requests with a scale glued on, as price sheets write them ("$0.60/Mtok", "12 ktok/s").
+    ("ktok", "1e3 * tok", ("Ktok", "ktoks", "Ktoks", "ktokens", "Ktokens")),
+    ("Mtok", "1e6 * tok", ("Mtoks", "Mtokens")),
+    ("Btok", "1e9 * tok", ("Btoks", "Btokens", "Gtok", "Gtokens")),
+    ("Ttok", "1e12 * tok", ("Ttoks", "Ttokens")),
+    ("kreq", "1e3 * req", ("Kreq", "kreqs", "Kreqs", "krequests", "Krequests")),
+    ("Mreq", "1e6 * req", ("Mreqs", "Mrequests")),
     ("QPS", "query / s", ("qps",)),
     ("RPS", "req / s", ("rps",)),
     ("RPM", "req / min", ("rpm",)),

@@ -434,7 +434,7 @@ def test_a_vague_amount_stays_unread_and_the_message_asks_for_the_number(text):
         ("8 x H100", "GPU", 8, "read as 8 GPU"),
         # $0.97 a million tokens is $0.97e-6 a token: the scale is read, never dropped as a note.
         ("$0.97 per 1M tokens", "USD/tok", 0.97e-6, "÷ 1M"),
-        ("$0.97/Mtok", "USD/tok", 0.97e-6, "÷ 1M"),
+        ("$0.97/Mtok", "USD/tok", 0.97e-6, ""),  # Mtok is a unit, a million tokens: read as ms is, no note
         ("$0.97 per million tokens", "USD/tok", 0.97e-6, "÷ 1M"),
         ("12 GB per 1k requests", "GB/req", 12e6, "÷ 1,000"),
     ],

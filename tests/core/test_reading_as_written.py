@@ -364,3 +364,27 @@ def test_a_count_of_another_kind_on_a_line_of_conversations_is_still_a_unit_erro
     for text in ("44 GPUs", "44 tokens"):
         line = graded("kv-cache-tiering", {"convs_in_hbm": text})["convs_in_hbm"]
         assert line["verdict"] == "unit_error", (text, line)
+
+
+# 6. Tokens and requests with a scale glued on, as price sheets and dashboards write them.
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "value"),
+    [
+        ("300 ktok/s", "tok/s", 300e3),  # k = 1e3: 300 x 1,000 tokens a second
+        ("0.3 Mtok/s", "tok/s", 0.3e6),  # M = 1e6: the same 300,000
+        ("0.3 Mtokens/s", "tok/s", 0.3e6),
+        ("1.33 Mtok", "tok", 1.33e6),  # kv room of 1.33M tokens
+        ("2 Btok", "tok", 2e9),
+        ("$0.60/Mtok", "USD/tok", 0.60 / 1e6),  # 60 cents a million tokens is 6e-7 dollars a token
+        ("300 kreq/s", "req/s", 300e3),
+    ],
+)
+def test_a_scale_glued_to_tokens_or_requests_multiplies_them(text, unit, value):
+    assert on_line(text, unit).value == pytest.approx(value)
+
+
+def test_a_lower_case_m_glued_to_tokens_is_not_read_as_millions():
+    # "mtok" could be milli-tokens or a typo for Mtok; neither is read as a million.
+    assert isinstance(read_on_line("12 mtok/s", "tok/s"), ParseFailure)
