@@ -315,7 +315,10 @@ _ENCLOSED = re.compile(r"\A[(\[](?P<inner>[^()\[\]]*\d[^()\[\]]*)[)\]]\Z")
 _SPACE_GROUPED = re.compile(r"(?<![\d.,])(?P<number>\d{1,3}(?: \d{3})+)(?![\d.,]|\s\d)")
 _NEGATION = re.compile(r"(?<![A-Za-z])(?:not|no|never|nor|without|isn'?t|aren'?t|wasn'?t)(?![A-Za-z])", re.I)
 # A label with no mark before the number: "hit rate 70%", "TTFT p99 180 ms".
-_BARE_LABEL = re.compile(r"(?P<label>[^\W\d_][\w /().,'-]{0,40}?)\s+(?=[$~≈]?\s*\d)")
+_BARE_LABEL = re.compile(
+    r"(?P<label>[^\W\d_][\w /().,'-]{0,40}?)\s+(?=[$~≈]?\s*\d)"
+    r"|(?P<joined>[A-Za-z]{3,})-(?=\d)"  # "top-50": a word joined to its number by a hyphen
+)
 
 
 def _sentence_end(text: str) -> ParsedQuantity | None:
@@ -375,12 +378,15 @@ def _bare_label(text: str) -> ParsedQuantity | None:
     """ "hit rate 70%", "TTFT p99 180 ms": words before the number with no mark are a label, unless they
     deny it ("not 5")."""
     match = _BARE_LABEL.match(text)
-    if not match or _NEGATION.search(match.group("label")):
+    if not match:
+        return None
+    label = match.group("label") or match.group("joined")
+    if _NEGATION.search(label):
         return None
     found = parse_quantity(text[match.end() :], _digits_only=True)
     if not isinstance(found, ParsedQuantity):
         return None
-    return _noted(found, f"{match.group('label').strip()!r} read as a label")
+    return _noted(found, f"{label.strip()!r} read as a label")
 
 
 def _stated_result(text: str) -> ParsedQuantity | None:

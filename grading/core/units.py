@@ -49,7 +49,7 @@ COUNT_UNITS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("eval", ("evals", "evaluation", "evaluations")),
     ("adapter", ("adapters",)),
     ("expert", ("experts",)),
-    ("query", ("queries",)),
+    ("query", ("queries", "q")),  # "50 q/s"
     ("pair", ("pairs",)),
     ("event", ("events",)),
     ("tenant", ("tenants",)),

@@ -388,3 +388,19 @@ def test_a_scale_glued_to_tokens_or_requests_multiplies_them(text, unit, value):
 def test_a_lower_case_m_glued_to_tokens_is_not_read_as_millions():
     # "mtok" could be milli-tokens or a typo for Mtok; neither is read as a million.
     assert isinstance(read_on_line("12 mtok/s", "tok/s"), ParseFailure)
+
+
+# 7. Shorthand for what a line counts: "top-50" names its number, "q/s" is queries a second.
+
+
+def test_a_word_joined_to_its_number_by_a_hyphen_is_a_label():
+    # rag-at-10k-qps reranks the top 50 candidates a query: "top-50" is 50, as "top 50" and "k=50" are.
+    for text in ("top-50", "top 50", "k=50"):
+        assert on_line(text, "pair/query").value == 50, text
+    assert isinstance(read_on_line("not-5", "pair/query"), ParseFailure)  # a denial is never a label
+
+
+def test_q_per_second_is_queries_per_second():
+    # 50 q/s per node is 50 queries a second on one node: rag-at-10k-qps's qps_per_node, 50.
+    line = graded("rag-at-10k-qps", {"qps_per_node": "50 q/s per node"})["qps_per_node"]
+    assert line["verdict"] == "correct", line
