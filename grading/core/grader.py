@@ -69,11 +69,14 @@ ARITHMETIC_DEPTH = 1  # how many unwritten steps a message opens up
 UNASKED_CHECK = ("relative", 0.05)
 _LONG_TIME = re.compile(
     r"(?<![A-Za-z])(?:(?P<minute>min|mins|minute|minutes)|(?P<hour>h|hr|hrs|hour|hours)"
-    r"|(?P<day>d|day|days|week|weeks|month|months|year|years))(?![A-Za-z])"
+    r"|(?P<day>d|day|days)|(?P<week>wk|week|weeks)|(?P<month>mo|month|months)|(?P<year>yr|year|years))"
+    r"(?![A-Za-z])"
 )
-_TIME_LEVEL = {"minute": 1, "hour": 2, "day": 3}  # a day's seconds hold hours and minutes as well
-# The longest time unit a slip by each factor needs in the chain: 60 minutes, 3,600 hours, 24 days.
-_TIME_LEVEL_NEEDED = {60.0: 1, 3600.0: 2, 24.0: 3, 86400.0: 3}
+# A longer unit holds the shorter ones: a month's seconds hold its days, hours and minutes as well.
+_TIME_LEVEL = {"minute": 1, "hour": 2, "day": 3, "week": 4, "month": 5, "year": 6}
+# The longest time unit a slip by each factor needs in the chain: 60 minutes, 3,600 hours, 24 days, 7 weeks,
+# 30 months (a day's figure on a monthly line), 12 and 365 years.
+_TIME_LEVEL_NEEDED = {60.0: 1, 3600.0: 2, 24.0: 3, 86400.0: 3, 7.0: 4, 30.0: 5, 12.0: 6, 365.0: 6}
 _SUM = re.compile(r"[\w)]\s*(?<![0-9.][eE])[+-]")
 _FAMILY_RANK = {"metric": 0, "binary": 1, "bits": 2}
 _GRADING_FIELDS = ("slug", "model", "asked", "design", "plan")

@@ -143,6 +143,10 @@ _TIME = (
     UnitFactor(3600, "seconds versus hours", "time"),
     UnitFactor(86400, "seconds versus days", "time"),
     UnitFactor(24, "hours versus days", "time"),
+    UnitFactor(7, "days versus weeks", "time"),
+    UnitFactor(30, "days versus months (a day's figure on a monthly line, or the reverse)", "time"),
+    UnitFactor(12, "months versus years", "time"),
+    UnitFactor(365, "days versus years", "time"),
 )
 _PLAIN = (UnitFactor(100, "a percentage written as a fraction, or the reverse", "percent"),)
 _SMALL_FACTOR = 1.2

@@ -404,3 +404,22 @@ def test_q_per_second_is_queries_per_second():
     # 50 q/s per node is 50 queries a second on one node: rag-at-10k-qps's qps_per_node, 50.
     line = graded("rag-at-10k-qps", {"qps_per_node": "50 q/s per node"})["qps_per_node"]
     assert line["verdict"] == "correct", line
+
+
+# 8. A day's figure on a monthly line is a unit slip (days versus months), where the chain has months.
+
+
+@pytest.mark.parametrize("text", ["98,304", "98,304 GPU-h", "98304 GPU hours"])
+def test_a_day_s_figure_on_a_monthly_line_is_a_unit_error(text):
+    # gpu-credit-system: 4,096 GPUs x 24 h = 98,304 GPU-h a day, x 30 = 2,949,120 GPU-h a month. The day's
+    # figure on the month's line is the right working under the wrong period: 30x, days versus months.
+    line = graded("gpu-credit-system", {"gpu_hours_month": text})["gpu_hours_month"]
+    assert line["verdict"] == "unit_error", line
+    assert "days versus months" in line["message"]
+
+
+def test_thirty_times_too_much_where_no_month_is_in_sight_is_an_arithmetic_slip():
+    # checkpoint-storage: 1 TB / 60 s = 16.7 GB/s; 500 GB/s is 30x, but nothing in the chain is a day or a
+    # month (bytes and seconds only), so no period explains it.
+    line = graded("checkpoint-storage", {"burst_bw": "500 GB/s"})["burst_bw"]
+    assert line["verdict"] == "arithmetic_slip", line
