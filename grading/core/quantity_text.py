@@ -1281,6 +1281,10 @@ def _read_failure(
     if not renamed:
         return failure
     reading = read_on_line(renamed_text, target, label, zero, alike)
+    if isinstance(reading, ParseFailure) and reading.kind == "dimension":
+        # "480 H100s" on a line of nodes: read, and GPUs where nodes are asked, not unreadable.
+        message = reading.message.replace(repr(renamed_text.strip()), repr(text.strip()), 1)
+        return dataclasses.replace(reading, text=text, message=message)
     if isinstance(reading, ParseFailure):
         return failure
     read_words = f"{text.strip()!r} read as {in_digits!r}" if words else ""

@@ -423,3 +423,15 @@ def test_thirty_times_too_much_where_no_month_is_in_sight_is_an_arithmetic_slip(
     # month (bytes and seconds only), so no period explains it.
     line = graded("checkpoint-storage", {"burst_bw": "500 GB/s"})["burst_bw"]
     assert line["verdict"] == "arithmetic_slip", line
+
+
+# 9. A noun that names another count is read, and is the wrong dimension, not unreadable.
+
+
+@pytest.mark.parametrize("text", ["480 H100s", "480 H100 GPUs", "480 cards"])
+def test_gpus_by_their_model_name_on_a_line_of_nodes_are_a_unit_error(text):
+    # rag-at-10k-qps: 3,000 LLM queries/s / 50 per node = 60 nodes = 480 GPUs at 8 a node. "480 H100s" is the
+    # right working counted in GPUs where nodes are asked: the wrong dimension (GPUs for nodes), a unit error.
+    line = graded("rag-at-10k-qps", {"llm_nodes": text})["llm_nodes"]
+    assert line["verdict"] == "unit_error", line
+    assert repr(text) in line["message"]
