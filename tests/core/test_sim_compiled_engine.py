@@ -193,3 +193,25 @@ def test_without_numba_a_replay_raises_and_says_how_to_choose_the_reference(monk
     monkeypatch.setitem(sys.modules, "grading.core.sim.engine_compiled", None)
     with pytest.raises(RuntimeError, match="needs numba.*SEVENBOX_SIM_ENGINE=python"):
         simulate_engines(None, None, [], 1.0, None, 1.0, engine="compiled")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("engine", ["compiled", "python"])
+def test_a_replay_leaves_its_fleet_to_reference_counting_not_to_the_cycle_collector(engine: str) -> None:
+    """A fleet held only by a reference cycle (the controls' handlers bound to themselves, a queue view
+    holding its fleet) outlived its run until the cyclic collector happened to run: a worker kept a run's rows
+    (~400 MB for rag-at-10k-qps) per run, several GB over a submission, and faulted in fresh pages each run.
+    With the collector off, nothing of the run may be left once it returns."""
+    import gc
+
+    from grading.core.sim.queueing import Controls, Fleet
+
+    gc.collect()
+    gc.disable()
+    try:
+        # a loss and a queue timeout: the control events and the queue views both take part
+        params, events, duration_s = SCENARIOS["queue, loss, timeout"]
+        run_serving(params, events, {"ttft_p95_s": 2.0}, duration_s, 1, engine=engine)
+        left = [obj for obj in gc.get_objects() if isinstance(obj, (Fleet, Controls))]
+    finally:
+        gc.enable()
+    assert left == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -63,10 +64,19 @@ class IntRow:
 
 
 class QueueView:
-    """Region r's FCFS queue (a linked list in the arrays) as the controls see a deque."""
+    """Region r's FCFS queue (a linked list in the arrays) as the controls see a deque. It holds its fleet
+    weakly: a cycle between them would keep a run's rows (hundreds of MB for a million requests) alive until
+    the cyclic garbage collector happened to run, so a worker's memory grew by a run's rows every run and each
+    run faulted in fresh pages."""
 
     def __init__(self, fleet: CompiledEngineFleet, r: int) -> None:
-        self.fleet, self.r = fleet, r
+        self._fleet, self.r = weakref.ref(fleet), r
+
+    @property
+    def fleet(self) -> CompiledEngineFleet:
+        fleet = self._fleet()
+        assert fleet is not None  # a view lives only as long as its fleet's run
+        return fleet
 
     def __len__(self) -> int:
         return int(self.fleet.GI[k.QLEN, self.r])
@@ -116,16 +126,19 @@ class CompiledEngineFleet(Fleet):
         self.GI[k.QHEAD] = self.GI[k.QTAIL] = -1
         self.MEM = np.zeros((regions, cap), np.int64)
         self.SHF, self.SHI, self.PT = np.empty(64), np.empty((3, 64), np.int64), np.empty(64)
-        self.QF, self.QI = request_rows(req)
         super().__init__(cfg, req, duration_s, sample_dt)
         self.QI[k.REFUSED] = too_long(req, self.block, self.admit_cap)
-        self.arr, self.enq = self.QF[k.ARR], self.QF[k.ENQ]
-        self.status, self.retries, self.where = self.QI[k.STATUS], self.QI[k.RETRIES], self.QI[k.WHERE]
-        self.start, self.first = self.QF[k.START], self.QF[k.FIRST]
-        self.finish, self.tpot = self.QF[k.FINISH], self.QF[k.TPOT]
         # Views standing in for Fleet's list and deques (the controls only index, count and iterate them)
         self.busy = IntRow(self.GI[k.BUSY])  # type: ignore[assignment]  # not a list: a view of the row
         self.queues = [QueueView(self, r) for r in range(regions)]  # type: ignore[misc]  # deque stand-ins
+
+    def records(self, req: Requests) -> None:
+        """The per-request rows (`request_rows`), with the views the shared controls read by Fleet's names."""
+        self.QF, self.QI = request_rows(req)
+        self.arr, self.enq = self.QF[k.ARR], self.QF[k.ENQ]
+        self.status, self.retries, self.where = self.QI[k.STATUS], self.QI[k.RETRIES], self.QI[k.WHERE]
+        self.start, self.first = self.QF[k.START], self.QF[k.FIRST]
+        self.finish, self.tpot, self.outt = self.QF[k.FINISH], self.QF[k.TPOT], self.QF[k.OUT]
 
     @property
     def state(self) -> State:
@@ -255,13 +268,13 @@ class CompiledEngineFleet(Fleet):
             controls.handle(tc, kind, payload)
 
     def result(self) -> FleetRun:
-        QF, QI = self.QF, self.QI
+        QF, QI = self.QF, self.QI  # the float rows as they are (the run is over: nothing writes them again)
         return FleetRun(
             status=QI[k.STATUS].astype(np.int8),
-            start=QF[k.START].copy(),
-            first_token=QF[k.FIRST].copy(),
-            finish=QF[k.FINISH].copy(),
-            tpot=QF[k.TPOT].copy(),
+            start=QF[k.START],
+            first_token=QF[k.FIRST],
+            finish=QF[k.FINISH],
+            tpot=QF[k.TPOT],
             retries=QI[k.RETRIES].astype(np.int64),
             samples=self.samples(),
             area=self.area,

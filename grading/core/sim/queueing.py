@@ -157,19 +157,7 @@ class Fleet:
         n = len(req.arrival)
         self.cfg, self.req, self.n = cfg, req, n
         self.duration_s, self.sample_dt = duration_s, sample_dt
-        # array.array state: quick element access in the event loop, numpy views for the fast path and results
-        self.arr = _doubles(req.arrival)
-        self.enq = _doubles(req.arrival)  # when each request (re)entered its queue: a retry's wait restarts
-        self.home = req.home.tolist()
-        self.fixed = _doubles(req.fixed_s)
-        self.pre = _doubles(req.prefill_s)
-        self.outt = _doubles(req.out_tokens)
-        self.kvt = _doubles(req.kv_tokens)
-        self.refixed = _doubles(req.retry_fixed_s) if req.retry_fixed_s is not None else None
-        self.status = array("b", bytes(n))
-        self.start, self.first, self.finish, self.tpot = (_doubles(np.full(n, math.nan)) for _ in range(4))
-        self.retries = array("q", bytes(8 * n))
-        self.where = array("q", bytes(8 * n))
+        self.records(req)
 
         self.n_regions = len(cfg.replicas)
         self.batch = cfg.max_batch
@@ -201,6 +189,24 @@ class Fleet:
         self.tlast = 0.0
         self.replica_seconds = 0.0
         self.sample_rows: list[tuple[float, int, int, int, int, float, int]] = []
+
+    def records(self, req: Requests) -> None:
+        """The per-request inputs and records the loops read and write. Here array.array state: quick element
+        access in the event loop, numpy views for the fast path and results (a fleet on arrays of its own,
+        `engine_compiled`'s, sets its own: these copies of millions of requests would go unused)."""
+        n = self.n
+        self.arr = _doubles(req.arrival)
+        self.enq = _doubles(req.arrival)  # when each request (re)entered its queue: a retry's wait restarts
+        self.home = req.home.tolist()
+        self.fixed = _doubles(req.fixed_s)
+        self.pre = _doubles(req.prefill_s)
+        self.outt = _doubles(req.out_tokens)
+        self.kvt = _doubles(req.kv_tokens)
+        self.refixed = _doubles(req.retry_fixed_s) if req.retry_fixed_s is not None else None
+        self.status = array("b", bytes(n))
+        self.start, self.first, self.finish, self.tpot = (_doubles(np.full(n, math.nan)) for _ in range(4))
+        self.retries = array("q", bytes(8 * n))
+        self.where = array("q", bytes(8 * n))
 
     def resize(self, r: int) -> None:
         self.slots[r] = self.run[r] * self.batch
@@ -357,6 +363,21 @@ class Fleet:
         )
 
 
+_HANDLERS = {  # each control event's handler, a method of Controls
+    _SAMPLE: "sample",
+    _PROGRESS: "report_progress",
+    _READY: "ready",
+    _WARM_REFILL: "warm_refill",
+    _AUTOSCALE: "autoscale_tick",
+    _ADD: "add_replicas",
+    _REPLICA_LOSS: "replica_loss",
+    _REGION_LOSS: "region_loss",
+    _REGION_BACK: "region_back",
+    _OUTAGE_START: "outage_start",
+    _OUTAGE_END: "outage_end",
+}
+
+
 class Controls:
     """The control events: samples, progress, replicas ready, failures, outages, manual adds and the
     autoscaler's ticks, each applied to the fleet by its own handler."""
@@ -378,19 +399,6 @@ class Controls:
         self.fleet, self.rng = fleet, rng
         self.progress, self.progress_dt = progress, progress_dt
         self.autoscaler = Autoscaler(fleet) if fleet.cfg.autoscale else None
-        self.handlers: dict[int, Callable[[float, tuple[Any, ...]], None]] = {
-            _SAMPLE: self.sample,
-            _PROGRESS: self.report_progress,
-            _READY: self.ready,
-            _WARM_REFILL: self.warm_refill,
-            _AUTOSCALE: self.autoscale_tick,
-            _ADD: self.add_replicas,
-            _REPLICA_LOSS: self.replica_loss,
-            _REGION_LOSS: self.region_loss,
-            _REGION_BACK: self.region_back,
-            _OUTAGE_START: self.outage_start,
-            _OUTAGE_END: self.outage_end,
-        }
 
     def schedule(self, events: Sequence[dict[str, Any]]) -> None:
         fleet = self.fleet
@@ -406,7 +414,9 @@ class Controls:
                 fleet.push(event["at"], kind, (event,))
 
     def handle(self, t: float, kind: int, payload: tuple[Any, ...]) -> None:
-        self.handlers[kind](t, payload)
+        # by name, not a dict of bound methods: that would be a cycle through self, keeping the fleet (a run's
+        # rows) alive until the cyclic garbage collector ran
+        getattr(self, _HANDLERS[kind])(t, payload)
 
     def sample(self, t: float, payload: tuple[Any, ...]) -> None:
         fleet = self.fleet
