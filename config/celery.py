@@ -26,6 +26,11 @@ def send_by_name(name: str, args: Sequence[Any], **options: Any) -> None:
     app.send_task(name, args=args, **options)
 
 
+def tasks_run_in_place() -> bool:
+    """Whether tasks run in the caller's process (eager: tests without a broker) instead of on a worker."""
+    return bool(app.conf.task_always_eager)
+
+
 def ensure_embedded_broker_folders() -> None:
     """The filesystem transport needs its folders to exist before a producer or a worker starts."""
     from django.conf import settings

@@ -5,8 +5,10 @@ from celery import shared_task
 
 from rounds.services.replays import (
     HARD_TIME_LIMIT_S,
+    PREPARE_REFERENCE_TASK,
     RUN_REPLAY_TASK,
     SOFT_TIME_LIMIT_S,
+    reference_replay_prepare,
     replay_execute,
     replays_sweep,
 )
@@ -24,6 +26,17 @@ from rounds.services.replays import (
 def run_replay(self, run_id: int) -> str:
     """Run one replay; a duplicate or late message finds the run no longer queued and does nothing."""
     return replay_execute(run_id=run_id, keepalive=not self.request.is_eager)
+
+
+@shared_task(
+    name=PREPARE_REFERENCE_TASK,
+    soft_time_limit=SOFT_TIME_LIMIT_S,
+    time_limit=HARD_TIME_LIMIT_S,
+    ignore_result=True,
+)
+def prepare_reference_replay(round_id: int, scenario: str, side: str) -> str:
+    """When a round starts: one scenario's reference side, simulated and kept for the submit."""
+    return reference_replay_prepare(round_id=round_id, scenario=scenario, side=side)
 
 
 @shared_task(name="grading.sweep_replays", ignore_result=True)

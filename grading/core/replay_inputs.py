@@ -9,8 +9,10 @@ Both start from the round's variant values. Pure Python: no Django.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
-from collections.abc import Mapping
+import numbers
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +50,36 @@ def replay_seeds(key: int | str, scenario: str, count: int) -> list[int]:
     """`count` seeds for one scenario of a round: the first is `replay_seed(key, scenario)`, the others drawn
     the same way from `key#k`; both sides of a scenario share them."""
     return [replay_seed(key if k == 0 else f"{key}#{k}", scenario) for k in range(count)]
+
+
+RESULT_INPUTS = ("family", "params", "events", "slo", "duration_s")  # what a replay's result depends on
+
+
+def replay_result_key(inputs: Mapping[str, Any], seeds: Sequence[int], version: str) -> str:
+    """A run's result depends on its simulator inputs (RESULT_INPUTS: the question version and the round's
+    variant values resolved for its side), its seeds (from the round and the scenario) and the simulator's
+    version, and on nothing else (not its title, description, side or fallbacks): a hash of exactly those,
+    numbers compared as numbers (60 and 60.0, as a JSON column may give them back, are one key)."""
+    payload = {
+        "version": version,
+        "seeds": [int(seed) for seed in seeds],
+        **{name: _canonical(inputs.get(name)) for name in RESULT_INPUTS},
+    }
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _canonical(value: Any) -> Any:
+    """Every number as a float's exact text, recursively (bools stay bools)."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, numbers.Real):
+        return float(value).hex()
+    if isinstance(value, Mapping):
+        return {str(key): _canonical(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(item) for item in value]
+    return repr(value)
 
 
 def candidate_overrides(

@@ -1,6 +1,13 @@
 """A round and what hangs off it: the candidate's work and its event log, and the replay runs."""
 
-from rounds.models.replays import ACTIVE_STATUSES, FINISHED_STATUSES, ReplayRun, ReplaySide, ReplayStatus
+from rounds.models.replays import (
+    ACTIVE_STATUSES,
+    FINISHED_STATUSES,
+    ReplayResult,
+    ReplayRun,
+    ReplaySide,
+    ReplayStatus,
+)
 from rounds.models.rounds import ReferenceCheck, Round, RoundMode, RoundStatus
 from rounds.models.work import Work, WorkEvent
 
@@ -8,6 +15,7 @@ __all__ = [
     "ACTIVE_STATUSES",
     "FINISHED_STATUSES",
     "ReferenceCheck",
+    "ReplayResult",
     "ReplayRun",
     "ReplaySide",
     "ReplayStatus",

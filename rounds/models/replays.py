@@ -164,3 +164,21 @@ class ReplayRun(models.Model):
     @property
     def charts_json(self) -> str:
         return json.dumps(self.charts, separators=(",", ":"))
+
+
+class ReplayResult(models.Model):
+    """A replay's result kept by what it depends on (`grading.core.replay_inputs.replay_result_key`: the
+    simulator inputs, the seeds, the simulator's version), for the sides that do not depend on the candidate
+    (the reference, a review's reference fix): computed when the round starts, while the candidate works, so
+    that at submit only the candidate's side is left to simulate. Read only by the replay job
+    (rounds.services.replay_results), never by a page: before submit nothing of it reaches the candidate."""
+
+    key = models.CharField(max_length=64, unique=True)
+    result = models.JSONField(help_text="SeedRuns.to_dict(), as ReplayRun.result")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        db_table = "rounds_replayresult"
+
+    def __str__(self) -> str:
+        return f"Replay result {self.key[:12]}"

@@ -29,7 +29,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from config.celery import send_by_name
+from config.celery import send_by_name, tasks_run_in_place
 from config.service_errors import ServiceError
 from grading.core.failure_modes import failure_report
 from grading.core.replay_inputs import (
@@ -49,13 +49,21 @@ from grading.core.review_check import (
     split_sheets,
 )
 from grading.core.sim import run_scenario_seeds
-from rounds.models import FINISHED_STATUSES, ReplayRun, ReplaySide, ReplayStatus
+from rounds.models import FINISHED_STATUSES, ReplayRun, ReplaySide, ReplayStatus, Round
 from rounds.models.replays import DESIGN_SIDES, REVIEW_SIDES
 from rounds.services.curveball_replays import curveball_replays_planned
+from rounds.services.replay_results import (
+    KEPT_SIDES,
+    replay_result_find,
+    replay_result_keep,
+    replay_result_key_for,
+    replay_results_forget,
+)
 
 log = logging.getLogger(__name__)
 
 RUN_REPLAY_TASK = "grading.run_replay"
+PREPARE_REFERENCE_TASK = "grading.prepare_reference_replay"
 SOFT_TIME_LIMIT_S = 300
 HARD_TIME_LIMIT_S = 330
 PROGRESS_INTERVAL_S = 0.5
@@ -459,6 +467,11 @@ def _execute(*, run_id: int, keepalive: bool) -> str:
         return "skipped"
     run = ReplayRun.objects.get(pk=run_id)
     spec = run.inputs
+    key = replay_result_key_for(spec, round_id=run.round_id, scenario=run.scenario)
+    kept = replay_result_find(key)  # the reference's side, computed while the candidate worked
+    if kept is not None:
+        written = _finish(run_id, claim, status=ReplayStatus.DONE, result=kept, progress=1.0, error="")
+        return "done" if written else "stopped"
     try:
         with _Reporter(run_id, claim, keepalive=keepalive) as reporter:
             result = run_scenario_seeds(
@@ -482,10 +495,66 @@ def _execute(*, run_id: int, keepalive: bool) -> str:
         log.warning("replay run %s failed", run_id, exc_info=True)
         _finish(run_id, claim, status=ReplayStatus.FAILED, error=f"{type(error).__name__}: {error}"[:2000])
         return "failed"
-    written = _finish(
-        run_id, claim, status=ReplayStatus.DONE, result=result.to_dict(), progress=1.0, error=""
-    )
+    outcome = result.to_dict()
+    if run.side in KEPT_SIDES:
+        replay_result_keep(key, outcome)
+    written = _finish(run_id, claim, status=ReplayStatus.DONE, result=outcome, progress=1.0, error="")
     return "done" if written else "stopped"
+
+
+# Ahead of submit: the sides that do not depend on the candidate
+
+
+def reference_replays_prepare_later(round_) -> None:
+    """When a round starts: send one task per scenario for each side the candidate's numbers do not change
+    (the reference's, a review's reference fix), so that they are simulated while the candidate works and
+    the submit finds them kept (`replay_results`). Without a worker (tasks run in place) nothing is sent: a
+    round's start must not wait for its replays; the submit simulates them. A broker that cannot be reached
+    costs nothing but the head start."""
+    if tasks_run_in_place():
+        return
+    sides = [side for side in round_sides(round_) if side in KEPT_SIDES]
+    options = {"queue": REPLAY_QUEUE} if REPLAY_QUEUE else {}
+    try:
+        for scenario in round_.question_version.spec.get("scenarios") or []:
+            for side in sides:
+                send_by_name(
+                    PREPARE_REFERENCE_TASK,
+                    [round_.pk, scenario["name"], str(side)],
+                    retry=True,
+                    retry_policy=PUBLISH_RETRY_POLICY,
+                    ignore_result=True,
+                    **options,
+                )
+    except Exception:  # the broker is down: the submit's runs simulate the reference themselves
+        log.warning("round %s: the reference replays could not be sent ahead", round_.pk, exc_info=True)
+
+
+def reference_replay_prepare(*, round_id: int, scenario: str, side: str) -> str:
+    """Simulate one scenario of a round for a side the candidate does not change and keep the result under
+    its key. Returns "kept", "known" (already kept), "failed" (the submit's run will simulate it and report
+    why) or "skipped" (no such round, scenario or side)."""
+    round_ = Round.objects.select_related("question_version").filter(pk=round_id).first()
+    if round_ is None or side not in KEPT_SIDES or side not in round_sides(round_):
+        return "skipped"
+    try:
+        inputs = _inputs_by_scenario(round_, side).get(scenario)
+    except ValueError:
+        return "failed"
+    if inputs is None:
+        return "skipped"
+    key = replay_result_key_for(inputs, round_id=round_id, scenario=scenario)
+    if replay_result_find(key) is not None:
+        return "known"
+    seeds = replay_seeds(round_id, scenario, settings.REPLAY_SEEDS)
+    args = (inputs["family"], inputs["params"], inputs["events"], inputs["slo"], inputs["duration_s"])
+    try:
+        result = run_scenario_seeds(*args, seeds)
+    except Exception:
+        log.warning("round %s: %s side of %s failed ahead of submit", round_id, side, scenario, exc_info=True)
+        return "failed"
+    replay_result_keep(key, result.to_dict())
+    return "kept"
 
 
 # The periodic sweep
@@ -493,11 +562,12 @@ def _execute(*, run_id: int, keepalive: bool) -> str:
 
 def replays_sweep(*, now=None, stale_after_s: float = STALE_AFTER_S) -> dict:
     """Requeue runs whose worker died, re-send runs whose message was lost, and dispatch waiting runs (those
-    the broker never got included).
+    the broker never got included); forget results kept longer than `replay_results.RESULTS_KEPT_FOR`.
 
     A run that lost its worker MAX_ATTEMPTS times is marked failed instead. Returns counts by action.
     """
     now = now or timezone.now()
+    replay_results_forget(now=now)
     stale = ReplayRun.objects.filter(
         status=ReplayStatus.RUNNING, heartbeat_at__lt=now - timedelta(seconds=stale_after_s)
     ).values_list("pk", "attempts")

@@ -17,7 +17,7 @@ from questions.services.grading import question_version_model
 from rounds.models import Round, RoundMode, RoundStatus, Work
 from rounds.services.grading import round_grade
 from rounds.services.reference_checks import reference_last_checked
-from rounds.services.replays import replays_enqueue_for_round
+from rounds.services.replays import reference_replays_prepare_later, replays_enqueue_for_round
 from rounds.services.variants import variant_draw
 
 log = logging.getLogger(__name__)
@@ -73,6 +73,8 @@ def round_start(
         )
         design, numbers = round_opening_work(version=version, variant_values=variant_values)
         Work.objects.create(round=round_, design=design, numbers=numbers)
+        # the reference replays need nothing of the candidate: simulated while they work, kept for submit
+        transaction.on_commit(lambda: reference_replays_prepare_later(round_))
     return round_
 
 
