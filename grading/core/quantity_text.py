@@ -50,7 +50,8 @@ Rules, in order:
   after "≈" or "=" in another unit ("217 GPUs ≈ 28 nodes") is the leading figure where it fits the line; a
   share ("2.3%") where the line asks for an amount is the wrong dimension; one vocabulary of count nouns
   (units.COUNT_NOUNS) names the line's counts; a figure naming no count is in the line's counts ("3/s" on
-  requests per second per team); a "per X" the line's label says it is one of is the line's own.
+  requests per second per team); a "per X" the line's label says it is one of is the line's own; a "B" before
+  a "per" on a line not in bytes is a billion ("2.6B/mo"); a lone "m" on a line of time is minutes ("~45m").
 """
 
 from __future__ import annotations
@@ -157,7 +158,7 @@ _NO_LIMIT = re.compile(rf"\s*{_NO_LIMIT_SUBJECT}{_NO_LIMIT_WORD}\s*[.!]?\s*", re
 # ... with a note after it that holds no number: "unbounded FIFO", "none (no cap)", "no limit at all".
 _NO_LIMIT_NOTED = re.compile(
     rf"\s*{_NO_LIMIT_SUBJECT}(?P<word>{_NO_LIMIT_WORD}|none)"
-    r"(?![A-Za-z])(?P<note>\s*[(,;:-]?\s*[A-Za-z(][^\d]*)",
+    r"(?![A-Za-z])(?P<note>\s*[(,;:—-]?\s*[A-Za-z(][^\d]*)",
     re.IGNORECASE,
 )
 # ... or a non-answer that says it in a note: "N/A (no limit)", "- unbounded".
@@ -1056,14 +1057,22 @@ def _restated(
     in another unit; the first is the answer and the restatement a note (shown working, "8 × 27 = 216 GPUs",
     still reads its result). None when the text before the mark is not one quantity that fits the line."""
     mark = _RESULT_MARK.search(text)
-    if mark is None or isinstance(_parse_one(text[: mark.start()]), ParseFailure):
+    if mark is None:
         return None
-    head = _read_on_line(text[: mark.start()], unit, label, zero, alike)
-    if isinstance(head, ParseFailure):
+    if not isinstance(_parse_one(text[: mark.start()]), ParseFailure):
+        head = _read_on_line(text[: mark.start()], unit, label, zero, alike)
+        if isinstance(head, LineReading):
+            note = f"{text[mark.start() :].strip()!r} read as a note"
+            return dataclasses.replace(head, note=_joined(head.note, note))
+    # "5% of rev = $0.97M" on a line of money: the head is working in another dimension, and the stated
+    # result after the last mark is the answer, where it fits the line.
+    last = list(_RESULT_MARK.finditer(text))[-1]
+    if not _DIGIT.search(text[: last.start()]):
         return None
-    return dataclasses.replace(
-        head, note=_joined(head.note, f"{text[mark.start() :].strip()!r} read as a note")
-    )
+    result = _read_on_line(text[last.end() :], unit, label, zero, alike)
+    if isinstance(result, ParseFailure):
+        return None
+    return dataclasses.replace(result, note=_joined(f"read the result after {last.group(0)!r}", result.note))
 
 
 def _no_limit(text: str, no_limit: bool) -> str | None:
@@ -1073,7 +1082,7 @@ def _no_limit(text: str, no_limit: bool) -> str | None:
         return f"read {text.strip()!r} as no limit"
     noted = _NO_LIMIT_NOTED.fullmatch(text)
     if noted and (no_limit or noted.group("word").lower() not in _ZERO_WORDS):
-        note = noted.group("note").strip(" ,;:-")
+        note = noted.group("note").strip(" ,;:—-")
         return f"read {noted.group('word')!r} as no limit; {note!r} read as a note"
     if _NO_LIMIT_AFTER_NONE.fullmatch(text):
         return f"read {text.strip()!r} as no limit"
@@ -1103,8 +1112,15 @@ def _read_on_line(
         return _bare_on_line(parsed, target)
     line_symbols = {symbol for symbol, _ in target.dims.exponents}
     if parsed.unit == "B" and "B" not in line_symbols:
-        notes = _joined(parsed.note, "'B' read as billion (this line is not in bytes)")
+        notes = _joined(parsed.note, _B_AS_BILLION)
         return LineReading(parsed.base_value * 1e9 * target.factor, notes, False)
+    billion = _BILLION_PER.sub(r"\g<number>bn", text, count=1) if "B" not in line_symbols else text
+    if billion != text and parsed.dims.exponents and dict(parsed.dims.exponents).get("B", 0) == 1:
+        # "2.6B/mo" on a line of events a month: a billion per month, as "2.6B" alone is a billion.
+        again = _read_on_line(billion, target, label, zero, alike)
+        if isinstance(again, LineReading):
+            note = again.note.replace("'bn' read as billion", _B_AS_BILLION)
+            return dataclasses.replace(again, note=note)
     # "102 per GPU" on a line in minutes: the number in the line's unit, per GPU ("/GPU" on a GB/GPU line is
     # the line's own "per GPU"; "98,304 per GPU" on a GPU*h/day line is in GPU-hours a day, not GPU).
     per_only = _per_only_on_line(parsed.dims, target.dims, target.text)
@@ -1156,6 +1172,9 @@ def _read_on_line(
     return ParseFailure(text, message, "dimension", as_line_unit)
 
 
+_B_AS_BILLION = "'B' read as billion (this line is not in bytes)"
+# A "B" straight after the number and before a "per": "2.6B/mo", "1.2B per day".
+_BILLION_PER = re.compile(r"(?P<number>\d)\s*B(?=\s*(?:/|per\s))")
 _ONE_OF = re.compile(r"\b(?:per|one|a|an|each|every)\s+(?P<noun>[A-Za-z][\w-]*)", re.IGNORECASE)
 
 
@@ -1274,6 +1293,11 @@ def _read_failure(
         return failure
     if "is ambiguous" in failure.message:  # "9.8 gb" on a line in bytes is 9.8 GB; on a line in bits, Gb
         return _case_of_line(text, failure, target, label, zero, alike)
+    if target.dims == _SECONDS.dims and _MINUTES_M.search(text) and "unknown unit 'm'" in failure.message:
+        # "~45m" on a line of time: minutes, as "6m40s" reads (the bank measures no length).
+        minutes = read_on_line(_MINUTES_M.sub("min", text), target, label, zero, alike)
+        if isinstance(minutes, LineReading):
+            return dataclasses.replace(minutes, note=_joined(minutes.note, "'m' read as minutes"))
     # "twenty convs": the words as digits first, so that the note says what was typed ("'twenty convs' read
     # as '20 convs'"), then the nouns.
     in_digits, words = _words_in_digits(text.strip())
@@ -1291,6 +1315,7 @@ def _read_failure(
     return dataclasses.replace(reading, note=_joined(read_words, reading.note, renamed))
 
 
+_MINUTES_M = re.compile(r"(?<=[\d\s])m(?![A-Za-z])")
 _BYTE_OR_BIT = re.compile(r"(?<![A-Za-z])(?P<prefix>[kmgtp])(?P<b>b)(?P<rest>s|ps)?(?![A-Za-z])")
 
 
@@ -1343,10 +1368,13 @@ def _with_line_nouns(
         named = counts_named_by(word)
         # "12 servers" on a replica line where a replica is one node: the count the question calls alike.
         kin = {one for one in named for other in _kin(one, alike) if other in line_counts}
-        chosen = sorted(named & line_counts or kin or named)
+        fitting = named & line_counts or kin
+        chosen = sorted(fitting or named)
         if len(chosen) > 1 and set.intersection(*(_kin(one, alike) for one in chosen)) & line_counts:
             chosen = chosen[:1]  # "streams" (requests or connections) on a line of conversations: either fits
-        if not chosen and singular(word) in own_words and not _is_unit_word(word):
+        # A noun of the label that names no count the line has, as "spares", or names others ("6 servers" on
+        # "4-GPU servers (one TP4 replica each)" in replicas, where a server is no 8-GPU node): the line's.
+        if not fitting and singular(word) in own_words and not _is_unit_word(word):
             if len(above) == 1:
                 notes.append(f"{word!r} read as {above[0]}, what the line counts")
                 return above[0]
@@ -1441,11 +1469,12 @@ def _equivalent_counts(given: Dims, line: Dims, alike: frozenset[tuple[str, str]
 def _line_period(line_unit: str, given: Dims) -> tuple[float, str] | None:
     """The seconds of the time word below the unit's "/" that `given` leaves out, and the word: "$38,880" on a
     USD/(team*month) line is an amount per team per month, "98,300 GPU-hours" on a GPU*h/day line per day."""
-    below = normalize_unit_text(line_unit).partition("/")[2]  # "USD per month" as "USD/(month)"
+    normalized = normalize_unit_text(line_unit)  # "USD per month" as "USD/(month)", "/day" as "1/day"
+    below = normalized.partition("/")[2]
     for word in reversed(_NOUN.findall(below)):
         try:
             period = parse_unit(word)
-            without = parse_unit(f"({line_unit}) * {word}")
+            without = parse_unit(f"({normalized}) * {word}")
         except UnitError:
             continue
         if period.dims == _SECONDS.dims and compatible(given, without.dims):

@@ -28,7 +28,7 @@ _PHYSICAL_BASES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("B", "information", ("byte", "bytes")),
     ("FLOP", "compute", ("flop",)),
     ("W", "power", ("watt", "watts")),
-    ("USD", "money", ("usd", "dollar", "dollars")),
+    ("USD", "money", ("usd", "dollar", "dollars", "buck", "bucks")),
     ("s", "time", ("sec", "secs", "second", "seconds")),
 )
 
@@ -264,7 +264,15 @@ _CASE_INSENSITIVE_WORDS: dict[str, str] = {
         for word in (name, *aliases)
     },
     **{word: "s" for word in ("s", "sec", "secs", "second", "seconds")},
-    **{word: "USD" for word in ("usd", "dollar", "dollars")},
+    **{word: "USD" for word in ("usd", "dollar", "dollars", "buck", "bucks")},
+    # "bit" spells bits in any letter case: "133 gbit/s", "26.7 MBit/s" (only "Gb" and "GB" differ by case).
+    **{
+        word.lower(): name
+        for name, _, aliases in _DERIVED_UNITS
+        if name in {"Kb", "Mb", "Gb", "Tb"}
+        for word in aliases
+        if word.lower().endswith("bit")
+    },
     # A unit spelled out reads in any letter case ("Gigabytes", "Milliseconds"); "MB" and "Mb" do not.
     **{
         word.lower(): name

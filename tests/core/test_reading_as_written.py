@@ -435,3 +435,65 @@ def test_gpus_by_their_model_name_on_a_line_of_nodes_are_a_unit_error(text):
     line = graded("rag-at-10k-qps", {"llm_nodes": text})["llm_nodes"]
     assert line["verdict"] == "unit_error", line
     assert repr(text) in line["message"]
+
+
+# 10. A count per another period on a line whose label names its period converts; "B/mo" there is a billion.
+
+
+@pytest.mark.parametrize("text", ["86.4M/day", "86.4M per day", "2.592B/mo", "2.592 B per month", "30,000/s"])
+def test_a_count_per_period_converts_to_the_period_the_label_names(text):
+    # usage-billing-pipeline's "Usage events per month" (unit: event): 1,000 events/s x 86,400 s = 86.4M a
+    # day, x 30 = 2.592e9 a month. "2.592B/mo" is a billion a month (the line is no size, so B is no byte);
+    # 30,000/s is 30,000 x 2,592,000 s = 7.78e10 a month.
+    reading = on_line(text, "event", "Usage events per month")
+    expected = 30_000 * 2_592_000 if text.endswith("/s") else 2.592e9
+    assert reading.value == pytest.approx(expected)
+
+
+def test_b_per_second_on_a_line_in_bytes_stays_bytes():
+    # "2.6B/s" on a GB/s line is 2.6 bytes a second, as typed (2.6e-9 GB/s), never a billion.
+    assert on_line("2.6B/s", "GB/s").value == pytest.approx(2.6)
+
+
+# 11. Words people type: bits in lower case, bucks, "m" for minutes on a line of time, a dash before a note.
+
+
+@pytest.mark.parametrize(
+    "text, unit, label, value",
+    [
+        ("133 gbit/s", "Gb/s", "", 133e9 / 8),  # gigabits, 16.6 GB/s
+        ("26.7 MBit/s", "MB/s", "", 26.7e6 / 8),  # megabits
+        ("200 bucks", "USD", "", 200.0),
+        ("~45m", "min", "Recovery time", 45 * 60.0),  # minutes: the bank measures no length
+        ("6 servers (5 + 1 spare)", "replica", "4-GPU servers (one TP4 replica each) for the load", 6.0),
+    ],
+)
+def test_words_people_type_for_units(text, unit, label, value):
+    assert on_line(text, unit, label).value == pytest.approx(value)
+
+
+def test_m_stays_unread_where_the_line_is_no_time():
+    # "45m" on a USD line could be minutes or millions: neither is read.
+    assert isinstance(read_on_line("45m", "USD"), ParseFailure)
+
+
+def test_a_dash_before_the_note_of_no_limit():
+    reading = on_line("none — unbounded", "req", "Queue limit", no_limit=True)
+    assert reading.value == math.inf
+    assert "'unbounded' read as a note" in reading.note
+
+
+# 12. Shown working whose head is in another dimension: the stated result is the answer.
+
+
+def test_the_stated_result_is_the_answer_where_the_working_starts_with_a_share():
+    # usage-billing-pipeline: $19.44M a month x 5% cancelled = $972k. "5% of rev = $0.97M" shows the share
+    # and then the result; the result is the answer (0.2% off), not the 5%.
+    assert on_line("5% of rev = $0.97M", "USD", "Revenue lost").value == pytest.approx(970_000)
+    line = graded("usage-billing-pipeline", {"cancel_loss": "5% of rev = $0.97M"})["cancel_loss"]
+    assert line["verdict"] == "correct", line
+
+
+def test_a_restated_figure_that_fits_the_line_still_wins_over_the_result():
+    # "217 GPUs ≈ 28 nodes" on a GPU line: the leading figure fits, the restatement is a note.
+    assert on_line("217 GPUs ≈ 28 nodes", "GPU").value == 217
