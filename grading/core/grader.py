@@ -61,7 +61,7 @@ from grading.core.report_text import (
     operand,
 )
 from grading.core.submission import CurveballAnswer, DecisionAnswer, Submission, read_submission
-from grading.core.units import BIT_UNIT_NAMES, COUNT_EQUIVALENTS, Unit, is_written_size
+from grading.core.units import BIT_UNIT_NAMES, COUNT_EQUIVALENTS, Dims, Unit, is_written_size
 
 GRADER_VERSION = "1.1.0"  # 1.1: the shape score grades what the boxes say (the palette vocabulary)
 SENSITIVITY_TOP = 3
@@ -143,6 +143,14 @@ class _Prepared:
         self.labels = {name: quantity.label for name, quantity in model.quantities.items()}
         self.input_names = model.input_names
         self.derived_names = model.derived_names
+        # A line that is an earlier line again in another unit (the same formula: a burst in GB/s and "the
+        # same burst in bits"): the earlier line's figure as the candidate wrote it is this one's premise.
+        first_of: dict[tuple[str, Dims], str] = {}
+        self.twins: dict[str, str] = {}
+        for name in model.derived_names:
+            key = (" ".join(model.formulas[name].source.split()), self.units[name].dims)
+            self.twins[name] = first_of.setdefault(key, name)
+        self.twins = {name: twin for name, twin in self.twins.items() if twin != name}
         self.evaluators: dict[str, Evaluator] = {
             name: model.formulas[name].evaluator for name in model.derived_names
         }
@@ -667,6 +675,10 @@ class _Run:
                 if deps.isdisjoint(self.diverged)
                 else cast(np.float64, evaluator(self.corrected))
             )
+        twin = self.p.twins.get(name)
+        if twin is not None and twin in self.readings and self.readings[twin].value is not None:
+            # "13.3 Gb/s" after "1.67 GB/s" for the same burst: their figure again, charged once (issue 30).
+            implied_stated = self.stated[twin]
         reading = self.readings.get(name)
         line = self.p.asked.get(name)
         if reading is None or reading.value is None:
@@ -962,7 +974,9 @@ class _Run:
             if match is not None and not self._time_slip_plausible(name, *match):
                 match = None
             if match is not None and match[0].family == "percent" and abs(implied) > MAX_SHARE:
-                match = None  # 1,661 for 16.6 heap compares is no percentage: 1,660% of nothing
+                # 1,661 for 16.6 heap compares is no percentage: 1,660% of nothing; "12.3%" for a ratio of
+                # 12.3 is one, as typed, as "0.8%" for 0.8 is (issue 30).
+                match = match if _percent_typed(self.readings[name].text) else None
             if match is not None:
                 factor, too_large = match
                 whole = abs(abs(math.log(value / implied)) - math.log(factor.factor))
@@ -983,7 +997,8 @@ class _Run:
                 message = v.unit_factor_message(
                     arithmetic, given, factor, too_large, v.format_factor(factor.factor)
                 )
-                return _Outcome(v.UNIT_ERROR, message, float(implied), factor=factor.factor)
+                premise = self._link_as_bytes(name, world, factor, value / float(implied), band)
+                return _Outcome(v.UNIT_ERROR, message, float(implied), factor=factor.factor, premise=premise)
         if term is not None:
             return term[1]
         worlds = [
@@ -1058,7 +1073,11 @@ class _Run:
         needed = _TIME_LEVEL_NEEDED.get(factor.factor, 1)
         if needed <= _TIME_LEVEL["hour"]:
             return True  # 60 and 3,600: a seconds-minutes-hours slip on the right working, wherever time is
-        return is_written_size(unit.dims, size, scaled=False) or self.p.long_time[name] >= needed
+        return (
+            is_written_size(unit.dims, size, scaled=False)
+            or self.p.long_time[name] >= needed
+            or _time_level(self.readings[name].text) >= needed  # "98,304 GPU-h/month" for a day's figure
+        )
 
     def _bits_plausible(
         self, name: str, world: Mapping[str, Any], factor: v.UnitFactor, ratio: float, band: float
@@ -1085,6 +1104,30 @@ class _Run:
                 if moved / reference > 0 and abs(math.log(moved / reference / ratio)) <= math.log1p(band):
                     return True
         return False
+
+    def _link_as_bytes(
+        self, name: str, world: Mapping[str, Any], factor: v.UnitFactor, ratio: float, band: float
+    ) -> tuple[str, float] | None:
+        """A whole line off by 8 (bits versus bytes) that is exactly one untyped link in bits up its chain
+        read as bytes ("5 TB / 100 Gb/s" worked as 50 s): that reading of the link, as a premise the later
+        lines over the same link may follow (issue 30: a premise evidently used, not typed); else None."""
+        if factor.family != "bits":
+            return None
+        found = []
+        for quantity in sorted(self.p.upstream[name]):
+            if quantity in self.readings or not self.p.bits[quantity] or not self.p.byte_rate[quantity]:
+                continue
+            written = float(world[quantity])
+            for scale in (factor.factor, 1 / factor.factor):
+                moved = float(self._evaluate_with(name, quantity, written * scale, world))
+                implied = float(self._evaluate_with(name, quantity, written, world))
+                if (
+                    implied
+                    and moved / implied > 0
+                    and abs(math.log(moved / implied / ratio)) <= math.log1p(band)
+                ):
+                    found.append((quantity, written * scale))
+        return found[0] if len(found) == 1 else None
 
     def _terms(self, name: str) -> list[str]:
         """The quantities in a sum that a line's arithmetic shows: its inputs when its formula adds or
@@ -1372,6 +1415,15 @@ class _Run:
 
 
 _CALL = re.compile(r"[A-Za-z_]\w*\(")
+
+
+def _time_level(text: str) -> int:
+    """The longest time unit a text names (1 minutes ... 6 years; 0 none): "$864/mo" names months."""
+    return max((_TIME_LEVEL[match.lastgroup or ""] for match in _LONG_TIME.finditer(text)), default=0)
+
+
+def _percent_typed(text: str) -> bool:
+    return "%" in text or re.search(r"(?i)(?<![A-Za-z])(?:percent|pct)(?![A-Za-z])", text) is not None
 
 
 def _typed_as(reading: _Reading, value: float) -> bool:

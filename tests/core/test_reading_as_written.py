@@ -497,3 +497,72 @@ def test_the_stated_result_is_the_answer_where_the_working_starts_with_a_share()
 def test_a_restated_figure_that_fits_the_line_still_wins_over_the_result():
     # "217 GPUs ≈ 28 nodes" on a GPU line: the leading figure fits, the restatement is a note.
     assert on_line("217 GPUs ≈ 28 nodes", "GPU").value == 217
+
+
+# 13. A period the candidate wrote is evidence of a period slip; a % typed is evidence of a percentage slip.
+
+
+@pytest.mark.parametrize(
+    "slug, name, text",
+    [
+        # 4,096 GPUs x 24 h = 98,304 GPU-h a day, labelled a month: 30x, days versus months.
+        ("gpu-credit-system", "gpu_hours_day", "98,304 GPU-h/month"),
+        # 32 replicas x 8 GPUs x $2/h x 24 h = $12,288 a day, labelled a month.
+        ("public-playground", "free_tier_cost_day", "$12.3k/mo"),
+        # 18 warm GPUs x $2/h x 24 h = $864 a day, labelled a month.
+        ("serverless-gpu-warm-pool", "idle_cost_day", "$864/mo"),
+    ],
+)
+def test_a_day_s_figure_labelled_monthly_is_a_unit_error(slug, name, text):
+    line = graded(slug, {name: text})[name]
+    assert line["verdict"] == "unit_error", line
+
+
+def test_a_ratio_typed_as_a_percentage_is_a_unit_error_however_large():
+    # token-rate-limits: 500 tenants x 200,000 tok/min = 1e8 sold over ~8.13M the fleet makes = 12.3x.
+    # "12.3%" is 0.123: the right figure with a % sign, a percentage slip, as "0.8%" for 0.8 is; a bare
+    # 1,230 (no % typed) is no percentage of anything and stays an arithmetic slip.
+    line = graded("token-rate-limits", {"oversubscription": "12.3%"})["oversubscription"]
+    assert line["verdict"] == "unit_error", line
+    line = graded("token-rate-limits", {"oversubscription": "1230"})["oversubscription"]
+    assert line["verdict"] == "arithmetic_slip", line
+
+
+def test_a_year_s_label_on_a_month_s_count_is_a_unit_error():
+    # usage-billing-pipeline: 2.59e9 events is the month's count; "/ yr" claims it for a year, 12.2x (365 / 30
+    # days) too few a month: the right working under the wrong period, a unit error.
+    line = graded("usage-billing-pipeline", {"month_events": "2.59e9 / yr"})["month_events"]
+    assert line["verdict"] == "unit_error", line
+
+
+# 14. A link read as bytes is a premise the later lines over it may follow.
+
+
+def test_a_link_read_as_bytes_in_one_line_carries_into_the_lines_after_it():
+    # training-disaster-recovery: 5 TB over the 100 Gb/s link takes 400 s (6.67 min). Read as 100 GB/s it is
+    # 50 s: a unit error, charged there. Over the same 100 GB/s, replication uses 5 TB / 1,800 s / 100 GB/s
+    # = 2.78% of the link, and the RPO is 30 + 0.83 = 30.8 min: both follow their reading, so both are right.
+    lines = graded("training-disaster-recovery", {"repl_time": "50 s", "repl_util": "2.8%", "rpo": "~31 min"})
+    assert lines["repl_time"]["verdict"] == "unit_error", lines["repl_time"]
+    assert lines["repl_util"]["verdict"] == "correct", lines["repl_util"]
+    assert lines["rpo"]["verdict"] == "correct", lines["rpo"]
+    # The reference's own figures after it stay right (22% of the link, 36.7 min).
+    lines = graded("training-disaster-recovery", {"repl_time": "50 s", "repl_util": "22%", "rpo": "36.7 min"})
+    assert lines["repl_util"]["verdict"] == "correct", lines["repl_util"]
+    assert lines["rpo"]["verdict"] == "correct", lines["rpo"]
+
+
+# 15. A line that is an earlier line in another unit repeats the candidate's figure: charged once.
+
+
+def test_the_same_quantity_in_another_unit_follows_the_figure_they_wrote_first():
+    # checkpoint-storage: the burst is 1 TB / 60 s = 16.7 GB/s = 133 Gb/s, asked twice. "1.67 GB/s" is a 10x
+    # slip (an arithmetic slip); "13.3 Gb/s" is 1.67 GB/s x 8, the same figure in bits: not charged again.
+    # The reference's 133 Gb/s stays right; a right first line and a slipped second one is still a slip.
+    lines = graded("checkpoint-storage", {"burst_bw": "1.67 GB/s", "burst_bw_bits": "13.3 Gb/s"})
+    assert lines["burst_bw"]["verdict"] == "arithmetic_slip", lines["burst_bw"]
+    assert lines["burst_bw_bits"]["verdict"] == "correct", lines["burst_bw_bits"]
+    lines = graded("checkpoint-storage", {"burst_bw": "1.67 GB/s", "burst_bw_bits": "133 Gb/s"})
+    assert lines["burst_bw_bits"]["verdict"] == "correct", lines["burst_bw_bits"]
+    lines = graded("checkpoint-storage", {"burst_bw": "16.7 GB/s", "burst_bw_bits": "13.3 Gb/s"})
+    assert lines["burst_bw_bits"]["verdict"] == "arithmetic_slip", lines["burst_bw_bits"]
