@@ -46,7 +46,15 @@ from grading.core.design_check import (
 )
 from grading.core.formula import Evaluator
 from grading.core.model import ModelError, ReferenceModel
-from grading.core.quantity_text import ParseFailure, alike_counts, label_counts, not_converted, read_on_line
+from grading.core.quantity_text import (
+    ParsedQuantity,
+    ParseFailure,
+    alike_counts,
+    label_counts,
+    not_converted,
+    parse_quantity,
+    read_on_line,
+)
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
 from grading.core.question_text import written_at_defaults
@@ -151,6 +159,14 @@ class _Prepared:
             key = (" ".join(model.formulas[name].source.split()), self.units[name].dims)
             self.twins[name] = first_of.setdefault(key, name)
         self.twins = {name: twin for name, twin in self.twins.items() if twin != name}
+        # Inputs that say how many of one count make another (GPUs per node): (name, many, one).
+        self.count_ratios: list[tuple[str, str, str]] = []
+        for name in model.input_names:
+            exponents = dict(self.units[name].dims.exponents)
+            many = [symbol for symbol, exponent in exponents.items() if exponent == 1]
+            one = [symbol for symbol, exponent in exponents.items() if exponent == -1]
+            if self.units[name].dims.physical.is_dimensionless and len(exponents) == 2 and many and one:
+                self.count_ratios.append((name, many[0], one[0]))
         self.evaluators: dict[str, Evaluator] = {
             name: model.formulas[name].evaluator for name in model.derived_names
         }
@@ -410,9 +426,38 @@ class _Reading:
     per: str = ""  # a "per GPU" the text names and the line does not (quantity_text.LineReading.per)
     unit_written: bool = True  # False for a bare number, read in the line's unit
     spread: tuple[float, float] | None = None  # a range's ends over its midpoint: both must pass
+    per_count: tuple[str, np.float64] | None = (
+        None  # converted from per another count: it, the value as typed
+    )
 
 
 _FAILURE_VERDICTS = {"unparsed": v.UNPARSED, "dimension": v.UNIT_ERROR}
+
+
+def _per_count_converted(
+    prepared: _Prepared, reference: _Reference, text: str, unit: Unit
+) -> _Reading | None:
+    """A figure per one count on a line per another, where the question says how many of one make the other
+    (issue 30: "convert when the chain gives the count, and say so"): "31 GB per node" on a GB-per-GPU line
+    is 31 / 8 GB per GPU, "6.25 qps/GPU" on a per-node line 6.25 x 8. Only a "per" count converts: "28
+    nodes" on a GPU count stays the wrong dimension. None when nothing converts."""
+    parsed = parse_quantity(text)
+    if not isinstance(parsed, ParsedQuantity) or parsed.dims is None:
+        return None
+    written = dict(parsed.dims.exponents)
+    for name, many, one in prepared.count_ratios:
+        count = float(reference.values[name]) / prepared.factor[name]
+        if not count > 0 or not math.isfinite(count):
+            continue
+        ratio = prepared.units[name].dims
+        for per, dims, scale in ((many, parsed.dims * ratio, count), (one, parsed.dims / ratio, 1 / count)):
+            if written.get(per) == -1 and dims == unit.dims:
+                how = f"× {format_number(count)}" if scale > 1 else f"÷ {format_number(count)}"
+                note = f"a figure per {per}: {how} ({_in_sentence(prepared.labels[name])})"
+                value = np.float64(parsed.base_value * scale)
+                as_written = (per, np.float64(parsed.base_value))
+                return _Reading(text, value, "", "", _joined_note(parsed.note, note), per_count=as_written)
+    return None
 
 
 def _read(
@@ -695,6 +740,17 @@ class _Run:
         # the qualifier does not fit (the whole labelled per GPU, or per node with no nodes in the chain) is
         # the right working with the wrong unit, charged here; later lines use the figure meant.
         wrong_per: tuple[str, Any] | None = None
+        if reading.per_count is not None:
+            # "3.9 GB per node" for 3.9 GB a GPU: the figure right as written, its qualifier claiming 8x.
+            per, unconverted = reading.per_count
+            if not any(
+                math.isfinite(implied) and _within(check, tolerance, value, implied, reading)
+                for implied in (implied_stated, implied_corrected)
+            ) and any(
+                math.isfinite(implied) and _within(check, tolerance, unconverted, implied, reading)
+                for implied in (implied_stated, implied_corrected)
+            ):
+                wrong_per, value = (per, value), unconverted
         if reading.per:
             fits_written = any(
                 math.isfinite(implied) and _within(check, tolerance, value, implied, reading)
@@ -877,6 +933,8 @@ class _Run:
         arithmetic = self._arithmetic(name, world, implied)
         given = self.readings[name].text.strip()
         as_total = None if converted is None else self.p.shown(name, converted)
+        if self.readings[name].per_count is not None and as_total is not None:
+            return _Outcome(v.UNIT_ERROR, v.other_per_message(arithmetic, given, per, as_total), implied)
         message = v.wrong_per_message(arithmetic, given, per, as_total)
         return _Outcome(v.UNIT_ERROR, message, implied)
 
@@ -1552,6 +1610,8 @@ def grade(
                 prepared.alike,
                 name in prepared.no_limit,
             )
+            if reading is not None and reading.failure == v.UNIT_ERROR:
+                reading = _per_count_converted(prepared, reference, text, unit) or reading
             if reading is not None:
                 readings[name] = reading
     run = _with_values_used(prepared, reference, readings)

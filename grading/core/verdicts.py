@@ -372,6 +372,14 @@ def wrong_per_message(arithmetic: str, given: str, per: str, as_total: str | Non
     return f"{arithmetic}; you wrote {given}: the figure is right for the whole line, not per {per}."
 
 
+def other_per_message(arithmetic: str, given: str, per: str, converted: str) -> str:
+    """The line's own figure labelled per another count ("3.9 GB per node" for 3.9 GB a GPU)."""
+    return (
+        f"{arithmetic}; you wrote {given}: per {per}, that is {converted}; the figure is right as the "
+        f"line's own, not per {per}."
+    )
+
+
 def inverted_message(arithmetic: str, given: str) -> str:
     """A plain ratio written upside down: a slip of method, whatever factor it makes."""
     return f"{arithmetic}; you wrote {given}, which is that ratio upside down: an arithmetic slip."

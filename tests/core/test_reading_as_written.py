@@ -566,3 +566,29 @@ def test_the_same_quantity_in_another_unit_follows_the_figure_they_wrote_first()
     assert lines["burst_bw_bits"]["verdict"] == "correct", lines["burst_bw_bits"]
     lines = graded("checkpoint-storage", {"burst_bw": "16.7 GB/s", "burst_bw_bits": "13.3 Gb/s"})
     assert lines["burst_bw_bits"]["verdict"] == "arithmetic_slip", lines["burst_bw_bits"]
+
+
+# 16. A figure per one count on a line per another converts where the question says how many make one.
+
+
+def test_a_per_node_figure_on_a_per_gpu_line_converts_by_the_gpus_in_a_node():
+    # checkpoint-storage: 1 TB over 256 new GPUs is 3.91 GB a GPU; a node holds 8 (its GPUs per node), so
+    # "31 GB per node" is 31 / 8 = 3.88 GB a GPU: right (0.8% off). "3.9 GB per node" is the GPU's figure
+    # labelled per node (0.49 GB a GPU): the right working with the wrong qualifier, a unit error.
+    line = graded("checkpoint-storage", {"bytes_per_new_gpu": "31 GB per node"})["bytes_per_new_gpu"]
+    assert line["verdict"] == "correct", line
+    assert "÷ 8" in line["note"]
+    line = graded("checkpoint-storage", {"bytes_per_new_gpu": "3.9 GB per node"})["bytes_per_new_gpu"]
+    assert line["verdict"] == "unit_error", line
+
+
+def test_a_per_gpu_figure_on_a_per_node_assumption_converts():
+    # rag-at-10k-qps: 50 LLM queries/s a node (range 20 to 100); "6.25 qps/GPU" x 8 GPUs a node = 50.
+    line = graded("rag-at-10k-qps", {"qps_per_node": "6.25 qps/GPU"})["qps_per_node"]
+    assert line["verdict"] == "correct", line
+
+
+def test_a_count_of_nodes_on_a_gpu_count_is_still_the_wrong_dimension():
+    # rag-at-10k-qps: 217 reranker GPUs; "28 nodes" names no "per": nodes where GPUs are asked, a unit error.
+    line = graded("rag-at-10k-qps", {"rerank_gpus": "28 nodes"})["rerank_gpus"]
+    assert line["verdict"] == "unit_error", line
