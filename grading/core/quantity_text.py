@@ -1293,6 +1293,19 @@ def _read_failure(
         return failure
     if "is ambiguous" in failure.message:  # "9.8 gb" on a line in bytes is 9.8 GB; on a line in bits, Gb
         return _case_of_line(text, failure, target, label, zero, alike)
+    flop = dict(target.dims.exponents).get("FLOP", 0) == 1
+    short = _FLOP_SHORT.search(text) if flop and failure.kind == "unparsed" else None
+    if short is not None:
+        # "144 PF" on a line of PFLOP, "989 TF" on one of TFLOP/s: the FLOP word the line itself is in.
+        rate = "/s" if dict(target.dims.exponents).get("s", 0) == -1 else ""
+        spelled = f"{'k' if short.group('prefix') in 'kK' else short.group('prefix')}FLOP{rate}"
+        again = read_on_line(
+            text[: short.start()] + spelled + text[short.end() :], target, label, zero, alike
+        )
+        if isinstance(again, LineReading):
+            return dataclasses.replace(
+                again, note=_joined(again.note, f"{short.group(0)!r} read as {spelled}")
+            )
     if target.dims == _SECONDS.dims and _MINUTES_M.search(text) and "unknown unit 'm'" in failure.message:
         # "~45m" on a line of time: minutes, as "6m40s" reads (the bank measures no length).
         minutes = read_on_line(_MINUTES_M.sub("min", text), target, label, zero, alike)
@@ -1315,6 +1328,7 @@ def _read_failure(
     return dataclasses.replace(reading, note=_joined(read_words, reading.note, renamed))
 
 
+_FLOP_SHORT = re.compile(r"(?<=[\d\s])(?P<prefix>[kKMGTPE])F(?![A-Za-z])")
 _MINUTES_M = re.compile(r"(?<=[\d\s])m(?![A-Za-z])")
 _BYTE_OR_BIT = re.compile(r"(?<![A-Za-z])(?P<prefix>[kmgtp])(?P<b>b)(?P<rest>s|ps)?(?![A-Za-z])")
 

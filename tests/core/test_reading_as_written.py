@@ -592,3 +592,22 @@ def test_a_count_of_nodes_on_a_gpu_count_is_still_the_wrong_dimension():
     # rag-at-10k-qps: 217 reranker GPUs; "28 nodes" names no "per": nodes where GPUs are asked, a unit error.
     line = graded("rag-at-10k-qps", {"rerank_gpus": "28 nodes"})["rerank_gpus"]
     assert line["verdict"] == "unit_error", line
+
+
+# 17. "PF", "TF": the FLOP word of the line (an amount or a rate), as "gb" takes the line's bytes or bits.
+
+
+@pytest.mark.parametrize(
+    "text, unit, value",
+    [
+        ("144 PF", "PFLOP", 144e15),  # video-generation's FLOPs per video: an amount
+        ("1.8 × 40 × 2 = 144 PF", "PFLOP", 144e15),  # the stated result of the working
+        ("989 TF", "TFLOP/(s*GPU)", 989e12),  # a GPU's peak: a rate, 989 TFLOP/s
+    ],
+)
+def test_pf_and_tf_are_flops_in_the_line_s_own_dimension(text, unit, value):
+    assert on_line(text, unit).value == pytest.approx(value)
+
+
+def test_pf_on_a_line_with_no_flops_stays_unread():
+    assert isinstance(read_on_line("144 PF", "GB"), ParseFailure)
