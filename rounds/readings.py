@@ -4,7 +4,7 @@ import math
 from typing import Any
 
 from grading.core.model import read_limit, read_number
-from grading.core.quantity_text import ParseFailure, alike_counts, read_on_line
+from grading.core.quantity_text import ParseFailure, alike_counts, count_ratios, read_on_line
 from grading.core.report_text import format_quantity
 from grading.core.review_check import FIXED_PREFIX
 from grading.core.units import from_base, parse_unit
@@ -30,7 +30,15 @@ def describe_reading(spec: dict, name: str, text: str) -> dict:
         (q for q in spec["model"]["quantities"] if q["name"] == "gpus_per_replica"), {}
     )
     alike = alike_counts(per_replica.get("value"))
-    reading = read_on_line(text, unit, quantity.get("label", ""), zero, alike, no_limit=high == math.inf)
+    # "31 GB per node" on a per-GPU line: converted by the question's GPUs per node, as the grader does.
+    ratios = count_ratios(
+        (q.get("unit", ""), value)
+        for q in spec["model"]["quantities"]
+        if "formula" not in q and (value := read_number(q.get("value"))) is not None
+    )
+    reading = read_on_line(
+        text, unit, quantity.get("label", ""), zero, alike, no_limit=high == math.inf, ratios=ratios
+    )
     if isinstance(reading, ParseFailure):
         if reading.kind == "missing":
             return {"state": "empty", "message": "Read as no answer."}

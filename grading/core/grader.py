@@ -47,12 +47,12 @@ from grading.core.design_check import (
 from grading.core.formula import Evaluator
 from grading.core.model import ModelError, ReferenceModel
 from grading.core.quantity_text import (
-    ParsedQuantity,
+    CountRatio,
     ParseFailure,
     alike_counts,
+    count_ratios,
     label_counts,
     not_converted,
-    parse_quantity,
     read_on_line,
 )
 from grading.core.question_export import spec_to_dict
@@ -159,14 +159,6 @@ class _Prepared:
             key = (" ".join(model.formulas[name].source.split()), self.units[name].dims)
             self.twins[name] = first_of.setdefault(key, name)
         self.twins = {name: twin for name, twin in self.twins.items() if twin != name}
-        # Inputs that say how many of one count make another (GPUs per node): (name, many, one).
-        self.count_ratios: list[tuple[str, str, str]] = []
-        for name in model.input_names:
-            exponents = dict(self.units[name].dims.exponents)
-            many = [symbol for symbol, exponent in exponents.items() if exponent == 1]
-            one = [symbol for symbol, exponent in exponents.items() if exponent == -1]
-            if self.units[name].dims.physical.is_dimensionless and len(exponents) == 2 and many and one:
-                self.count_ratios.append((name, many[0], one[0]))
         self.evaluators: dict[str, Evaluator] = {
             name: model.formulas[name].evaluator for name in model.derived_names
         }
@@ -434,32 +426,6 @@ class _Reading:
 _FAILURE_VERDICTS = {"unparsed": v.UNPARSED, "dimension": v.UNIT_ERROR}
 
 
-def _per_count_converted(
-    prepared: _Prepared, reference: _Reference, text: str, unit: Unit
-) -> _Reading | None:
-    """A figure per one count on a line per another, where the question says how many of one make the other
-    (issue 30: "convert when the chain gives the count, and say so"): "31 GB per node" on a GB-per-GPU line
-    is 31 / 8 GB per GPU, "6.25 qps/GPU" on a per-node line 6.25 x 8. Only a "per" count converts: "28
-    nodes" on a GPU count stays the wrong dimension. None when nothing converts."""
-    parsed = parse_quantity(text)
-    if not isinstance(parsed, ParsedQuantity) or parsed.dims is None:
-        return None
-    written = dict(parsed.dims.exponents)
-    for name, many, one in prepared.count_ratios:
-        count = float(reference.values[name]) / prepared.factor[name]
-        if not count > 0 or not math.isfinite(count):
-            continue
-        ratio = prepared.units[name].dims
-        for per, dims, scale in ((many, parsed.dims * ratio, count), (one, parsed.dims / ratio, 1 / count)):
-            if written.get(per) == -1 and dims == unit.dims:
-                how = f"× {format_number(count)}" if scale > 1 else f"÷ {format_number(count)}"
-                note = f"a figure per {per}: {how} ({_in_sentence(prepared.labels[name])})"
-                value = np.float64(parsed.base_value * scale)
-                as_written = (per, np.float64(parsed.base_value))
-                return _Reading(text, value, "", "", _joined_note(parsed.note, note), per_count=as_written)
-    return None
-
-
 def _read(
     text: str,
     unit: Unit,
@@ -467,9 +433,10 @@ def _read(
     zero: bool | None,
     alike: frozenset[tuple[str, str]],
     no_limit: bool = False,
+    ratios: frozenset[CountRatio] = frozenset(),
 ) -> _Reading | None:
     """The reading of one line's text, or None for an explicit non-answer ("idk", "N/A")."""
-    reading = read_on_line(text, unit, label, zero, alike, no_limit=no_limit)
+    reading = read_on_line(text, unit, label, zero, alike, no_limit=no_limit, ratios=ratios)
     if isinstance(reading, ParseFailure):
         if reading.kind == "missing":
             return None
@@ -488,6 +455,18 @@ def _read(
         per=reading.per,
         unit_written=reading.unit_written,
         spread=reading.spread,
+        per_count=None
+        if reading.per_count is None
+        else (reading.per_count[0], np.float64(reading.per_count[1])),
+    )
+
+
+def _ratios(prepared: _Prepared, reference: _Reference) -> frozenset[CountRatio]:
+    """How many of one count make another among the question's inputs (GPUs per node), as the sheet's
+    read-back reads them (quantity_text.count_ratios)."""
+    return count_ratios(
+        (prepared.units[name].text, float(reference.values[name]) / prepared.factor[name])
+        for name in prepared.input_names
     )
 
 
@@ -1597,6 +1576,7 @@ def grade(
     reference = _reference(prepared, key)
     readings: dict[str, _Reading] = {}
     unknown: list[str] = []
+    ratios = _ratios(prepared, reference)
     for name, text in checked.numbers.items():
         unit = prepared.units.get(name)
         if unit is None:
@@ -1609,9 +1589,8 @@ def grade(
                 prepared.zero_meant.get(name),
                 prepared.alike,
                 name in prepared.no_limit,
+                ratios,
             )
-            if reading is not None and reading.failure == v.UNIT_ERROR:
-                reading = _per_count_converted(prepared, reference, text, unit) or reading
             if reading is not None:
                 readings[name] = reading
     run = _with_values_used(prepared, reference, readings)

@@ -62,6 +62,7 @@ import math
 import re
 import sys
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from grading.core.report_text import format_number, format_quantity, format_unit
@@ -79,6 +80,7 @@ from grading.core.units import (
     is_count_word,
     normalize_unit_text,
     parse_unit,
+    plural,
     singular,
 )
 
@@ -974,6 +976,9 @@ class LineReading:
     as_typed: float | None = None  # a unit other than the line's: the number typed, read in the line's unit
     per: str = ""  # the count of a "per GPU" (per node...) the text names and the line does not
     spread: tuple[float, float] | None = None  # a range's ends over its midpoint (ParsedQuantity.spread)
+    per_count: tuple[str, float] | None = (
+        None  # converted from per another count: that count, the value unconverted
+    )
 
 
 _LABEL_PERIOD = re.compile(
@@ -1006,6 +1011,7 @@ def read_on_line(
     alike: frozenset[tuple[str, str]] = frozenset(),
     *,
     no_limit: bool = False,
+    ratios: frozenset[CountRatio] = frozenset(),
 ) -> LineReading | ParseFailure:
     """`text` read for a line shown in `unit`; never raises for bad text.
 
@@ -1031,7 +1037,7 @@ def read_on_line(
             return LineReading(math.inf, unbounded, False)
     reading = _read_on_line(text, unit, label, zero, alike)
     if isinstance(reading, ParseFailure) and reading.kind == "dimension" and isinstance(text, str):
-        reading = _restated(text, unit, label, zero, alike) or reading
+        reading = _restated(text, unit, label, zero, alike) or _per_count(text, unit, ratios) or reading
     if isinstance(reading, ParseFailure):
         if reading.as_line_unit is not None and not math.isfinite(reading.as_line_unit):
             return dataclasses.replace(reading, as_line_unit=None)
@@ -1086,6 +1092,50 @@ def _no_limit(text: str, no_limit: bool) -> str | None:
         return f"read {noted.group('word')!r} as no limit; {note!r} read as a note"
     if _NO_LIMIT_AFTER_NONE.fullmatch(text):
         return f"read {text.strip()!r} as no limit"
+    return None
+
+
+# How many of one count make one of another, as a question's model says it (GPUs per node: "GPU", "node", 8).
+CountRatio = tuple[str, str, float]
+
+
+def count_ratios(inputs: Iterable[tuple[str, float]]) -> frozenset[CountRatio]:
+    """The ratios among a question's inputs (unit text, value in that unit) whose unit is one count per
+    another ("GPU/node", 8), for `read_on_line`'s `ratios`."""
+    found = set()
+    for unit_text, value in inputs:
+        try:
+            dims = parse_unit(unit_text).dims
+            factor = parse_unit(unit_text).factor
+        except UnitError:
+            continue
+        exponents = dict(dims.exponents)
+        many = [symbol for symbol, exponent in exponents.items() if exponent == 1]
+        one = [symbol for symbol, exponent in exponents.items() if exponent == -1]
+        count = float(value) * factor
+        if dims.physical.is_dimensionless and len(exponents) == 2 and many and one and 0 < count < math.inf:
+            found.add((many[0], one[0], count))
+    return frozenset(found)
+
+
+def _per_count(text: str, unit: str | Unit, ratios: frozenset[CountRatio]) -> LineReading | None:
+    """A figure per one count on a line per another, where the question says how many of one make the other
+    (issue 30: "convert when the chain gives the count, and say so"): "31 GB per node" on a GB-per-GPU line
+    is 31 / 8 GB per GPU, "6.25 qps/GPU" on a per-node line 6.25 x 8. Only a "per" count converts: "28
+    nodes" on a GPU count stays the wrong dimension. None when nothing converts."""
+    parsed = parse_quantity(text) if ratios else None
+    if not isinstance(parsed, ParsedQuantity) or parsed.dims is None:
+        return None
+    target = unit if isinstance(unit, Unit) else parse_unit(unit)
+    written = dict(parsed.dims.exponents)
+    for many, one, count in sorted(ratios):
+        ratio = Dims.of(((many, 1), (one, -1)))
+        for per, dims, scale in ((many, parsed.dims * ratio, count), (one, parsed.dims / ratio, 1 / count)):
+            if written.get(per) == -1 and dims == target.dims:
+                how = f"× {format_number(count)}" if scale > 1 else f"÷ {format_number(count)}"
+                note = _joined(parsed.note, f"a figure per {per}: {how} {plural(many)} a {one}")
+                value = parsed.base_value * scale
+                return LineReading(value, note, True, per_count=(per, parsed.base_value))
     return None
 
 

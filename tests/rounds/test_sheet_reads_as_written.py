@@ -32,3 +32,24 @@ def test_the_sheet_reads_a_qualifier_and_no_limit_however_said_as_the_grader_doe
     assert lower["message"].startswith("Read as 9.8 GB") and "this line is in bytes" in lower["message"], (
         lower
     )
+
+
+def test_the_sheet_converts_a_figure_per_another_count_as_the_grader_does():
+    # Issue 30: where the question says a node holds 8 GPUs, "31 GB per node" on a GB-per-GPU line reads as
+    # 31 / 8 = 3.875 GB a GPU, and "6.25 qps/GPU" on a per-node line as 6.25 x 8 = 50; "28 nodes" on a GPU
+    # count names no "per" and stays unread (the wrong dimension).
+    spec = {
+        "model": {
+            "quantities": [
+                {"name": "gpus_per_node", "label": "GPUs per node", "unit": "GPU/node", "value": 8},
+                {"name": "per_gpu", "label": "Checkpoint bytes each new GPU loads", "unit": "GB/GPU"},
+                {"name": "per_node", "label": "LLM queries per second per node", "unit": "query/(s*node)"},
+                {"name": "gpus", "label": "GPUs the reranker needs", "unit": "GPU"},
+            ]
+        }
+    }
+    per_gpu = describe_reading(spec, "per_gpu", "31 GB per node")
+    assert per_gpu["message"].startswith("Read as 3.88 GB/GPU") and "÷ 8" in per_gpu["message"], per_gpu
+    per_node = describe_reading(spec, "per_node", "6.25 qps/GPU")
+    assert per_node["state"] == "read" and "× 8" in per_node["message"], per_node
+    assert describe_reading(spec, "gpus", "28 nodes")["state"] == "unread"
