@@ -3,26 +3,21 @@
 from rounds.readings import describe_reading
 
 
+def sheet(*quantities: dict) -> dict:
+    """A question version's spec with only the quantities the sheet reads."""
+    return {"model": {"quantities": list(quantities)}}
+
+
 def test_the_sheet_reads_a_qualifier_and_no_limit_however_said_as_the_grader_does():
     # Issue 30: "each GPU" is "per GPU" (said as a per-GPU figure), "there is no limit" is no limit, "12
     # servers" are 12 replicas where a replica is one 8-GPU node, "9.8gb" on a GB line is 9.8 GB.
-    spec = {
-        "model": {
-            "quantities": [
-                {"name": "gpus_per_replica", "label": "GPUs per replica", "unit": "GPU/replica", "value": 8},
-                {"name": "bw", "label": "Reload bandwidth", "unit": "GB/s"},
-                {"name": "replicas", "label": "Replicas", "unit": "replica"},
-                {"name": "kv", "label": "KV cache of one conversation", "unit": "GB"},
-                {
-                    "name": "queue",
-                    "label": "Queue limit",
-                    "unit": "req",
-                    "value": 1e6,
-                    "range": [10, "unbounded"],
-                },
-            ]
-        }
-    }
+    spec = sheet(
+        {"name": "gpus_per_replica", "label": "GPUs per replica", "unit": "GPU/replica", "value": 8},
+        {"name": "bw", "label": "Reload bandwidth", "unit": "GB/s"},
+        {"name": "replicas", "label": "Replicas", "unit": "replica"},
+        {"name": "kv", "label": "KV cache of one conversation", "unit": "GB"},
+        {"name": "queue", "label": "Queue limit", "unit": "req", "value": 1e6, "range": [10, "unbounded"]},
+    )
     each = describe_reading(spec, "bw", "1.15 GB/s each GPU")
     assert each["message"].startswith("Read as 1.15 GB/s") and "per-GPU" in each["message"], each
     assert describe_reading(spec, "queue", "there is no limit")["message"] == "Read as no limit (unbounded)"
@@ -38,16 +33,12 @@ def test_the_sheet_converts_a_figure_per_another_count_as_the_grader_does():
     # Issue 30: where the question says a node holds 8 GPUs, "31 GB per node" on a GB-per-GPU line reads as
     # 31 / 8 = 3.875 GB a GPU, and "6.25 qps/GPU" on a per-node line as 6.25 x 8 = 50; "28 nodes" on a GPU
     # count names no "per" and stays unread (the wrong dimension).
-    spec = {
-        "model": {
-            "quantities": [
-                {"name": "gpus_per_node", "label": "GPUs per node", "unit": "GPU/node", "value": 8},
-                {"name": "per_gpu", "label": "Checkpoint bytes each new GPU loads", "unit": "GB/GPU"},
-                {"name": "per_node", "label": "LLM queries per second per node", "unit": "query/(s*node)"},
-                {"name": "gpus", "label": "GPUs the reranker needs", "unit": "GPU"},
-            ]
-        }
-    }
+    spec = sheet(
+        {"name": "gpus_per_node", "label": "GPUs per node", "unit": "GPU/node", "value": 8},
+        {"name": "per_gpu", "label": "Checkpoint bytes each new GPU loads", "unit": "GB/GPU"},
+        {"name": "per_node", "label": "LLM queries per second per node", "unit": "query/(s*node)"},
+        {"name": "gpus", "label": "GPUs the reranker needs", "unit": "GPU"},
+    )
     per_gpu = describe_reading(spec, "per_gpu", "31 GB per node")
     assert per_gpu["message"].startswith("Read as 3.88 GB/GPU") and "÷ 8" in per_gpu["message"], per_gpu
     per_node = describe_reading(spec, "per_node", "6.25 qps/GPU")
