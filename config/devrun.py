@@ -36,6 +36,27 @@ def wait_for_port(host: str, port: int, *, timeout_s: float) -> bool:
     return False
 
 
+def worker_command() -> list[str]:
+    """The one worker `make run` starts (bench/replay_submit.py times a submission's replays on it)."""
+    return [
+        PYTHON,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "-Q",
+        "celery,upkeep",  # both queues in one worker here; compose gives upkeep a worker of its own
+        "--loglevel",
+        "INFO",
+        "--concurrency",
+        "2",
+        "--beat",
+        "--schedule",
+        "var/celerybeat-schedule",
+    ]
+
+
 def main() -> int:
     # The children run in their own sessions, so only this process hears a signal: each stops both.
     for signum in (signal.SIGTERM, signal.SIGHUP):
@@ -43,25 +64,7 @@ def main() -> int:
     host = os.environ.get("HOST", "127.0.0.1")
     port = os.environ.get("PORT", "8000")
     web = start([PYTHON, "manage.py", "runserver", "--noreload", f"{host}:{port}"])
-    worker = start(
-        [
-            PYTHON,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "-Q",
-            "celery,upkeep",  # both queues in one worker here; compose gives upkeep a worker of its own
-            "--loglevel",
-            "INFO",
-            "--concurrency",
-            "2",
-            "--beat",
-            "--schedule",
-            "var/celerybeat-schedule",
-        ]
-    )
+    worker = start(worker_command())
     processes = [web, worker]
     url = f"http://{host}:{port}/"
     try:

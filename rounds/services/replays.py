@@ -180,6 +180,11 @@ def replays_enqueue_for_round(*, round_) -> list[ReplayRun]:
         created = []
         with transaction.atomic():
             for scenario, side in missing:
+                entry = inputs[side][scenario["name"]] if inputs else {"title": scenario.get("title")}
+                # a side whose result was kept (the reference's, simulated since the round started) is done
+                # at once: no message, no turn of the fair queue, the candidate's runs go first
+                kept = None if problem else _kept_result(entry, round_.pk, scenario["name"])
+                state = _done_with(kept) if kept is not None else {"status": ReplayStatus.QUEUED}
                 run, is_new = ReplayRun.objects.get_or_create(
                     round=round_,
                     scenario=scenario["name"],
@@ -189,19 +194,26 @@ def replays_enqueue_for_round(*, round_) -> list[ReplayRun]:
                         "position": position[scenario["name"]],
                         "seed": replay_seed(round_.pk, scenario["name"]),
                         "simulator_version": version,
-                        "inputs": inputs[side][scenario["name"]]
-                        if inputs
-                        else {"title": scenario.get("title")},
-                        "status": ReplayStatus.FAILED if problem else ReplayStatus.QUEUED,
+                        "inputs": entry,
                         "error": problem,
+                        **({"status": ReplayStatus.FAILED} if problem else state),
                     },
                 )
-                if is_new and not problem:
+                if is_new and not problem and kept is None:
                     created.append(run.pk)
             if created:
                 _dispatch_on_commit(round_.candidate_id)
     _curveball_replays_enqueue(round_)
     return replays_current(round_=round_)
+
+
+def _kept_result(inputs: dict, round_id: int, scenario: str) -> dict | None:
+    return replay_result_find(replay_result_key_for(inputs, round_id=round_id, scenario=scenario))
+
+
+def _done_with(result: dict) -> dict:
+    """A run's fields when it is done with `result` (kept, or just simulated)."""
+    return {"status": ReplayStatus.DONE, "result": result, "progress": 1.0, "finished_at": timezone.now()}
 
 
 def _curveball_replays_enqueue(round_) -> None:

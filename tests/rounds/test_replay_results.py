@@ -112,10 +112,14 @@ def test_preparing_ahead_keeps_exactly_what_the_submits_reference_run_would_simu
     assert not ReplayRun.objects.filter(round=round_).exists()  # nothing a page lists before submit
     Work.objects.filter(round=round_).update(numbers=CANDIDATE_NUMBERS)
     round_ = round_submit(round_id=round_.pk)
-    run = runs_by_side(round_)[("lose-two-replicas", "reference")]
+    runs = runs_by_side(round_)
+    run = runs[("lose-two-replicas", "reference")]
     key = replay_result_key_for(run.inputs, round_id=round_.pk, scenario=run.scenario)
     assert ReplayResult.objects.get().key == key
     assert ReplayResult.objects.get().result == simulated(run)  # the variant's values, the round's seeds
+    # done as it is queued, never sent or claimed; the other runs wait for a worker
+    assert (run.status, run.result, run.attempts, run.sent_at) == (ReplayStatus.DONE, simulated(run), 0, None)
+    assert {other.status for other in runs.values() if other != run} == {ReplayStatus.QUEUED}
 
 
 @pytest.mark.celery_worker
@@ -146,4 +150,5 @@ def test_a_real_worker_simulates_the_reference_while_the_round_is_open_and_the_s
     for run in ReplayRun.objects.filter(round=round_, side="reference"):
         key = replay_result_key_for(run.inputs, round_id=round_.pk, scenario=run.scenario)
         assert run.result == kept[key] == simulated(run)
+        assert run.attempts == 0  # done at submit: no worker simulated it again
     assert ReplayResult.objects.count() == len(scenarios)  # the candidate's side is not kept
