@@ -14,9 +14,12 @@ Prints, in one run:
 - a lightly loaded single server showing the generic queue's fast path is only taken where it is faster;
 - one submission of the heaviest bank question (rag-at-10k-qps: 3,000 req/s on 60 replicas, 1.26-1.74M
   requests a run) replayed as the report will: both sides, every serving scenario, DEFAULT_SEEDS seeds each
-  (`run_scenario_seeds`), in this one process after the compile, against the 10 s a submission's replays
-  should take on the embedded default with one worker: with each scenario's seeds in threads (as the worker
-  runs them, one thread a CPU), then one after another.
+  (`run_scenario_seeds`), in this one process after the compile: with each scenario's seeds in threads (one
+  thread a CPU), then one after another (the simulation's own cost, nothing kept);
+- the same question's submission as `make run` serves it, against the 10 s its replays should take: the time
+  from submit to every replay done on make run's own worker and embedded default, medians over SUBMIT_REPEATS
+  submissions with the reference's replays kept from the round's start and cold (`bench/replay_submit.py`,
+  in a process of its own).
 The replay time is the whole `run_serving` call: arrivals, the simulation, percentiles, series and narrative.
 """
 
@@ -50,6 +53,7 @@ LIGHT_DURATION_S = 360000.0
 AGREEMENT_KEYS = ("ttft_p50_s", "ttft_p95_s", "tpot_p50_s", "tpot_p95_s", "completed", "queue_at_end")
 HEAVIEST_QUESTION = "rag-at-10k-qps"
 SUBMISSION_TARGET_S = 10.0
+SUBMIT_REPEATS = 3
 
 
 def timed(call) -> tuple[float, object]:
@@ -155,6 +159,15 @@ def print_submission(slug: str = HEAVIEST_QUESTION) -> None:
     assert all(len(met) == 1 for met in verdicts.values()), "threads changed a verdict"
 
 
+def print_submit_to_done(slug: str = HEAVIEST_QUESTION) -> None:
+    """bench/replay_submit.py's figures: submit to every replay done on make run's worker."""
+    command = [sys.executable, str(ROOT / "bench" / "replay_submit.py"), "--slug", slug]
+    done = subprocess.run(
+        [*command, "--repeats", str(SUBMIT_REPEATS)], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    print(done.stdout.rstrip())
+
+
 def simpy_peer() -> Callable[..., dict] | None:
     """bench/simpy_peer.py's runner, or None without simpy."""
     sys.path.append(str(ROOT / "bench"))  # after the root: bench/grading.py would shadow the package
@@ -239,6 +252,7 @@ def main() -> None:
     )
     print_grid()
     print_submission()
+    print_submit_to_done()
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 

@@ -7,7 +7,8 @@ of a candidate at a time). Per repeat, two practice rounds on the question, each
 worker has simulated its reference's replays (sent when the round starts), then submitted with the
 candidate's numbers (CANDIDATE_NUMBERS: a fleet a little larger than the reference's, so the candidate's side
 is simulated); the second round's kept results are deleted first (cold: the submit simulates both sides).
-Timed: from the submit's call to the last run's `finished_at`.
+Timed: from the submit's call to the last run's `finished_at`, after one untimed submission in which both
+worker processes load the compiled loop (as a running `make run` worker has).
 
 Run: `.venv/bin/python bench/replay_submit.py [--slug rag-at-10k-qps] [--repeats 3]` (bench/replay.py runs
 it). Not beside `make run` on the same tree: both workers would read the same broker folders.
@@ -104,6 +105,9 @@ def main() -> None:
     )
     times: dict[str, list[float]] = {"cached": [], "cold": []}
     try:
+        # untimed: both processes' first replays load the compiled loop (or compile it, after a change)
+        seconds, _ = one_submission(user, question, numbers, cold=True)
+        print(f"  warm-up (not counted): {seconds:.1f} s", flush=True)
         for _ in range(args.repeats):
             for kind in times:
                 seconds, spans = one_submission(user, question, numbers, cold=kind == "cold")
