@@ -21,8 +21,13 @@ from grading.core.model import ModelError, ReferenceModel
 from grading.core.quantity_text import ParseFailure, read_value
 from grading.core.question_text import answer_texts
 from grading.core.sim.slo_words import slo_words
+from grading.core.units import compatible, from_base, parse_unit
 
 SIDES = ("candidate", "reference")
+# The simulator parameters whose numbers are not in base units, and the unit they are in: a quantity named for
+# one is converted from its base units (a rate per GPU-second becomes a rate per GPU-day), so a scenario can
+# follow the model's failure rate or price instead of a literal written at the defaults (issue 31).
+PARAM_UNITS = {"gpu_failure_rate_per_day": "1/(GPU*day)", "price_gpu_hour": "USD/(GPU*h)"}
 _SIM_FOLDER = Path(__file__).resolve().parent / "sim"
 
 
@@ -155,6 +160,16 @@ def _param_source(model: ReferenceModel, quantity: str, typed: set[str]) -> str:
     return "reference"
 
 
+def _in_param_unit(key: str, quantity: str, base_value: float, model: ReferenceModel | None) -> float:
+    """A quantity's base value in the unit simulator parameter `key` takes (PARAM_UNITS; base units else)."""
+    if key not in PARAM_UNITS:
+        return base_value
+    unit = parse_unit(PARAM_UNITS[key])
+    if model is not None and not compatible(model.dims(quantity), unit):
+        raise ValueError(f"{key} is in {PARAM_UNITS[key]}; {quantity!r} is in {model.units[quantity].text}")
+    return float(from_base(base_value, unit))
+
+
 def fleet_words(family: str, params: Mapping[str, float | None]) -> str:
     """The size of what a run simulates, to name it beside the scenario's title ("11-replica fleet"); a
     parameter with no limit is None."""
@@ -187,7 +202,8 @@ def scenario_inputs(
                 raise ValueError(
                     f"scenario {scenario.get('name')!r}: {given!r} is not a quantity of the model"
                 )
-            params[key] = values[given] if math.isfinite(values[given]) else None
+            value = values[given]
+            params[key] = _in_param_unit(key, given, value, model) if math.isfinite(value) else None
             origin = _param_source(model, given, typed or set()) if model is not None else "reference"
             sources[key] = {"quantity": given, "from": origin}
         else:

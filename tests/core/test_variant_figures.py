@@ -35,7 +35,6 @@ NOT_FIGURES = {
     "three-tier": "ten-thousand-gpu-cluster",
     # The replays' descriptions, of their own fixed parameters (the burst's length, the replay's limits and
     # rates) or of the engine, that a moved default reads the same as by chance.
-    "fails every ~17 hours": "checkpoint-storage",  # three times the failure rate, not the 17 GB/s tier
     "for three minutes": "eight-gpu-design-review",  # the surge's length
     "a 6 s wait limit": "eight-gpu-design-review",
     "~9 ms of all-reduce": "eight-gpu-design-review",
