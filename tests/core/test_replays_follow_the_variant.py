@@ -44,7 +44,6 @@ NOT_THAT_QUANTITY = {
 # replay keeps the default's figure at a variant until its scenario is re-checked at the moved extremes.
 STILL_OPEN = {
     ("autoscaling-cold-start", "arrival_rate", "delta_rate"): "the base load plus the default 50 req/s burst",
-    ("ttft-200ms-p99", "queue_timeout_s", "queue_p99_ms"): "the 30 ms queueing budget as the wait limit",
 }
 
 
