@@ -300,17 +300,31 @@ def fsrs_card(card: DrillCard) -> fsrs.Card:
     )
 
 
+def _token_data(token: str) -> dict[str, Any]:
+    try:
+        return signing.loads(token, salt=TOKEN_SALT, max_age=TOKEN_MAX_AGE_S)
+    except signing.SignatureExpired:
+        raise DrillRefused("This step is too old to answer: take the next one.") from None
+    except signing.BadSignature:
+        raise DrillRefused("This step could not be read: take the next one.") from None
+
+
+def drill_step_for_token(*, user, token: str) -> DrillStep:
+    """The step `token` was drawn as, redrawn for its own user (to read an answer as the grade will)."""
+    data = _token_data(token)
+    card = DrillCard.objects.filter(pk=data["c"], user=user).first()
+    version = QuestionVersion.objects.filter(pk=data["v"]).first()
+    if card is None or version is None:
+        raise DrillNotFound("No such step.")
+    return drill_step(question_version_spec(version), card.line, seed=data["s"])
+
+
 def drill_answer(*, user, token: str, text: str, now: datetime | None = None) -> DrillResult:
     """Grade the answer to the step in `token`, store it, and move the card as FSRS says for its rating.
 
     The same token answered twice gives the first answer back (a double click or a retried request)."""
     now = now or timezone.now()
-    try:
-        data = signing.loads(token, salt=TOKEN_SALT, max_age=TOKEN_MAX_AGE_S)
-    except signing.SignatureExpired:
-        raise DrillRefused("This step is too old to answer: take the next one.") from None
-    except signing.BadSignature:
-        raise DrillRefused("This step could not be read: take the next one.") from None
+    data = _token_data(token)
     with transaction.atomic():
         card = (
             DrillCard.objects.select_for_update()

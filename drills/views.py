@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET, require_POST
 from config.http_types import AuthedRequest
 from drills import services
 from drills.services import DrillNotFound, DrillRefused
+from grading.core.question_export import spec_to_dict
 from grading.core.vocabulary import TRACKS
 from questions.models import QuestionVersion
 from questions.selectors import published_question_or_404
@@ -125,9 +126,13 @@ def read_back(request: AuthedRequest) -> HttpResponse:
     version = get_object_or_404(
         QuestionVersion.objects.exclude(question__current_version=None), pk=int(version_id)
     )
-    reading = describe_reading(
-        version.spec, request.POST.get("line", ""), request.POST.get("answer", "")[:200]
-    )
+    answer = request.POST.get("answer", "")[:200]
+    try:  # read on the drawn step's own givens, as its grade reads (a count per node drawn at 4 is 4)
+        step = services.drill_step_for_token(user=request.user, token=request.POST.get("token", ""))
+    except (DrillRefused, DrillNotFound):
+        reading = describe_reading(version.spec, request.POST.get("line", ""), answer)
+    else:
+        reading = describe_reading(spec_to_dict(step.question), step.name, answer, step.overrides)
     return render(request, "drills/_reading.html", {"reading": reading})
 
 

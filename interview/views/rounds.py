@@ -90,7 +90,10 @@ def detail(request: AuthedRequest, round_id: int) -> HttpResponse:
         "phases": workspace_phases(spec),
         "fixed_lines": fixed_sheet_lines(round_.spec),
         "work": work,
-        "readings": {name: describe_reading(round_.spec, name, text) for name, text in work.numbers.items()},
+        "readings": {
+            name: describe_reading(round_.spec, name, text, round_.variant_values)
+            for name, text in work.numbers.items()
+        },
         "canvas_palette": palette_for_canvas(round_.spec),
         "canvas_design": work.design,
         "clock": round_clock(round_),

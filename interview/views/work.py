@@ -74,7 +74,8 @@ def save(request: AuthedRequest, round_id: int) -> JsonResponse:
 @require_POST
 def read_number(request: AuthedRequest, round_id: int) -> HttpResponse:
     """How an entry was read ("read as 327,680 B"), never whether it is right."""
-    spec = _get_own_work(request, round_id).round.question_version.spec
+    round_ = _get_own_work(request, round_id).round
+    spec = round_.question_version.spec
     name = request.POST.get("name", "")
     text = request.POST.get(f"numbers.{name}", request.POST.get("text", ""))[:MAX_NUMBER_TEXT]
     if name not in {line["name"] for line in spec.get("asked", [])} | {
@@ -82,5 +83,7 @@ def read_number(request: AuthedRequest, round_id: int) -> HttpResponse:
     }:
         return HttpResponse("Unknown quantity.", status=400)
     return render(
-        request, "rounds/reading.html", {"name": name, "reading": describe_reading(spec, name, text)}
+        request,
+        "rounds/reading.html",
+        {"name": name, "reading": describe_reading(spec, name, text, round_.variant_values)},
     )

@@ -355,3 +355,17 @@ def test_an_answer_refused_for_its_fields_answers_400_in_the_shape_the_schema_do
     answer_400 = schema["paths"]["/api/drills/answer/"]["post"]["responses"]["400"]
     assert answer_400["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Error"}
     assert set(schema["components"]["schemas"]["Error"]["required"]) == {"detail", "code", "errors"}
+
+
+def test_the_read_back_reads_the_drawn_step_and_still_reads_without_a_step(client, alice, bank):
+    # The KV-per-token step worked by hand reads back in the step's unit; a token that is not one (a stale
+    # page) still gets a reading from the question's own line, never an error.
+    offer = first_kv_offer(alice, bank, timezone.now())
+    client.login(username="alice", password=TEST_PASSWORD)
+    form = {"version": offer.version.pk, "line": "kv_bytes_per_token", "answer": kv_per_token_answer(offer)}
+    with_step = client.post(reverse("drill-read-back"), {**form, "token": offer.token})
+    without = client.post(reverse("drill-read-back"), {**form, "token": "not-a-token"})
+    for response in (with_step, without):
+        assert (
+            response.status_code == 200 and b"Read as" in response.content and b"KiB/tok" in response.content
+        )

@@ -44,3 +44,18 @@ def test_the_sheet_converts_a_figure_per_another_count_as_the_grader_does():
     per_node = describe_reading(spec, "per_node", "6.25 qps/GPU")
     assert per_node["state"] == "read" and "× 8" in per_node["message"], per_node
     assert describe_reading(spec, "gpus", "28 nodes")["state"] == "unread"
+
+
+def test_the_sheet_converts_with_the_rounds_own_count_where_a_variant_moves_it():
+    # A variant with 4 GPUs a node (base units: a count per count is its own number): "31 GB per node" on a
+    # GB-per-GPU line is 31 / 4 = 7.75 GB a GPU, as the grade reads it at the round's values, not 31 / 8.
+    spec = sheet(
+        {"name": "gpus_per_node", "label": "GPUs per node", "unit": "GPU/node", "value": 8},
+        {"name": "per_gpu", "label": "Checkpoint bytes each new GPU loads", "unit": "GB/GPU"},
+    )
+    at_defaults = describe_reading(spec, "per_gpu", "31 GB per node")
+    in_variant = describe_reading(spec, "per_gpu", "31 GB per node", {"gpus_per_node": 4.0})
+    assert at_defaults["message"].startswith("Read as 3.88 GB/GPU"), at_defaults
+    assert in_variant["message"].startswith("Read as 7.75 GB/GPU") and "÷ 4" in in_variant["message"], (
+        in_variant
+    )
