@@ -153,6 +153,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
         "processed_folder": str(VAR_DIR / "celery" / "processed"),
         "control_folder": str(VAR_DIR / "celery" / "control"),
         "store_processed": False,
+        # kombu polls the folder once a second by default: up to a second before a submit's replays start.
+        "polling_interval": 0.1,
     }
 )
 if not REDIS_URL:
