@@ -41,6 +41,7 @@ from grading.core.question_types import (
     Scenario,
     SpecError,
 )
+from grading.core.replay_inputs import EVENT_FIELD_UNITS, slo_unit
 from grading.core.report_text import format_quantity
 from grading.core.units import UnitError, compatible, parse_unit
 from grading.core.verdicts import within
@@ -753,8 +754,8 @@ def _read_scenarios(
         description = reader.text(entry, "description", f"{field}.description", required=False)
         duration = reader.number(entry, "duration_s", f"{field}.duration_s", positive=True)
         params = _read_params(reader, entry.get("params"), f"{field}.params", units)
-        events = _read_events(reader, entry.get("events"), f"{field}.events", duration)
-        slo = _read_slo(reader, entry.get("slo"), f"{field}.slo")
+        events = _read_events(reader, entry.get("events"), f"{field}.events", duration, units)
+        slo = _read_slo(reader, entry.get("slo"), f"{field}.slo", units)
         breaks = entry.get("breaks_every_design", False)
         if not isinstance(breaks, bool):
             reader.add(f"{field}.breaks_every_design", "must be true or false")
@@ -909,8 +910,16 @@ def _read_params(
     return params
 
 
+def _check_named(
+    reader: FieldReader, where: str, quantity: str, unit: str | None, units: Mapping[str, str | None]
+) -> None:
+    """A field that names quantity `quantity` must take its dimension (`unit`; any when None)."""
+    if unit is not None and not _same_dimension(units[quantity] or "", unit):
+        reader.add(where, f"{quantity!r} is in {units[quantity] or 'no unit'}, not in {unit or 'no unit'}")
+
+
 def _read_events(
-    reader: FieldReader, raw: object, field: str, duration: float | None
+    reader: FieldReader, raw: object, field: str, duration: float | None, units: Mapping[str, str | None]
 ) -> tuple[dict[str, Any], ...]:
     if raw is None:
         return ()
@@ -934,18 +943,27 @@ def _read_events(
                 reader.add(f"{where}.{key}", "must be a finite number or text")
             elif isinstance(value, str) and key == "at":
                 event[key] = read_number(value)
+            elif (
+                isinstance(value, str) and value in units
+            ):  # names a quantity (grading/core/replay_inputs.py)
+                _check_named(reader, f"{where}.{key}", value, EVENT_FIELD_UNITS.get(key), units)
         events.append(event)
     return tuple(events)
 
 
-def _read_slo(reader: FieldReader, raw: object, field: str) -> dict[str, float]:
+def _read_slo(
+    reader: FieldReader, raw: object, field: str, units: Mapping[str, str | None]
+) -> dict[str, str | float]:
     if raw is None:
         return {}
-    slo = {}
+    slo: dict[str, str | float] = {}
     for key, value in reader.mapping(raw, field).items():
         number = read_number(value)
-        if not isinstance(key, str) or number is None:
-            reader.add(f"{field}.{key}", "an SLO maps a key to a finite number")
+        if isinstance(key, str) and isinstance(value, str) and number is None and value in units:
+            _check_named(reader, f"{field}.{key}", value, slo_unit(key), units)
+            slo[key] = value
+        elif not isinstance(key, str) or number is None:
+            reader.add(f"{field}.{key}", "an SLO maps a key to a finite number or a quantity of the model")
         else:
             slo[key] = number
     return slo

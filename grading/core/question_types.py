@@ -162,7 +162,7 @@ class Scenario:
     description: str = ""
     params: Mapping[str, str | float] = field(default_factory=dict)
     events: tuple[Mapping[str, Any], ...] = ()
-    slo: Mapping[str, float] = field(default_factory=dict)
+    slo: Mapping[str, str | float] = field(default_factory=dict)  # a target may name a quantity
     # Built to show a failure every design suffers: the reference (a review's reference fix) is meant to miss
     # it in every run, and the failure score reads it as such (grading/core/failure_modes.py).
     breaks_every_design: bool = False

@@ -28,6 +28,22 @@ SIDES = ("candidate", "reference")
 # one is converted from its base units (a rate per GPU-second becomes a rate per GPU-day), so a scenario can
 # follow the model's failure rate or price instead of a literal written at the defaults (issue 31).
 PARAM_UNITS = {"gpu_failure_rate_per_day": "1/(GPU*day)", "price_gpu_hour": "USD/(GPU*h)"}
+# An event field or an SLO target may name a model quantity too (issue 31): the event is the world the replay
+# plays and the SLO its bar, so both read the reference side's values (the variant's), never the candidate's
+# typed numbers. The unit each is in, to check a named quantity's dimension and convert it.
+EVENT_FIELD_UNITS = {"duration": "s", "factor": "", "prompt_tokens": "tok"}
+
+
+def slo_unit(key: str) -> str | None:
+    """The unit an SLO target is in, read from its key ("ttft_p99_s": seconds, "lost_max_frac": a fraction);
+    None when the key does not say (a named quantity is then used in base units, unchecked)."""
+    if key.endswith("_s"):
+        return "s"
+    if key.endswith("_frac") or key in ("goodput_min",):
+        return ""
+    return None
+
+
 _SIM_FOLDER = Path(__file__).resolve().parent / "sim"
 
 
@@ -162,12 +178,39 @@ def _param_source(model: ReferenceModel, quantity: str, typed: set[str]) -> str:
 
 def _in_param_unit(key: str, quantity: str, base_value: float, model: ReferenceModel | None) -> float:
     """A quantity's base value in the unit simulator parameter `key` takes (PARAM_UNITS; base units else)."""
-    if key not in PARAM_UNITS:
+    return in_unit(key, PARAM_UNITS.get(key), quantity, base_value, model)
+
+
+def in_unit(
+    key: str, unit_text: str | None, quantity: str, base_value: float, model: ReferenceModel | None
+) -> float:
+    """A quantity's base value in `unit_text` (base units when None); ValueError when the quantity's
+    dimension is not the unit's."""
+    if unit_text is None:
         return base_value
-    unit = parse_unit(PARAM_UNITS[key])
+    unit = parse_unit(unit_text)
     if model is not None and not compatible(model.dims(quantity), unit):
-        raise ValueError(f"{key} is in {PARAM_UNITS[key]}; {quantity!r} is in {model.units[quantity].text}")
+        raise ValueError(
+            f"{key} is in {unit_text or 'no unit'}; {quantity!r} is in {model.units[quantity].text}"
+        )
     return float(from_base(base_value, unit))
+
+
+def _named(
+    scenario: Mapping[str, Any],
+    key: str,
+    given: Any,
+    unit_text: str | None,
+    world: Mapping[str, float],
+    model: ReferenceModel | None,
+) -> Any:
+    """An event field's or SLO target's value: a quantity name read from `world` in the field's unit, a number
+    as a float (an event's other text, its type, as given)."""
+    if isinstance(given, str):
+        if given not in world:
+            return given
+        return in_unit(key, unit_text, given, world[given], model)
+    return float(given)
 
 
 def fleet_words(family: str, params: Mapping[str, float | None]) -> str:
@@ -189,9 +232,13 @@ def scenario_inputs(
     *,
     model: ReferenceModel | None = None,
     typed: set[str] | None = None,
+    world: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """One scenario's simulator inputs: params in base units (quantity names replaced by their values); a
-    parameter with no limit (`unbounded`, or a quantity whose value is) is None, JSON's null (issue 30)."""
+    parameter with no limit (`unbounded`, or a quantity whose value is) is None, JSON's null (issue 30).
+    Event fields and SLO targets that name quantities read `world` (the reference side's values; `values`
+    when not given)."""
+    world = values if world is None else world
     params: dict[str, float | None] = {}
     sources: dict[str, dict[str, str]] = {}
     for key, given in (scenario.get("params") or {}).items():
@@ -208,7 +255,19 @@ def scenario_inputs(
             sources[key] = {"quantity": given, "from": origin}
         else:
             params[key] = float(given)
-    slo = {key: float(target) for key, target in (scenario.get("slo") or {}).items()}
+    slo = {
+        key: float(_named(scenario, key, target, slo_unit(key), world, model))
+        for key, target in (scenario.get("slo") or {}).items()
+    }
+    events = [
+        {
+            key: value
+            if key in ("at", "type")
+            else _named(scenario, key, value, EVENT_FIELD_UNITS.get(key), world, model)
+            for key, value in event.items()
+        }
+        for event in scenario.get("events") or []
+    ]
     return {
         "scenario": scenario["name"],
         "title": scenario.get("title") or scenario["name"],
@@ -217,7 +276,7 @@ def scenario_inputs(
         "description": scenario.get("description", ""),
         "family": scenario["family"],
         "params": params,
-        "events": [dict(event) for event in scenario.get("events") or []],
+        "events": events,
         "slo": slo,
         "duration_s": float(scenario["duration_s"]),
         "sources": sources,
@@ -240,10 +299,15 @@ def replay_inputs(
         return []
     model = ReferenceModel.from_dict(spec["model"])
     values, typed, fallbacks = evaluate_side(model, side=side, numbers=numbers, variant_values=variant_values)
+    world = evaluate_side(model, side="reference", variant_values=variant_values)[0] if typed else values
     # The descriptions speak of the round's values (the reference's, a variant's too): shown after submit.
     scenarios = answer_texts(spec, variant_values).get("scenarios") or scenarios
     return [
-        {**scenario_inputs(scenario, values, model=model, typed=typed), "side": side, "fallbacks": fallbacks}
+        {
+            **scenario_inputs(scenario, values, model=model, typed=typed, world=world),
+            "side": side,
+            "fallbacks": fallbacks,
+        }
         for scenario in scenarios
     ]
 
@@ -305,7 +369,8 @@ def curveball_replay_inputs(
     )
     index = list(spec["scenarios"]).index(scenario)
     scenario = answer_texts(spec, {**(variant_values or {}), **changed})["scenarios"][index]
-    entry = scenario_inputs(scenario, values, model=model, typed=used)
+    world = evaluate_side(model, side="reference", variant_values={**(variant_values or {}), **changed})[0]
+    entry = scenario_inputs(scenario, values, model=model, typed=used, world=world)
     return {
         **entry,
         "side": side,
