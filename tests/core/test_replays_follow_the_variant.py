@@ -18,6 +18,8 @@ import pytest
 from grading.core.model import ReferenceModel
 from grading.core.question_export import spec_to_dict
 from grading.core.question_files import load_question
+from grading.core.question_reader import parse_question
+from grading.core.question_types import SpecError
 from grading.core.replay_inputs import PARAM_UNITS, replay_inputs, scenario_inputs
 from grading.core.sim import FAMILIES
 from grading.core.units import UnitError, from_base, parse_unit
@@ -197,3 +199,20 @@ def test_an_slo_naming_a_quantity_of_another_dimension_is_refused():
     model = ReferenceModel.from_dict(spec["model"])
     with pytest.raises(ValueError, match="ttft_p99_s is in s"):
         scenario_inputs(scenario, model.evaluate({}), model=model)
+
+
+def test_the_reader_refuses_an_slo_or_event_field_naming_a_quantity_of_another_dimension():
+    # ttft_p99_s is in seconds and max_prompt in tokens; an event's duration is in seconds and prefill_rate in
+    # tokens a second. A target naming a time (the replay's 130 ms) reads.
+    data = stored("ttft-200ms-p99")
+    data["scenarios"][0]["slo"] = {"ttft_p99_s": "max_prompt", "timed_out_max_frac": 0.05}
+    data["scenarios"][0]["events"] = [{"at": 60, "type": "kv_pressure", "duration": "prefill_rate"}]
+    with pytest.raises(SpecError) as refused:
+        parse_question(data, source="ttft-200ms-p99")
+    fields = {field for field, _ in refused.value.problems}
+    assert fields == {"scenarios[0].slo.ttft_p99_s", "scenarios[0].events[0].duration"}
+    data["scenarios"][0]["slo"] = {"ttft_p99_s": "replay_ttft_target"}
+    data["scenarios"][0]["events"] = [{"at": 60, "type": "kv_pressure", "duration": 120}]
+    assert parse_question(data, source="ttft-200ms-p99").scenarios[0].slo == {
+        "ttft_p99_s": "replay_ttft_target"
+    }
