@@ -179,6 +179,15 @@ _DURATION_SECONDS = {
 }
 _DURATION_UNIT = r"(days?|d|hours?|hrs?|h|minutes?|mins?|ms|m|seconds?|secs?|s)"
 _HARDWARE = re.compile(r"(\d+\s*[x×]\s*[A-Z]{1,2}\d{2,4}[A-Za-z]*)\s+(?=[A-Za-z])")
+# "per 8xH100 node", "/ 4-GPU server": the hardware that describes what a figure is per.
+_DESCRIBED_PER = re.compile(
+    r"(?P<per>(?<![A-Za-z])per\s+|/\s*)(?:an?\s+|one\s+)?"
+    r"(?P<description>\d+\s*[x×-]\s*(?:[A-Z]{1,2}\d{2,4}[A-Za-z]*|GPUs?)\s+)(?=[A-Za-z])"
+)
+# "460 nodes' worth", "a node's worth": the possessive before "worth" says nothing about the count.
+_POSSESSIVE_WORTH = re.compile(r"(?<=[A-Za-z])['’]s?(?=\s+worth(?![A-Za-z]))", re.IGNORECASE)
+# "no spares", "no extra nodes": none of what a count line counts.
+_NO_COUNT = re.compile(r"\s*no\s+(?P<counted>[A-Za-z][A-Za-z' -]{0,40}?)\s*[.!]?\s*", re.IGNORECASE)
 _MODEL_NAME = re.compile(r"[A-Z]\d")  # "217 H100s" counts GPUs: it is not 217 h and 100 s
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*" + _DURATION_UNIT + r"(?![A-Za-z])", re.IGNORECASE)
 _COMPOUND_DURATION = re.compile(
@@ -291,9 +300,10 @@ def parse_quantity(text: str, _digits_only: bool = False) -> ParsedQuantity | Pa
     cleaned = text
     for old, new in _SPACES.items():
         cleaned = cleaned.replace(old, new)
-    cleaned = cleaned.strip()
+    cleaned = _POSSESSIVE_WORTH.sub("", cleaned.strip())
     for around in (
         _sentence_end,
+        _described_per,
         _enclosed,
         _space_grouped,
         _parallel_width,
@@ -375,6 +385,18 @@ def _describing_word(text: str) -> ParsedQuantity | None:
         if isinstance(found, ParsedQuantity):
             return _noted(found, f"{word!r} read as a note on {noun!r}")
     return None
+
+
+def _described_per(text: str) -> ParsedQuantity | None:
+    """ "2.06 GB per 8xH100 node", "1.44 req/s / 4-GPU server": the hardware is a description of the count
+    the figure is per, read as a note."""
+    match = _DESCRIBED_PER.search(text)
+    if not match:
+        return None
+    found = parse_quantity(text[: match.start("description")] + text[match.end() :], _digits_only=True)
+    if not isinstance(found, ParsedQuantity):
+        return None
+    return _noted(found, f"{match.group('description').strip()!r} read as a description")
 
 
 def _bare_label(text: str) -> ParsedQuantity | None:
@@ -1341,6 +1363,13 @@ def _read_failure(
         if word in _ZERO_WORDS and (counts_only if zero is None else zero):
             return LineReading(0.0, f"read {word!r} as 0", False)
         return failure
+    no_count = _NO_COUNT.fullmatch(text) if failure.kind == "unparsed" else None
+    counts_only = bool(target.dims.exponents) and not target.dims.physical.exponents
+    if no_count and (counts_only if zero is None else zero):
+        # "no spares" on a count of spare nodes: zero of them, read as "0 spares" would be.
+        none_of = read_on_line(f"0 {no_count.group('counted')}", target, label, zero, alike)
+        if isinstance(none_of, LineReading):
+            return dataclasses.replace(none_of, note=_joined(f"read {text.strip()!r} as 0", none_of.note))
     if "is ambiguous" in failure.message:  # "9.8 gb" on a line in bytes is 9.8 GB; on a line in bits, Gb
         return _case_of_line(text, failure, target, label, zero, alike)
     flop = dict(target.dims.exponents).get("FLOP", 0) == 1

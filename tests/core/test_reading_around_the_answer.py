@@ -604,3 +604,47 @@ def test_the_same_figure_rounded_with_the_other_prefix_is_right_with_a_note():
     line = graded("kv-cache-tiering", {"kv_conv": "9.8 GiB"})["kv_conv"]
     assert line["verdict"] == "correct" and "strictly it is 9.83 GB" in line["message"]
     assert graded("kv-cache-tiering", {"kv_conv": "10.5 GiB"})["kv_conv"]["verdict"] != "correct"
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [("no spares", "Spare nodes needed"), ("no spare nodes", "Spare nodes needed"), ("No spares.", "Spares")],
+)
+def test_no_and_a_counted_noun_reads_as_zero_on_a_count_line(text, label):
+    reading = on_line(text, "node", label)
+    assert reading.value == 0
+    assert f"read {text.strip()!r} as 0" in reading.note
+
+
+def test_no_and_a_noun_is_not_zero_where_the_line_is_not_a_count():
+    assert isinstance(read_on_line("no spares", "GB", "Spare memory"), ParseFailure)
+    assert isinstance(read_on_line("no GB", "node", "Spare nodes"), ParseFailure)  # no count the line has
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("460 nodes' worth", 460), ("460 nodes worth", 460), ("a node's worth", 1), ("3 nodes’ worth", 3)],
+)
+def test_a_possessive_before_worth_is_the_count_itself(text, value):
+    assert on_line(text, "node", "Busy nodes").value == value
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "value", "description"),
+    [
+        # 2.06 GB per node, the node described by its hardware: per node still, 2.06 GB of it.
+        ("2.06 GB per 8xH100 node", "GB/node", 2.06e9, "'8xH100'"),
+        ("2.06 GB per 8-GPU node", "GB/node", 2.06e9, "'8-GPU'"),
+        ("150 req/s / 4-GPU node", "req/(s*node)", 150, "'4-GPU'"),
+    ],
+)
+def test_the_hardware_describing_what_a_figure_is_per_is_a_description(text, unit, value, description):
+    reading = on_line(text, unit)
+    assert reading.value == pytest.approx(value)
+    assert f"{description} read as a description" in reading.note
+
+
+def test_a_per_node_figure_described_by_its_hardware_still_claims_per_node():
+    # On a line in GB per request, "per 8xH100 node" still says per node: the wrong dimension, not dropped.
+    reading = read_on_line("2.06 GB per 8xH100 node", "GB/req")
+    assert isinstance(reading, ParseFailure) and reading.kind == "dimension"
