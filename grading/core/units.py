@@ -57,6 +57,7 @@ COUNT_UNITS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("conn", ("conns", "connection", "connections")),
     ("series", ()),
     ("step", ("steps",)),
+    ("layer", ("layers",)),
     ("session", ("sessions",)),
     ("team", ("teams",)),
     ("key", ("keys",)),

@@ -648,3 +648,15 @@ def test_a_per_node_figure_described_by_its_hardware_still_claims_per_node():
     # On a line in GB per request, "per 8xH100 node" still says per node: the wrong dimension, not dropped.
     reading = read_on_line("2.06 GB per 8xH100 node", "GB/req")
     assert isinstance(reading, ParseFailure) and reading.kind == "dimension"
+
+
+def test_per_layer_is_a_count_that_changes_the_quantity_not_a_note():
+    # KV per token per layer is an 80th of KV per token: "320 KiB per layer" on a KiB-per-token line claims
+    # another quantity (the wrong dimension), and "104 days per layer" on a count of days is right for the
+    # whole line only, a unit error (issue 30: qualifiers that change the quantity are read, never dropped).
+    reading = read_on_line("320 KiB per layer", "KiB/tok", "KV cache per token")
+    assert isinstance(reading, ParseFailure) and reading.kind == "dimension"
+    line = graded("ten-thousand-gpu-cluster", {"train_days": "104 days per layer"})["train_days"]
+    assert line["verdict"] == "unit_error"
+    assert line["message"].endswith("the figure is right for the whole line, not per layer.")
+    assert on_line("80 layers", "", "Transformer layers").value == 80
