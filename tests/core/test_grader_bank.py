@@ -274,3 +274,20 @@ def test_platform_a_nic_read_in_bytes_drives_a_copy_time_far_from_the_reference(
     assert line["verdict"] == "far_from_reference"
     assert line["driver"] == "nic_bw"
     assert "100 GB/s" in line["message"]
+
+
+def test_a_premise_the_design_states_typed_as_another_plausible_value_is_far_from_the_reference():
+    # The given design is one TP8 replica with a batch of up to 256: TP4 and 128 are plausible in general,
+    # but they are not this design (issue 30: a range never includes values the prompt fixes).
+    lines = graded("eight-gpu-design-review", {"tp_gpus": "TP4", "max_batch_cfg": "128"})
+    assert lines["tp_gpus"]["verdict"] == "far_from_reference"
+    assert lines["tp_gpus"]["message"].startswith("The question states 8 GPUs")
+    assert lines["max_batch_cfg"]["verdict"] == "far_from_reference"
+
+
+def test_h200_memory_where_the_prompt_says_h100s_is_charged_once_on_the_line_it_moves():
+    # The prompt trains on H100s (80 GB). A candidate who takes 141 GB (an H200): 16.64 TB / 141 GB = 118
+    # GPUs for the state, right for their premise but far from 208; charged there, once.
+    lines = graded("moe-total-or-active", {"hbm_per_gpu": "141 GB", "gpus_for_state": "118"})
+    assert lines["gpus_for_state"]["verdict"] == "far_from_reference"
+    assert "hbm_per_gpu" not in lines  # not an asked line: the first asked line it moves is charged

@@ -718,9 +718,10 @@ def test_each_is_read_as_the_line_s_own_figure(slug, name, text):
 
 
 def test_none_on_an_assumption_whose_range_holds_zero_is_zero():
-    # The fallback quota ranges from 0 (no fallback bought) to 60 req/s: "none" is 0 req/s, inside it. (A
-    # design's limit that may be absent reads "none" as no limit: test_bank_says_what_it_means.)
-    line = graded("gateway-fallback-review", {"fallback_rate": "none"})["fallback_rate"]
+    # The share of usage events duplicated by retries ranges from 0 (exactly-once delivery) to 0.05: "none"
+    # is 0, inside it. (A design's limit that may be absent reads "none" as no limit:
+    # test_bank_says_what_it_means.)
+    line = graded("usage-billing-pipeline", {"dup_prob": "none"})["dup_prob"]
     assert line["verdict"] == "correct", line["message"]
     assert line["note"] == "read 'none' as 0"
 
