@@ -237,7 +237,8 @@ _LABEL_MARK = re.compile(
 _GPU_COUNT = re.compile(r"(?P<count>\d{1,6})\s*[x×*]\s*(?P<model>[A-Za-z]\d{2,4}[A-Za-z]*)")
 _PER_SCALED = re.compile(
     r"(?P<head>.+?\S)\s*(?:/|\s+per\s+)\s*(?P<scale>\d[\d,]*(?:\.\d+)?\s*(?:[kKMB]|thousand|million|billion|mn|bn)?|"
-    r"[kKMB](?=\s*[a-z])|thousand|million|billion)\s*(?P<noun>[A-Za-z]+)\s*\Z"
+    r"[kKMB](?=\s*[a-z])|thousand|million|billion)\s*(?P<noun>[A-Za-z]+(?:-[A-Za-z]+)?)"
+    r"(?P<period>\s*(?:/|\s+per\s+|\s+an?\s+)\s*[A-Za-z]+)?\s*\Z"  # "per 10,000 GPUs per day"
 )
 _PARALLEL_WIDTH = re.compile(r"(?P<kind>(?i:tp|pp|dp|ep))\s*[=:]?\s*(?P<width>\d{1,6})")
 _BARE_NUMBER = re.compile(r"\s*\$?\s*(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d*)?|\.\d+)\s*")
@@ -470,7 +471,9 @@ def _per_scaled_count(text: str) -> ParsedQuantity | None:
     factor = count * (_SCALES[scale.group("word") if len(word) <= 2 else word.lower()][1] if scale else 1.0)
     if factor <= 1 or not math.isclose(math.log10(factor), round(math.log10(factor)), abs_tol=1e-9):
         return None  # per 1k, per 1M, per 100: a power of ten; "40 nodes / 320 GPUs" is no rate
-    found = parse_quantity(f"{match.group('head')} per {match.group('noun')}", _digits_only=True)
+    found = parse_quantity(
+        f"{match.group('head')} per {match.group('noun')}{match.group('period') or ''}", _digits_only=True
+    )
     if not isinstance(found, ParsedQuantity):
         return None
     note = f"per {format_number(factor)} {match.group('noun')} read as per one ÷ {format_number(factor)}"

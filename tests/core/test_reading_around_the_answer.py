@@ -660,3 +660,14 @@ def test_per_layer_is_a_count_that_changes_the_quantity_not_a_note():
     assert line["verdict"] == "unit_error"
     assert line["message"].endswith("the figure is right for the whole line, not per layer.")
     assert on_line("80 layers", "", "Transformer layers").value == 80
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["4.74 failures per 10,000 GPUs per day", "4.74 per 10k GPU-days", "4.74 failures per 10k GPUs a day"],
+)
+def test_a_rate_per_a_scaled_count_and_a_period_is_per_one_of_the_count(text):
+    # 4.74 failures among 10,000 GPUs in a day: 4.74 / 10,000 / 86,400 s = 5.486e-9 failures per GPU-second.
+    reading = on_line(text, "failure/(GPU*day)", "Failures per GPU-day")
+    assert reading.value == pytest.approx(4.74 / 10_000 / 86_400)
+    assert "read as per one ÷ 10,000" in reading.note
