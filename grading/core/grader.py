@@ -54,6 +54,7 @@ from grading.core.quantity_text import (
     label_counts,
     not_converted,
     read_on_line,
+    stated_answer,
 )
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
@@ -1321,7 +1322,7 @@ class _Run:
         if exact is not None:
             return exact
         reading = self.readings.get(name)
-        written = None if reading is None else _PREFIXED_BYTES.search(reading.text)
+        written = None if reading is None else _PREFIXED_BYTES.search(stated_answer(reading.text))
         if written is None or bool(written["binary"]) == ("iB" in self.p.units[name].text):
             return None
         factor = 1.024 ** _PREFIX_LEVEL[written["prefix"].upper()]

@@ -98,6 +98,8 @@ _BOUND_PREFIX = re.compile(
 _APPROXIMATE_SUFFIX = re.compile(
     r"\s*(?:\(approx(?:\.|imately)?\)|approx(?:\.|imately)?|or\s+so|-?ish)\Z", re.I
 )
+# "16+", "16 replicas or more", "16 nodes minimum": a bound written after the number.
+_BOUND_SUFFIX = re.compile(r"(?:(?<=\d)\s*\+|\s+(?:or\s+more|at\s+(?:least|minimum)|minimum))\s*\Z", re.I)
 _EACH = re.compile(r"\s+(each|apiece)\s*\Z", re.IGNORECASE)  # "16.4 GB each": one of what the line counts
 _NUMBER = re.compile(
     r"""(?P<sign>[+-])?\s*
@@ -188,6 +190,11 @@ _DESCRIBED_PER = re.compile(
 _POSSESSIVE_WORTH = re.compile(r"(?<=[A-Za-z])['’]s?(?=\s+worth(?![A-Za-z]))", re.IGNORECASE)
 # "no spares", "no extra nodes": none of what a count line counts.
 _NO_COUNT = re.compile(r"\s*no\s+(?P<counted>[A-Za-z][A-Za-z' -]{0,40}?)\s*[.!]?\s*", re.IGNORECASE)
+# "16 × 8xH100", "16 x TP8 replicas", "4 × 8-GPU nodes": so many of what the description names.
+_TIMES_DESCRIBED = re.compile(
+    r"[x×*]\s*(?P<description>\d+\s*[x×-]\s*(?:[A-Z]{1,2}\d{2,4}[A-Za-z]*|GPUs?)|(?i:tp)\d+)"
+    r"(?:\s+(?P<noun>[A-Za-z]+))?\s*\Z"
+)
 _MODEL_NAME = re.compile(r"[A-Z]\d")  # "217 H100s" counts GPUs: it is not 217 h and 100 s
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*" + _DURATION_UNIT + r"(?![A-Za-z])", re.IGNORECASE)
 _COMPOUND_DURATION = re.compile(
@@ -428,6 +435,16 @@ def _stated_result(text: str) -> ParsedQuantity | None:
     return _noted(result, f"read the result after {marks[-1].group(0)!r}")
 
 
+def stated_answer(text: str) -> str:
+    """The part of `text` that holds the answer: after the last "=" or arrow of shown working whose result
+    reads as a quantity ("30k × 320 KiB = 9.8 GB": "9.8 GB"), else the whole text."""
+    marks = list(_RESULT_MARK.finditer(text))
+    if not marks or not _DIGIT.search(text[: marks[-1].start()]):
+        return text
+    after = text[marks[-1].end() :]
+    return after if isinstance(parse_quantity(after), ParsedQuantity) else text
+
+
 def _after_label(text: str) -> ParsedQuantity | None:
     """ "TTFT ~ 180 ms", "p99: 180 ms", "KV = 320 KiB": the quantity after a label and its mark."""
     match = _LABEL_MARK.match(text)
@@ -606,6 +623,11 @@ def _parse_one(text: str) -> ParsedQuantity | ParseFailure:
     magnitude = _magnitude(number)
     if isinstance(magnitude, str):
         return ParseFailure(text, magnitude)
+    described = _TIMES_DESCRIBED.fullmatch(rest)
+    if described:  # "16 × 8xH100" is 16 nodes, "16 × TP8" 16 replicas: the description a note
+        notes.append(f"{rest[: described.end('description')]!r} read as a description")
+        tp = described.group("description").lower().startswith("tp")
+        rest = described.group("noun") or ("replicas" if tp else "nodes")
     hardware = _HARDWARE.match(rest)
     if hardware:  # "1,280 8xH100 nodes": the node's description, not a second number
         notes.append(f"{hardware.group(1)!r} read as a description")
@@ -639,7 +661,21 @@ _TENS = {
     )
 }
 _LARGE_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_FRACTIONS = {"half": 0.5, "quarter": 0.25, "quarters": 0.25}
+_ORDINAL_DENOMINATORS = {
+    "third": 3,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+}
+_FRACTIONS = {
+    "half": 0.5,
+    "quarter": 0.25,
+    "quarters": 0.25,
+    **{word: 1 / count for name, count in _ORDINAL_DENOMINATORS.items() for word in (name, name + "s")},
+}
 _AFTER_A = frozenset({*_LARGE_SCALES, "hundred", "dozen", *_FRACTIONS})
 _VAGUE = frozenset(
     {"bit", "bits", "lot", "lots", "few", "couple", "little", "while", "pair"}
@@ -917,6 +953,9 @@ def _strip_qualifiers(text: str) -> tuple[str, bool, str]:
     suffix = _APPROXIMATE_SUFFIX.search(text)
     if suffix and suffix.start() > 0:
         approximate, text = True, text[: suffix.start()].rstrip()
+    after = _BOUND_SUFFIX.search(text)
+    if not bound and after and after.start() > 0 and _starts_a_number(text):
+        bound, text = after.group(0).strip(), text[: after.start()].rstrip()
     return text, approximate, bound
 
 
@@ -1465,12 +1504,13 @@ def _with_line_nouns(
         # "12 servers" on a replica line where a replica is one node: the count the question calls alike.
         kin = {one for one in named for other in _kin(one, alike) if other in line_counts}
         fitting = named & line_counts or kin
-        chosen = sorted(fitting or named)
+        # The count the question itself calls alike first: "servers" are its nodes before any instance.
+        chosen = sorted(fitting or named, key=lambda one: (all(one != each for each, _ in alike), one))
         if len(chosen) > 1 and set.intersection(*(_kin(one, alike) for one in chosen)) & line_counts:
             chosen = chosen[:1]  # "streams" (requests or connections) on a line of conversations: either fits
         # A noun of the label that names no count the line has, as "spares", or names others ("6 servers" on
         # "4-GPU servers (one TP4 replica each)" in replicas, where a server is no 8-GPU node): the line's.
-        if not fitting and singular(word) in own_words and not _is_unit_word(word):
+        if not fitting and _names_label_word(word, own_words) and not _is_unit_word(word):
             if len(above) == 1:
                 notes.append(f"{word!r} read as {above[0]}, what the line counts")
                 return above[0]
@@ -1508,6 +1548,16 @@ _LABEL_STOP_WORDS = frozenset(
 
 
 @functools.lru_cache(maxsize=1024)
+def _names_label_word(word: str, own_words: frozenset[str]) -> bool:
+    """Whether `word` is a noun of the label, or the same word shortened ("compares" for "Comparisons",
+    "evals" for "evaluations"): all but its last two letters, and at least five, begin a label noun."""
+    noun = singular(word)
+    if noun in own_words:
+        return True
+    stem = noun[: max(5, len(noun) - 2)]
+    return len(noun) >= 5 and any(other.startswith(stem) for other in own_words)
+
+
 def _label_nouns(label: str) -> frozenset[str]:
     return frozenset(
         singular(word) for word in re.findall(r"[A-Za-z]{3,}", label) if word.lower() not in _LABEL_STOP_WORDS

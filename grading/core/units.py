@@ -117,6 +117,8 @@ COUNT_EQUIVALENTS: dict[str, dict[str, str]] = {
     "event": {"req": "one event per request"},
     "query": {"req": "one query is one request"},  # "314 QPS" on a request rate, "10k req/s" on queries
     "prompt": {"req": "one prompt is one request"},
+    "replica": {"instance": "a serving instance is one replica"},  # "16 instances" of the model
+    "instance": {"replica": "a serving instance is one replica"},
 }
 # The work a server holds in flight, counted by any of its names: a request is one sequence in the batch, a
 # conversation (session) is served one request at a time, and each holds one connection while it streams. An

@@ -48,6 +48,10 @@ def read(text: str) -> ParsedQuantity:
         ("one-and-a-half hours", 5400, "hours"),  # 1.5 × 3,600 s
         ("two-hundred GB", 200e9, "GB"),
         ("three-quarters", 0.75, None),
+        ("one sixth", 1 / 6, None),
+        ("a third", 1 / 3, None),
+        ("two thirds", 2 / 3, None),
+        ("an eighth", 0.125, None),
         ("twelve.", 12, None),
         ("a hundred percent", 1.0, "percent"),  # 100 %
     ],

@@ -671,3 +671,63 @@ def test_a_rate_per_a_scaled_count_and_a_period_is_per_one_of_the_count(text):
     reading = on_line(text, "failure/(GPU*day)", "Failures per GPU-day")
     assert reading.value == pytest.approx(4.74 / 10_000 / 86_400)
     assert "read as per one ÷ 10,000" in reading.note
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "unit"),
+    [
+        ("16 x 8xH100", 16, "nodes"),  # sixteen 8-GPU nodes
+        ("16 × TP8 replicas", 16, "replicas"),
+        ("16 × TP8", 16, "replicas"),  # a TP8 group is a replica
+        ("4 × 8-GPU nodes", 4, "nodes"),
+    ],
+)
+def test_a_count_times_a_hardware_description_is_so_many_of_what_it_describes(text, value, unit):
+    parsed = read(text)
+    assert parsed.base_value == value and parsed.unit == unit
+    assert "read as a description" in parsed.note
+
+
+@pytest.mark.parametrize("text", ["16+", "16 or more", "16 replicas minimum", "16 replicas at least"])
+def test_a_bound_written_after_the_number_is_the_value_itself(text):
+    reading = on_line(text, "replica", "Replicas")
+    assert reading.value == 16
+    assert "as the value itself" in reading.note
+
+
+def test_minutes_after_a_number_are_minutes_not_a_bound():
+    assert on_line("16 min", "s").value == 960
+
+
+def test_serving_instances_are_replicas():
+    # A count noun that does not change the dimension (the policy): "16 instances" of the model are replicas.
+    assert on_line("16 instances", "replica").value == 16
+    assert on_line("16 replicas", "instance").value == 16
+
+
+def test_a_binary_prefix_in_the_working_is_not_the_answer_s_prefix():
+    # 30,000 tok × 320 KiB = 9.83 GB; "= 9.8 GB" is the same figure rounded, in the line's own GB: plain
+    # correct, with no KB-versus-KiB note drawn from the KiB of the working. The answer's own "9.8 GiB" (10.5
+    # GB) still gets the note.
+    line = graded("kv-cache-tiering", {"kv_conv": "30k × 320 KiB = 9.8 GB"})["kv_conv"]
+    assert (line["verdict"], line["message"]) == ("correct", "Correct.")
+    line = graded("kv-cache-tiering", {"kv_conv": "30,000 × 327,680 B = 9.8 GiB"})["kv_conv"]
+    assert line["verdict"] == "correct" and "GB versus GiB" in line["message"]
+
+
+@pytest.mark.parametrize("text", ["17 compares", "~17 compares", "17 comparisons"])
+def test_a_shortened_noun_of_the_label_is_what_a_plain_line_counts(text):
+    # log2(100,000) = 16.6 comparisons; "compares" is the label's "comparisons" shortened.
+    reading = on_line(text, "", "Comparisons to insert into or pop from a heap of all pending jobs")
+    assert reading.value == 17
+
+
+def test_a_noun_that_only_starts_like_a_label_word_is_not_read_as_it():
+    assert isinstance(read_on_line("17 comps", "", "Comparisons per insert"), ParseFailure)
+
+
+@pytest.mark.parametrize("text", ["$970k/month", "≈ $970k / month", "$32.4k/day"])
+def test_a_monthly_loss_written_per_month_or_per_day_is_the_line_s_period(text):
+    # $19.44M a month of revenue × 5% cancelled = $972k a month; $32.4k a day × 30 days = $972k.
+    line = graded("usage-billing-pipeline", {"cancel_loss": text})["cancel_loss"]
+    assert line["verdict"] == "correct", line["message"]
