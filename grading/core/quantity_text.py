@@ -96,7 +96,7 @@ _BOUND_PREFIX = re.compile(
     re.IGNORECASE,
 )
 _APPROXIMATE_SUFFIX = re.compile(
-    r"\s*(?:\(approx(?:\.|imately)?\)|approx(?:\.|imately)?|or\s+so|-?ish)\Z", re.I
+    r"\s*(?:\(approx(?:\.|imately)?\)|approx(?:\.|imately)?|or\s+so|give\s+or\s+take|-?ish)\Z", re.I
 )
 # "16+", "16 replicas or more", "16 nodes minimum": a bound written after the number.
 _BOUND_SUFFIX = re.compile(r"(?:(?<=\d)\s*\+|\s+(?:or\s+more|at\s+(?:least|minimum)|minimum))\s*\Z", re.I)
@@ -256,11 +256,27 @@ _RANGE = re.compile(r"(?P<low>[^-]*?\d[^-]*?)\s*(?:-|(?<=\s)to(?=\s))\s*(?P<high
 MAX_RANGE_RATIO = 2.0  # a narrow range, "2-2.5 s"; "1-100 GB" is no answer
 _NOTE_PARENTHESIS = re.compile(r"\s+\(.*\)\s*\Z")
 _NOTE_CLAUSE = re.compile(
-    r"(?:\s*[,;](?=\s)|\s+/\s+(?=[~≈]?\d)|\s+(?:-|—|at|in|on|of|for|with|across|over|from|during|incl\.?|including|i\.e\.|e\.g\.|"
-    r"assuming|because|since|total|peak|worst)(?=\s|\Z)).*\Z",
+    r"(?:\s*[,;](?=\s)|\s+/\s+(?=[~≈]?\d)|\s+(?:--+|-|—|–|at|in|on|of|for|with|across|over|from|during|incl\.?|including|i\.e\.|e\.g\.|"
+    r"assuming|because|since|total|peak|worst|if|by|as|when|given|per\s+(?:the|my|our|your))(?=\s|\Z)).*\Z",
     re.IGNORECASE,
 )
 _NOTE_WORD = re.compile(r"\s+(?P<thing>[A-Za-z][A-Za-z0-9-]*)\s*\Z")  # "200 ms target", "27% saved"
+# Words that say how a bare number stands, never what it counts: "0.45 needed", "1.2 overall".
+_BARE_NOTE_WORDS = frozenset(
+    {
+        "needed",
+        "required",
+        "overall",
+        "tops",
+        "max",
+        "avg",
+        "average",
+        "est",
+        "estimated",
+        "expected",
+        "exactly",
+    }
+)
 _NOTE_PER_THING = re.compile(r"\s*(?:/|\s+per\s+)\s*(?:an?\s+|one\s+)?(?P<thing>[A-Za-z][A-Za-z_]*)\s*\Z")
 _SHARE_OF = re.compile(r"(?P<keep>%|percent)?\s*(?P<of>of\s.*)", re.IGNORECASE)
 
@@ -330,7 +346,7 @@ def parse_quantity(text: str, _digits_only: bool = False) -> ParsedQuantity | Pa
     return parsed if _digits_only else _read_in_words(text, parsed)
 
 
-_TRAILING_MARKS = re.compile(r"(?<=[\w%).])\s*(?P<marks>[.;:,!?]+)\Z")
+_TRAILING_MARKS = re.compile(r"(?<=[\w%).])\s*(?P<marks>[.;:,!?✓✔✅☑]+)\Z")
 _ENCLOSED = re.compile(r"\A[(\[](?P<inner>[^()\[\]]*\d[^()\[\]]*)[)\]]\Z")
 # "500 000 pairs/s": groups of three digits after single spaces (thin or not) are one number.
 _SPACE_GROUPED = re.compile(r"(?<![\d.,])(?P<number>\d{1,3}(?: \d{3})+)(?![\d.,]|\s\d)")
@@ -561,7 +577,12 @@ def _leading_quantity(text: str) -> ParsedQuantity | None:
         ):
             continue
         head = parse_quantity(text[: match.start()], _digits_only=True)
-        if pattern is _NOTE_WORD and isinstance(head, ParsedQuantity) and head.dims is None:
+        if (
+            pattern is _NOTE_WORD
+            and isinstance(head, ParsedQuantity)
+            and head.dims is None
+            and match.group("thing").lower() not in _BARE_NOTE_WORDS
+        ):
             continue  # "44 widgets": a noun no vocabulary knows, not a note after a unit
         if isinstance(head, ParsedQuantity) and head.spread is None:
             return _noted(head, f"{text[match.start() :].strip()!r} read as a note")

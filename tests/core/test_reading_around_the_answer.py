@@ -731,3 +731,38 @@ def test_a_monthly_loss_written_per_month_or_per_day_is_the_line_s_period(text):
     # $19.44M a month of revenue × 5% cancelled = $972k a month; $32.4k a day × 30 days = $972k.
     line = graded("usage-billing-pipeline", {"cancel_loss": text})["cancel_loss"]
     assert line["verdict"] == "correct", line["message"]
+
+
+@pytest.mark.parametrize(
+    ("text", "note"),
+    [
+        ("9.83 GB -- see notes", "'-- see notes' read as a note"),
+        ("9.83 GB – from the KV", "'- from the KV' read as a note"),  # an en dash reads as a hyphen
+        ("9.83 GB ✓", ""),
+        ("9.83 GB give or take", "approximate"),
+    ],
+)
+def test_a_dash_note_a_check_mark_and_give_or_take_leave_the_leading_quantity(text, note):
+    parsed = read(text)
+    assert parsed.base_value == pytest.approx(9.83e9)
+    assert note in parsed.note
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "note"),
+    [
+        ("9.83 GB per the prompt", 9.83e9, "'per the prompt' read as a note"),  # "according to"
+        ("9.83 GB if I'm right", 9.83e9, '"if I\'m right" read as a note'),
+        ("0.0164 by my numbers", 0.0164, "'by my numbers' read as a note"),
+        ("0.0164 needed", 0.0164, "'needed' read as a note"),
+        ("1.2 overall", 1.2, "'overall' read as a note"),
+    ],
+)
+def test_a_clause_or_word_after_the_answer_that_says_how_it_stands_is_a_note(text, value, note):
+    parsed = read(text)
+    assert parsed.base_value == pytest.approx(value)
+    assert note in parsed.note
+
+
+def test_per_a_count_is_still_a_qualifier_after_the_per_the_note_rule():
+    assert format_dims(read("9.83 GB per GPU").dims) == "B/GPU"
