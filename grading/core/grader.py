@@ -1126,6 +1126,8 @@ class _Run:
         transfer eightfold; inside a sum it moves one term; a count of sizes over sizes has no link)."""
         if factor.family != "bits" or "bits" in self.readings[name].note:
             return True
+        if _working_in_bytes_only(self.readings[name].text):
+            return False  # "9.83 GB / 3.2 GB/s = 3.1 s": their own working is in bytes; the 8 is elsewhere
         if any(
             self.p.is_count[quantity] and math.isclose(float(world[quantity]) / self.p.factor[quantity], 8)
             for quantity in self.p.upstream[name]
@@ -1705,6 +1707,20 @@ def _depth_report(
         "number_share": depth.DECISION_NUMBER_SHARE,
         "score": None if score is None else round(score, 1),
     }
+
+
+_BIT_UNIT = re.compile(r"(?<![A-Za-z])[kKMGTP]?(?:b|bits?)(?:ps|/s)?(?![A-Za-z])")
+_BYTE_UNIT = re.compile(r"(?<![A-Za-z])[kKMGTP]?i?B(?![A-Za-z])")
+
+
+def _working_in_bytes_only(text: str) -> bool:
+    """Whether `text` shows working before its result ("9.83 GB / 3.2 GB/s = 3.1 s") that names bytes and
+    no bits: then a factor of 8 is not bits read as bytes."""
+    answer = stated_answer(text)
+    if answer == text:
+        return False
+    working = text[: len(text) - len(answer)]
+    return bool(_BYTE_UNIT.search(working)) and not _BIT_UNIT.search(working)
 
 
 def _with_values_used(prepared: _Prepared, reference: _Reference, readings: Mapping[str, _Reading]) -> _Run:

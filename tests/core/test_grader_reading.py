@@ -897,3 +897,16 @@ def test_a_count_a_few_off_says_how_many_and_its_band():
         line["message"]
         == "4,096 GPUs / 8 GPUs/node = 512 nodes; you wrote 510 — 2 too low (whole number, ±1)."
     )
+
+
+def test_a_factor_of_eight_is_not_bits_when_the_shown_working_is_all_in_bytes():
+    # 9.83 GB / 25 GB/s = 393 ms. "9.83 GB / 3.2 GB/s = 3.1 s" is 7.9× that, but their own working divides
+    # bytes by bytes per second: the 8 comes from the bandwidth they took, not from bits, an arithmetic slip.
+    # The bare "3.1 s" and working that names Gb/s keep the bits-versus-bytes diagnosis.
+    working = graded("kv-cache-tiering", {"reload_nvme_s": "9.83 GB / 3.2 GB/s = 3.1 s"})["reload_nvme_s"]
+    assert working["verdict"] == "arithmetic_slip"
+    assert "bits" not in working["message"]
+    for text in ("3.1 s", "9.83 GB / 25 Gb/s = 3.1 s"):
+        line = graded("kv-cache-tiering", {"reload_nvme_s": text})["reload_nvme_s"]
+        assert line["verdict"] == "unit_error"
+        assert line["message"].endswith("8× too large: bits versus bytes.")
