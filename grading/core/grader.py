@@ -24,7 +24,7 @@ import json
 import math
 import re
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -48,13 +48,17 @@ from grading.core.formula import Evaluator
 from grading.core.model import ModelError, ReferenceModel
 from grading.core.quantity_text import (
     CountRatio,
+    ParsedQuantity,
     ParseFailure,
     alike_counts,
     count_ratios,
     label_counts,
     not_converted,
+    parse_quantity,
     read_on_line,
     stated_answer,
+    working_terms,
+    working_value,
 )
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
@@ -1011,6 +1015,9 @@ class _Run:
             match = v.match_unit_factor(value / implied, factors, band, accepted)
             if match is not None and not self._time_slip_plausible(name, *match):
                 match = None
+            chain = [float(self.ref[quantity]) for quantity in self.p.upstream[name]]
+            if match is not None and _working_explains_result(self.readings[name].text, match[0], chain):
+                match = None  # their own working gives the result as written: the factor is in its terms
             if match is not None and match[0].family == "percent" and abs(implied) > MAX_SHARE:
                 # 1,661 for 16.6 heap compares is no percentage: 1,660% of nothing; "12.3%" for a ratio of
                 # 12.3 is one, as typed, as "0.8%" for 0.8 is (issue 30).
@@ -1709,8 +1716,35 @@ def _depth_report(
     }
 
 
+WORKING_AGREES = 1.05  # shown working and its stated result within 5%: a rounding, not a slip
+TERM_AGREES = 0.02  # a term of shown working read as a reference value off by a unit factor
+_BARE_TERM = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\d.,])")
 _BIT_UNIT = re.compile(r"(?<![A-Za-z])[kKMGTP]?(?:b|bits?)(?:ps|/s)?(?![A-Za-z])")
 _BYTE_UNIT = re.compile(r"(?<![A-Za-z])[kKMGTP]?i?B(?![A-Za-z])")
+
+
+def _working_explains_result(text: str, factor: v.UnitFactor, references: Iterable[float]) -> bool:
+    """Whether the working shown before the result computes that result in its own units ("9.8 GB / 0.4
+    GB/s = 25 s" is 24.5 s) with no term that shows the slip: the factor itself ("0.27 × 100 = 27"), or a
+    term that is one of the chain's `references` off by it ("25 Gb/s" for 25 GB/s). Then a whole line off by
+    a unit factor is off in its terms, not in the unit of its result."""
+    shown = working_value(text)
+    result = parse_quantity(stated_answer(text))
+    terms = working_terms(text)
+    if shown is None or terms is None or not isinstance(result, ParsedQuantity):
+        return False
+    if (
+        shown <= 0
+        or result.base_value <= 0
+        or abs(math.log(shown / result.base_value)) > math.log(WORKING_AGREES)
+    ):
+        return False
+    working = text[: len(text) - len(stated_answer(text))]
+    bare = [float(number.replace(",", "")) for number in _BARE_TERM.findall(working)]
+    slipped = [reference * scale for reference in references for scale in (factor.factor, 1 / factor.factor)]
+    return not any(
+        math.isclose(term, factor.factor) or math.isclose(term * factor.factor, 1) for term in bare
+    ) and not any(math.isclose(term, moved, rel_tol=TERM_AGREES) for term in terms[0] for moved in slipped)
 
 
 def _working_in_bytes_only(text: str) -> bool:

@@ -461,6 +461,59 @@ def stated_answer(text: str) -> str:
     return after if isinstance(parse_quantity(after), ParsedQuantity) else text
 
 
+# An operator between two terms of shown working: "×", "*", "/", "+", "-", or an "x" with spaces round it.
+_WORKING_OPERATOR = re.compile(r"\s*(?P<op>[×*+]|(?<=\s)[x/-](?=\s)|/(?=\s*[\d.]))\s*")
+_WORKING_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
+
+
+def working_value(text: str) -> float | None:
+    """The value, in base units, of the working shown before the stated result ("9.83 GB / 3.2 GB/s = 3.1 s":
+    3.07 s; "1.4 s + 25 ms = 1.43 s": 1.425 s), when it is terms (numbers with or without units) joined by
+    + - × / alone; the last stretch between marks that holds working ("a = b × c = d": b × c). None
+    otherwise, or when a term does not read."""
+    found = working_terms(text)
+    return None if found is None else _evaluated(*found)
+
+
+def working_terms(text: str) -> tuple[list[float], list[str]] | None:
+    """The terms of `working_value`'s working in base units, and the operators between them."""
+    answer = stated_answer(text)
+    if answer == text:
+        return None
+    stretches = _RESULT_MARK.split(text[: len(text) - len(answer)])
+    shown = [part.replace("(", " ").replace(")", " ").strip() for part in stretches]
+    stretch = next((part for part in reversed(shown) if _WORKING_OPERATOR.search(part)), "")
+    pieces = _WORKING_OPERATOR.split(stretch)  # term, operator, term, ...
+    terms, operators = pieces[0::2], ["*" if op in ("x", "×") else op for op in pieces[1::2]]
+    if not operators or len(terms) != len(operators) + 1:
+        return None
+    values = []
+    for term in terms:
+        found = parse_quantity(term, _digits_only=True)
+        if not isinstance(found, ParsedQuantity) or found.spread is not None:
+            return None
+        values.append(found.base_value)
+    return values, operators
+
+
+def _evaluated(values: list[float], operators: list[str]) -> float | None:
+    """`values` joined by `operators` (+ - * /), products before sums; None on a division by zero."""
+    sums: list[float] = [values[0]]
+    signs: list[str] = []
+    for op, value in zip(operators, values[1:], strict=True):
+        if _WORKING_PRECEDENCE[op] == 2:
+            if op == "/" and value == 0:
+                return None
+            sums[-1] = sums[-1] * value if op == "*" else sums[-1] / value
+        else:
+            sums.append(value)
+            signs.append(op)
+    total = sums[0]
+    for sign, value in zip(signs, sums[1:], strict=True):
+        total = total + value if sign == "+" else total - value
+    return total
+
+
 def _after_label(text: str) -> ParsedQuantity | None:
     """ "TTFT ~ 180 ms", "p99: 180 ms", "KV = 320 KiB": the quantity after a label and its mark."""
     match = _LABEL_MARK.match(text)

@@ -910,3 +910,18 @@ def test_a_factor_of_eight_is_not_bits_when_the_shown_working_is_all_in_bytes():
         line = graded("kv-cache-tiering", {"reload_nvme_s": text})["reload_nvme_s"]
         assert line["verdict"] == "unit_error"
         assert line["message"].endswith("8× too large: bits versus bytes.")
+
+
+def test_a_unit_factor_is_not_named_when_the_shown_working_gives_the_result_as_written():
+    # 9.83 GB / 25 GB/s = 393 ms. "9.8 GB/0.4 GB/s = 25 s": their working computes 24.5 s, the result they
+    # wrote; the 64× is in the bandwidth they took, not a slip of seconds for minutes: an arithmetic slip.
+    line = graded("kv-cache-tiering", {"reload_nvme_s": "9.8 GB/0.4 GB/s = 25 s"})["reload_nvme_s"]
+    assert line["verdict"] == "arithmetic_slip"
+    assert "minutes" not in line["message"]
+    # The right working with the result in the wrong unit is still a unit slip: 9.83 / 25 is 0.393 s, not
+    # 393 s.
+    line = graded("kv-cache-tiering", {"reload_nvme_s": "9.83 GB / 25 GB/s = 393 s"})["reload_nvme_s"]
+    assert line["verdict"] == "unit_error"
+    # Working that shows the factor itself (× 100) is the slip shown: 0.269 as 27, a unit error.
+    line = graded("kv-cache-tiering", {"saved_frac": "0.27 x 100 = 27"})["saved_frac"]
+    assert line["verdict"] == "unit_error"

@@ -14,6 +14,7 @@ from grading.core.quantity_text import (
     alike_counts,
     parse_quantity,
     read_on_line,
+    working_value,
 )
 from grading.core.units import format_dims
 from tests.core.question_builders import an_input, derived
@@ -766,3 +767,23 @@ def test_a_clause_or_word_after_the_answer_that_says_how_it_stands_is_a_note(tex
 
 def test_per_a_count_is_still_a_qualifier_after_the_per_the_note_rule():
     assert format_dims(read("9.83 GB per GPU").dims) == "B/GPU"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("9.83 GB / 3.2 GB/s = 3.1 s", 9.83e9 / 3.2e9),  # bytes over bytes a second: seconds
+        ("9.8 GB/0.4 GB/s = 25 s", 24.5),  # a slash before a number divides; "GB/s" stays a unit
+        ("1.4 s + 25 ms = 1.43 s", 1.425),
+        ("2 × 80 × 8 × 128 × 2 B = 320 KiB", 327_680),
+        ("10 - 2 x 3 = 4", 4),  # products before sums
+        ("1000/1.44 = 694 = 700 replicas", 1000 / 1.44),  # the last stretch that holds working
+    ],
+)
+def test_the_working_shown_before_a_result_is_evaluated_in_base_units(text, value):
+    assert working_value(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", ["9.8 GB", "KV = 9.8 GB", "2.1 → 0.7 ms", "10 / 0 = 5"])
+def test_no_working_value_without_terms_and_operators_or_on_a_division_by_zero(text):
+    assert working_value(text) is None
