@@ -569,6 +569,14 @@ class _Run:
                     self.outcomes[name] = _Outcome(v.FAR_FROM_REFERENCE, message)
                 return
             self.status[name] = v.CORRECT
+            if asked and reading.per and not self._per_harmless(name, reading.per):
+                # "100 Gbps per GPU" for the one link between servers: it claims that much for each GPU.
+                self.status[name] = v.UNIT_ERROR
+                message = v.input_wrong_per_message(
+                    reading.text.strip(), _in_sentence(self.p.labels[name]), reading.per
+                )
+                self.outcomes[name] = _Outcome(v.UNIT_ERROR, message)
+                return
             if asked:
                 message = self._binary_note(name, bounds.in_range, value, self.ref[name])
                 self.outcomes[name] = _Outcome(v.CORRECT, message)
@@ -622,7 +630,11 @@ class _Run:
             return False
         line = self.p.asked.get(name)
         check, tolerance = (line.check, line.tolerance) if line else UNASKED_CHECK
-        return not v.within(check, tolerance, float(value), float(self.ref[name]))
+        if v.within(check, tolerance, float(value), float(self.ref[name])):
+            return False
+        # "2 GiB per second" for the design's 2 GB/s: the same number, the other prefix, the same premise.
+        reference = float(self.ref[name])
+        return not reference or self._binary_factor(name, float(value), reference) is None
 
     def _used_as_typed(self, name: str, reading: _Reading, asked: bool) -> None:
         """An assumption whose unit slip lands inside its range, but whose later lines use the number as
@@ -906,6 +918,17 @@ class _Run:
             v.format_factor(factor.factor),
         )
         return _Outcome(v.UNIT_ERROR, message, implied, factor=factor.factor, premise=found.premise)
+
+    def _per_harmless(self, name: str, per: str) -> bool:
+        """Whether "per GPU" (per `per`) on input `name` says what the line already is: its label or chain is
+        per one of them, or the question's own unit holds one of them (one GPU per instance)."""
+        if self._per_in_chain(name, per):
+            return True
+        one = Dims.of(((per, 1),))
+        return any(
+            self.p.units[other].dims == one and math.isclose(float(self.ref[other]), 1)
+            for other in self.p.input_names
+        )
 
     def _per_names(self, per: str) -> frozenset[str]:
         """`per` and the count this question calls the same thing (node and replica, `alike_counts`)."""
@@ -1364,7 +1387,10 @@ class _Run:
         if math.isinf(value):  # "unbounded" where their numbers give no finite value
             return _Outcome(v.CORRECT, v.UNBOUNDED_MESSAGE)
         correct = self._binary_note(name, v.CORRECT_MESSAGE, value, implied)
-        if v.within(line.check, line.tolerance, value, self.ref[name]) or correct != v.CORRECT_MESSAGE:
+        reference = float(self.ref[name])
+        if v.within(line.check, line.tolerance, value, reference) or (
+            reference and self._binary_factor(name, value, reference) is not None
+        ):
             return _Outcome(v.CORRECT, correct)
         found = self._driver(name, stated)
         if found is None:

@@ -146,6 +146,12 @@ _NON_ANSWER = re.compile(
     r"pass|none|nothing|-+|—|\?+)\s*[.!]?\s*",
     re.IGNORECASE,
 )
+# ... with filler words and no number after it: "idk tbh", "no idea, sorry", "skipped - ran out of time".
+_NON_ANSWER_SAID = re.compile(
+    r"\s*(?:idk|i\s+don'?t\s+know|don'?t\s+know|dunno|no\s+idea|not\s+sure|tbd|skip(?:ped)?)"
+    r"(?![A-Za-z])[^\d]*",
+    re.IGNORECASE,
+)
 # A design's limit that is not there: read as +inf (a line whose value is unbounded, or the bank's stand-in),
 # said as people say it: "unbounded", "no limit", "no queue limit", "no upper bound", "not capped", after a
 # subject ("there is no limit", "it's unbounded", "the queue is unbounded").
@@ -257,7 +263,8 @@ MAX_RANGE_RATIO = 2.0  # a narrow range, "2-2.5 s"; "1-100 GB" is no answer
 _NOTE_PARENTHESIS = re.compile(r"\s+\(.*\)\s*\Z")
 _NOTE_CLAUSE = re.compile(
     r"(?:\s*[,;](?=\s)|\s+/\s+(?=[~≈]?\d)|\s+(?:--+|-|—|–|at|in|on|of|for|with|across|over|from|during|incl\.?|including|i\.e\.|e\.g\.|"
-    r"assuming|because|since|total|peak|worst|if|by|as|when|given|per\s+(?:the|my|our|your))(?=\s|\Z)).*\Z",
+    r"assuming|because|since|total|peak|worst|if|by|as|when|given|per\s+(?:the|my|our|your)|"
+    r"i\s+(?:think|guess|believe|reckon)|maybe|probably|iirc|tbh|hopefully)(?=\s|\Z|[.!?])).*\Z",
     re.IGNORECASE,
 )
 _NOTE_WORD = re.compile(r"\s+(?P<thing>[A-Za-z][A-Za-z0-9-]*)\s*\Z")  # "200 ms target", "27% saved"
@@ -663,7 +670,7 @@ def _parse_one(text: str) -> ParsedQuantity | ParseFailure:
         if digits_note:
             notes.append(digits_note)
         cleaned = _POWER_OF_TEN_SUPERSCRIPT.sub(_superscript_power, cleaned)  # "3.6 × 10²⁵"
-    if _NON_ANSWER.fullmatch(cleaned):
+    if _NON_ANSWER.fullmatch(cleaned) or _NON_ANSWER_SAID.fullmatch(cleaned):
         return ParseFailure(text, "no answer given", kind="missing")
     cleaned, approximate, bound = _strip_qualifiers(cleaned)
     times = _TIMES_FIRST.fullmatch(cleaned)  # "x2.8", "×2.8": a ratio written with its sign first

@@ -76,7 +76,7 @@ COUNT_UNITS: tuple[tuple[str, tuple[str, ...]], ...] = (
 # A noun is read as a count the line has, so "machines" can be nodes or instances.
 COUNT_NOUNS: dict[str, tuple[str, ...]] = {
     "session": ("conversation", "conv", "chat", "convo", "dialog", "dialogue", "thread"),
-    "instance": ("machine", "server", "host", "vm", "box"),
+    "instance": ("machine", "server", "host", "vm", "box", "worker"),
     "node": ("machine", "server", "host", "box"),
     "GPU": ("card", "accelerator", "device", "h100", "a100", "h200", "b200"),
     "chunk": ("passage", "snippet", "segment", "piece"),

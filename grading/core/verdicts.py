@@ -372,6 +372,14 @@ def wrong_per_message(arithmetic: str, given: str, per: str, as_total: str | Non
     return f"{arithmetic}; you wrote {given}: the figure is right for the whole line, not per {per}."
 
 
+def input_wrong_per_message(given: str, label: str, per: str) -> str:
+    """An assumption for the whole of something labelled per GPU (per node...): the wrong unit."""
+    return (
+        f"You wrote {given}: {_the(label)} is one figure for the whole, not per {per}; per {per} it claims "
+        f"that much for each {per}."
+    )
+
+
 def other_per_message(arithmetic: str, given: str, per: str, converted: str) -> str:
     """The line's own figure labelled per another count ("3.9 GB per node" for 3.9 GB a GPU)."""
     return (

@@ -925,3 +925,44 @@ def test_a_unit_factor_is_not_named_when_the_shown_working_gives_the_result_as_w
     # Working that shows the factor itself (× 100) is the slip shown: 0.269 as 27, a unit error.
     line = graded("kv-cache-tiering", {"saved_frac": "0.27 x 100 = 27"})["saved_frac"]
     assert line["verdict"] == "unit_error"
+
+
+@pytest.mark.parametrize("text", ["idk tbh", "no idea, sorry", "skipped - ran out of time"])
+def test_a_non_answer_with_filler_words_is_missing(text):
+    line = graded("kv-cache-tiering", {"recompute_s": text})["recompute_s"]
+    assert line["verdict"] == "missing"
+
+
+def test_a_per_gpu_label_on_an_assumption_for_the_whole_is_a_unit_error():
+    # The design's one 100 Gb/s link joins the two servers: "per GPU" claims 100 Gb/s for each of eight GPUs.
+    line = graded("eight-gpu-design-review", {"inter_node_bw": "100 Gbps per GPU"})["inter_node_bw"]
+    assert line["verdict"] == "unit_error"
+    assert line["message"].startswith("You wrote 100 Gbps per GPU: the link between the servers is one")
+    assert graded("eight-gpu-design-review", {"inter_node_bw": "100 Gbps"})["inter_node_bw"]["verdict"] == (
+        "correct"
+    )
+
+
+def test_per_gpu_on_an_assumption_is_harmless_where_the_question_s_unit_holds_one_gpu():
+    # serverless-gpu-warm-pool serves one GPU per instance: 4 GB/s per GPU is 4 GB/s into the instance.
+    line = graded("serverless-gpu-warm-pool", {"weight_load_bw": "4 GB/s per GPU"})["weight_load_bw"]
+    assert line["verdict"] == "correct"
+
+
+def test_a_stated_value_written_with_the_other_prefix_is_the_same_premise():
+    # The design's filer sustains 2 GB/s; "2 GiB per second" (2.15 GB/s) is the same number with the binary
+    # prefix, not a contradicting premise. 3 GB/s is one.
+    line = graded("training-cluster-review", {"storage_bw": "2 GiB per second"})["storage_bw"]
+    assert line["verdict"] == "correct" and "GB versus GiB" in line["message"]
+    assert graded("training-cluster-review", {"storage_bw": "3 GB/s"})["storage_bw"]["verdict"] == (
+        "far_from_reference"
+    )
+
+
+def test_a_premise_is_charged_on_the_first_line_it_moves_even_one_read_with_the_other_prefix():
+    # 380 layers for 80: KV per conversation 30,000 × 2 × 380 × 8 × 128 × 2 B = 46.7 GB (the candidate
+    # wrote 46.7 GiB, the same number with the binary prefix, 50.1 GB): far from 9.83 GB, charged there;
+    # the HBM line after it (435 GB / 46.7 GB = 9) only repeats the premise and is correct.
+    lines = graded("kv-cache-tiering", {"n_layers": "380", "kv_conv": "46.7 GiB", "convs_in_hbm": "9"})
+    assert lines["kv_conv"]["verdict"] == "far_from_reference"
+    assert lines["convs_in_hbm"]["verdict"] == "correct"

@@ -787,3 +787,12 @@ def test_the_working_shown_before_a_result_is_evaluated_in_base_units(text, valu
 @pytest.mark.parametrize("text", ["9.8 GB", "KV = 9.8 GB", "2.1 → 0.7 ms", "10 / 0 = 5"])
 def test_no_working_value_without_terms_and_operators_or_on_a_division_by_zero(text):
     assert working_value(text) is None
+
+
+@pytest.mark.parametrize("text", ["about 1.38 i think", "1.38 maybe", "1.38 I guess.", "1.38 probably"])
+def test_a_hedge_after_the_answer_is_a_note(text):
+    assert read(text).base_value == pytest.approx(1.38)
+
+
+def test_workers_are_instances():
+    assert on_line("67 workers", "instance", "Extract instances").value == 67
