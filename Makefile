@@ -33,13 +33,20 @@ run: install-runtime
 	$(RUN_ENV) $(BIN)/python -m config.devrun
 
 # Every test once: the pure grading core's without Django (which proves it needs none), then all the others.
+# Both run in TEST_WORKERS processes (pytest-xdist; `auto` is one per CPU), each with a test database and Redis
+# keys of its own; the tests marked `serial` (they restart PostgreSQL and Redis, or share what a process they
+# start uses) then run alone, in one process, the fault tests last. A pass that selects nothing (exit 5, e.g.
+# PYTEST_ARGS="-k one_test") is not a failure.
+TEST_WORKERS ?= auto
+PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist worksteal
 test: test-core test-rest
 
 test-core: install
-	$(BIN)/python -m pytest -p no:django tests/core $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -p no:django tests/core $(PYTEST_PARALLEL) $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 test-rest: install
-	$(BIN)/python -m pytest --ignore=tests/core $(PYTEST_ARGS)
+	$(BIN)/python -m pytest --ignore=tests/core -m "not serial" $(PYTEST_PARALLEL) $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	$(BIN)/python -m pytest --ignore=tests/core -m serial $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 test-fast: install
 	$(BIN)/python -m pytest -m "not browser" $(PYTEST_ARGS)

@@ -10,6 +10,9 @@ from config.celery import ensure_embedded_broker_folders
 
 USES_REDIS = bool(os.environ.get("REDIS_URL"))
 USES_POSTGRES = os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
+# Under `pytest -n N` (pytest-xdist; `make test` runs so) each worker process is named gw0, gw1, ...: it has a
+# test database of its own (pytest-django adds the name to it) and keys of its own in the Redis database.
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
 TEST_PASSWORD = "correct-horse-battery-staple"
 NAMED_USERS = ("alice", "bob", "charlie", "ada", "root")
 
@@ -25,6 +28,29 @@ def pytest_configure(config: pytest.Config) -> None:
     # Without REDIS_URL tasks run in-process; with it, tests marked celery_worker use a real worker.
     celery_app.conf.task_always_eager = not USES_REDIS
     celery_app.conf.task_eager_propagates = True
+    if USES_REDIS and XDIST_WORKER and config.pluginmanager.has_plugin("django"):
+        keys_of_this_worker(f"sevenbox-tests-{XDIST_WORKER}:")
+
+
+def keys_of_this_worker(prefix: str) -> None:
+    """Every key this process writes in Redis starts with `prefix`: the broker's queues and its broadcasts
+    (kombu's global_keyprefix), the task results and the cache (failed log-ins, rate limits), so a test's
+    worker takes no task of another process's tests, answers none of its pings, and counts none of its
+    log-ins. Set before the first connection, as the cache's and the broker's are made on first use."""
+    from django.conf import settings
+
+    for name in ("broker_transport_options", "result_backend_transport_options"):
+        celery_app.conf[name] = {**(celery_app.conf[name] or {}), "global_keyprefix": prefix}
+    settings.CACHES["default"]["KEY_PREFIX"] = prefix
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if XDIST_WORKER and item.get_closest_marker("serial"):
+        pytest.fail(
+            "a test marked serial shares the machine's services or Redis keys with every process: run it "
+            "without -n (make test-rest runs `-m serial` alone, after the others)",
+            pytrace=False,
+        )
 
 
 @pytest.fixture(autouse=True)

@@ -41,6 +41,7 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+@pytest.mark.serial  # both signals' launchers would share Redis database 12
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_to_the_launcher_stops_the_web_server_and_the_worker(signum, tmp_path):
     port = free_port()

@@ -12,7 +12,8 @@ import pytest
 from bench.nginx_front import free_port, gunicorn_start, nginx_in_front, production_env, request_seconds
 from bench.scratch_site import wait_until_serving
 
-pytestmark = pytest.mark.nginx
+# serial: a latency measured against a baseline, and gunicorn on the suite's Redis keys.
+pytestmark = [pytest.mark.nginx, pytest.mark.serial]
 
 IDLE_CONNECTIONS = 32
 

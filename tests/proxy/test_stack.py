@@ -24,6 +24,7 @@ from tests.conftest import TEST_PASSWORD, USES_POSTGRES, USES_REDIS
 
 pytestmark = [
     pytest.mark.nginx,
+    pytest.mark.serial,  # gunicorn on the suite's Redis keys (its log-in lockouts), 1,100 connections at once
     pytest.mark.skipif(not (USES_POSTGRES and USES_REDIS), reason="needs DATABASE_URL and REDIS_URL"),
 ]
 

@@ -301,6 +301,7 @@ def _kill(worker: subprocess.Popen, sig: int) -> None:
 
 
 @pytest.mark.celery_worker
+@pytest.mark.serial  # the worker process it starts reads the suite's Redis keys, with no prefix of a test's
 @pytest.mark.skipif(not (USES_POSTGRES and USES_REDIS), reason=NEEDS_WORKER_PROCESS)
 def test_a_worker_killed_mid_run_loses_the_run_to_the_sweep_and_it_finishes_once(
     transactional_db, replay_round, monkeypatch, tmp_path

@@ -74,6 +74,7 @@ def stop(worker: subprocess.Popen) -> None:
 
 
 @pytest.mark.celery_worker
+@pytest.mark.serial  # its worker processes read the suite's Redis keys, and it purges the queues
 @pytest.mark.skipif(not (USES_POSTGRES and USES_REDIS), reason="worker processes need PostgreSQL and Redis")
 def test_the_sweep_requeues_a_lost_run_within_its_period_while_one_candidates_backlog_fills_the_replays(
     transactional_db, alice, charlie, tmp_path

@@ -15,6 +15,11 @@ def is_fault_test(item: pytest.Item) -> bool:
     return "tests/zz_faults/" in str(item.path)
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    if is_fault_test(item):
+        item.add_marker(pytest.mark.serial)  # they stop the servers every other test uses (before -m selects)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     items[:] = [item for item in items if not is_fault_test(item)] + [
