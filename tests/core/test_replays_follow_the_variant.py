@@ -20,8 +20,8 @@ from grading.core.question_export import spec_to_dict
 from grading.core.question_files import load_question
 from grading.core.question_reader import parse_question
 from grading.core.question_types import SpecError
-from grading.core.replay_inputs import PARAM_UNITS, replay_inputs, scenario_inputs
-from grading.core.sim import FAMILIES
+from grading.core.replay_inputs import PARAM_UNITS, replay_inputs, replay_seeds, scenario_inputs
+from grading.core.sim import FAMILIES, run_scenario, run_scenario_seeds
 from grading.core.units import UnitError, from_base, parse_unit
 
 BANK = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core"
@@ -147,6 +147,75 @@ def test_kv_cache_tiering_replays_twice_the_variants_return_rate(rate):
         )
         assert entry["params"]["replicas"] == 2
         assert entry["params"]["arrival_rate"] == pytest.approx(2 * rate)
+
+
+def returning_conversations(variant: dict[str, float]) -> dict:
+    spec = stored("kv-cache-tiering")
+    model = ReferenceModel.from_dict(spec["model"])
+    values = {name: float(model.base_value(name, value)) for name, value in variant.items()}
+    return next(
+        entry
+        for entry in replay_inputs(spec, side="reference", variant_values=values)
+        if entry["scenario"] == "returning-long-conversations"
+    )
+
+
+# A return's recompute by hand: (2 x 70.55e9 x n + 2 x 80 x 8,192 x n^2) FLOP / (8 x 989e12 FLOP/s x mfu).
+#   8,000 tok:  1.1289e15 + 0.0839e15 = 1.2127e15 FLOP; at 0.7: 0.219 s, at 0.3: 0.511 s
+#   64,000 tok: 9.0309e15 + 5.3687e15 = 14.400e15 FLOP; at 0.7: 2.600 s, at 0.3: 6.067 s
+# The target is half of it. The engine adds ~14.3 us a token of all-reduces and step overhead, so a return
+# asks a replica for 0.625 s (8k, 0.3) at most at 8k: at 0.25 returns a second doubled, ~31% of each replica,
+# and nothing waits long. At 64k and 0.3, 6.067 + 0.915 = 6.98 s a return: 0.25 a second asks 175% of each
+# replica before the burst, so the queue grows and more than 2% of the returns time out at 30 s.
+RECOMPUTE_BY_HAND = {(8000, 0.7): 0.219, (8000, 0.3): 0.511, (64000, 0.7): 2.600, (64000, 0.3): 6.067}
+
+
+@pytest.mark.parametrize("rate", [0.15, 0.25])
+@pytest.mark.parametrize("tokens, mfu", sorted(RECOMPUTE_BY_HAND))
+def test_kv_cache_tiering_returns_miss_half_a_recompute_at_every_corner(tokens, mfu, rate):
+    # issue 31: marked as built to break every design, so the reference must miss it wherever a variant lands
+    entry = returning_conversations({"context_tokens": tokens, "mfu_prefill": mfu, "return_rate": rate})
+    target = RECOMPUTE_BY_HAND[(tokens, mfu)] / 2
+    assert entry["slo"]["ttft_p95_s"] == pytest.approx(target, rel=2e-3)
+    (run,) = run_scenario_seeds(
+        entry["family"],
+        entry["params"],
+        entry["events"],
+        entry["slo"],
+        entry["duration_s"],
+        replay_seeds("bank", entry["scenario"], 1),
+    ).to_dict()["results"]
+    assert run["passed"] is False
+    checks = {check["key"]: check for check in run["slo_checks"]}
+    assert checks["ttft_p95_s"]["actual"] > 2 * target
+    if tokens == 8000:
+        assert checks["timed_out_max_frac"]["actual"] == 0
+    if (tokens, mfu, rate) == (64000, 0.3, 0.25):
+        assert checks["timed_out_max_frac"]["actual"] > 0.02
+
+
+@pytest.mark.parametrize(
+    "tokens, mfu, by_hand",
+    [(8000, 0.7, 0.219 + 0.114), (30000, 0.5, 1.368 + 0.429), (64000, 0.3, 6.067 + 0.915)],
+)
+def test_kv_cache_tiering_states_the_engines_own_recompute_time(tokens, mfu, by_hand):
+    # One lone return on the engine: its first token comes after the FLOPs' time (above; 30k at 0.5:
+    # (4.233e15 + 1.180e15) / 3.956e15 = 1.368 s) plus 14.3 us a token (0.114, 0.429, 0.915 s). The model's
+    # replay_recompute_s, which the description states, is that sum; the engine agrees within 3%.
+    entry = returning_conversations({"context_tokens": tokens, "mfu_prefill": mfu})
+    lone = dict(entry["params"], arrival_rate=0.005)
+    result = run_scenario(entry["family"], lone, [], {"ttft_p95_s": 1e3}, 2000, 7).to_dict()
+    assert result["summary"]["ttft_p50_s"] == pytest.approx(by_hand, rel=0.03)
+    spec = stored("kv-cache-tiering")
+    model = ReferenceModel.from_dict(spec["model"])
+    variant = {"context_tokens": float(tokens), "mfu_prefill": mfu}
+    assert model.evaluate(variant)["replay_recompute_s"] == pytest.approx(by_hand, rel=2e-3)
+
+
+def test_kv_cache_tiering_says_how_busy_the_returns_keep_each_replica():
+    # 0.2 returns a second x (1.368 + 30,000 x 14.3 us = 1.797 s) = 0.359 of each replica
+    spec = stored("kv-cache-tiering")
+    assert ReferenceModel.from_dict(spec["model"]).evaluate()["replay_busy"] == pytest.approx(0.359, rel=2e-3)
 
 
 def test_rates_per_day_and_prices_per_hour_follow_the_variant_in_the_simulators_units():
