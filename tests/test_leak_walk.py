@@ -39,6 +39,7 @@ from grading.core.units import COUNT_UNITS, plural
 from questions.models import Question
 from questions.services.question_bank import CORE_PACK, question_bank_load
 from rounds.models import Round, RoundStatus
+from rounds.readings import describe_reading
 from rounds.services.depth import round_depth_next
 from rounds.services.rounds import round_opening_work, round_start
 
@@ -76,6 +77,8 @@ SUFFIXES = (("T", 1e12), ("B", 1e9), ("M", 1e6), ("k", 1e3))
 REFUSED = (400, 403, 404, 405)  # answers after which the walk need not look whether a round ended
 SKIPPED_PREFIXES = ("/admin/", "/static/", "/api/schema", "/api/docs")
 TAGS = re.compile(r"<[^>]+>")
+# htmx's polling interval ('hx-trigger="every 10s"') is markup timing, not a figure the candidate reads
+HX_TRIGGER = re.compile(r'\shx-trigger="[^"]*"')
 
 
 def chain_depth(spec: dict) -> int:
@@ -335,6 +338,8 @@ def premises() -> dict[str, tuple[str, str]]:
         design, numbers = round_opening_work(version=version, variant_values={})
         given = [str(node.get(key, "")) for node in design["nodes"] for key in ("label", "job")]
         given += [str(edge.get("label", "")) for edge in design["edges"]] + list(numbers.values())
+        # the sheet's reading of a given number ("4 replica" is "Read as 4 replicas") is as public as it
+        given += [describe_reading(version.spec, name, text)["message"] for name, text in numbers.items()]
         prompt = rendered_spec(version.spec)["prompt"]
         found[question.slug] = (prompt, "\n".join(given) if is_review(question) else "")
     return found
@@ -396,10 +401,20 @@ def question_version_spec_of(spec_data: dict):
     return parse_question(spec_data, f"{spec_data['slug']}.yaml")
 
 
-def curveball_sentences(spec_data: dict) -> str:
+def depth_premises(spec_data: dict) -> str:
+    """What an open depth phase tells every candidate of it: each curveball's title and sentence and each
+    decision's question and choices (a question's own are checked against its own answers by
+    test_no_depth_text_a_candidate_reads_before_submitting_states_an_asked_value)."""
+    from grading.core.depth import decision_view
+
     spec = question_version_spec_of(spec_data)
     units = {quantity.name: quantity.unit for quantity in spec.model.quantities}
-    return "\n".join(curveball_says(curveball, units) for curveball in spec.curveballs)
+    texts = [curveball.title for curveball in spec.curveballs]
+    texts += [curveball_says(curveball, units) for curveball in spec.curveballs]
+    for item in spec.decisions:
+        view = decision_view(item, seed=1)
+        texts += [view["text"], *(option["choice"] for option in view["options"])]
+    return "\n".join(texts)
 
 
 def depth_shown(texts: set[str], text: str) -> list[str]:
@@ -423,8 +438,8 @@ def walk(
     variants = variants or {}
     public = premises()
     hidden = set().union(*(depth_texts(q.current_version.spec, opened=depth_open) for q in bank))
-    if depth_open:  # a curveball's new values are its premise, public once it is shown
-        said = "\n".join(curveball_sentences(q.current_version.spec) for q in bank)
+    if depth_open:  # a curveball's new values and a follow-up's are its premise, public once it is shown
+        said = "\n".join(depth_premises(q.current_version.spec) for q in bank)
         public = {slug: (prompt + "\n" + said, given) for slug, (prompt, given) in public.items()}
     values = pattern_index({q.slug: round_values(q, public, variants.get(q.slug)) for q in bank})
     specs = [q.current_version.spec for q in bank]
@@ -474,6 +489,7 @@ def walk(
                 else:
                     response = client.generic("POST", url, body, content_type=content_type)
                 raw = without_drawn_premises(url, response.content.decode("utf-8", "replace"), held_back)
+                raw = HX_TRIGGER.sub(" ", raw)
                 text = raw + " " + TAGS.sub(" ", raw)
                 shown = found_in(values, text) + depth_shown(hidden, raw)
                 if shown:
