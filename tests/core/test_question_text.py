@@ -145,13 +145,14 @@ def test_a_variants_replay_description_and_reference_boxes_speak_of_its_values()
     # = 3.64 s; reload: 64,000 x 327,680 B = 20.97 GB over 8 x 50 GB/s = 52.4 ms.
     assert entry["title"] == "Returning 64,000-token conversations double for two minutes"
     assert "every returning 64,000-token conversation" in entry["description"]
-    assert "the ~3.64 s of compute" in entry["description"] and "(~52.4 ms)" in entry["description"]
+    assert "the ~3.64 s of FLOPs" in entry["description"] and "(~52.4 ms)" in entry["description"]
+    assert "half a recompute, ~1.82 s" in entry["description"]
     assert "30,000" not in entry["description"] and "1.37" not in entry["description"]
     # The fp8 curveball halves the bytes: 30,000 x 163,840 B = 4.92 GB, reloaded in 4.92 GB / 400 GB/s
     # = 12.3 ms; the recompute does not change (1.37 s at the defaults: (4.23 + 1.18) PFLOP / 3.956 PFLOP/s).
     fp8 = curveball_replay_inputs(spec, "fp8-kv", side="reference")
     assert fp8 is not None and "(~12.3 ms)" in fp8["description"]
-    assert "~1.37 s of compute" in fp8["description"]
+    assert "~1.37 s of FLOPs" in fp8["description"]
     # The reference design's boxes: 434.9 GB of HBM for KV / 20.97 GB = 20 whole 64,000-token conversations.
     boxes = {node["id"]: node for node in answer_texts(spec, variant)["design"]["nodes"]}
     assert boxes["eng"]["job"].startswith("Hold ~20 active 64,000-token conversations in HBM")
