@@ -106,8 +106,11 @@ def curveball_credit(lines: float, consequences: Sequence[Mapping[str, Any]]) ->
     return CURVEBALL_LINES_SHARE * lines + (1 - CURVEBALL_LINES_SHARE) * met
 
 
-def decision_report(item: FollowUp, order: Sequence[str], number_text: str) -> dict[str, Any]:
-    """Score one follow-up decision and explain every option (JSON-ready)."""
+def decision_report(
+    item: FollowUp, order: Sequence[str], number_text: str, band_scale: float = 1.0
+) -> dict[str, Any]:
+    """Score one follow-up decision and explain every option (JSON-ready). `band_scale` multiplies the
+    number's band: in a variant round, its `follows` quantity at the round's values over its default."""
     ids = [option.id for option in item.options]
     chosen = [option for option in dict.fromkeys(order) if option in ids]
     best, best_places = item.orders[0], -1
@@ -116,7 +119,7 @@ def decision_report(item: FollowUp, order: Sequence[str], number_text: str) -> d
         if places > best_places or (places == best_places and len(defensible) == len(chosen)):
             best, best_places = defensible, places
     order_credit = best_places / max(len(best), len(chosen)) if chosen else 0.0
-    number = _decision_number(item, number_text)
+    number = _decision_number(item, number_text, band_scale)
     credit = order_credit
     if number is not None:
         credit = (1 - DECISION_NUMBER_SHARE) * order_credit + DECISION_NUMBER_SHARE * number["credit"]
@@ -148,13 +151,20 @@ def decision_report(item: FollowUp, order: Sequence[str], number_text: str) -> d
     }
 
 
-def _decision_number(item: FollowUp, text: str) -> dict[str, Any] | None:
+def _decision_number(item: FollowUp, text: str, band_scale: float = 1.0) -> dict[str, Any] | None:
     if item.number is None:
         return None
-    low, high = item.number.band
     unit = item.number.unit
+    low, high = (bound * band_scale for bound in item.number.band)
     band = f"{format_number(low)} to {format_quantity(high, unit)}"
     result = {"label": item.number.label, "unit": unit, "band": [low, high], "band_shown": band}
+    if band_scale != 1.0:
+        default_low, default_high = item.number.band
+        result["band_note"] = (
+            f"The band follows {item.number.follows} to this round's values: "
+            f"{format_number(default_low)} to {format_quantity(default_high, unit)} at the question's "
+            f"defaults × {format_number(band_scale)}."
+        )
     if not text.strip():
         return {
             **result,

@@ -63,7 +63,7 @@ from grading.core.quantity_text import (
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
 from grading.core.question_text import written_at_defaults
-from grading.core.question_types import CLIENT_KIND, Curveball, QuestionSpec
+from grading.core.question_types import CLIENT_KIND, Curveball, FollowUp, QuestionSpec
 from grading.core.report_text import (
     ArithmeticTemplate,
     arithmetic_template,
@@ -1725,6 +1725,7 @@ def _depth_report(
             item,
             answers.follow_ups.get(item.id, DecisionAnswer((), "")).order,
             answers.follow_ups.get(item.id, DecisionAnswer((), "")).number,
+            _band_scale(prepared.model, item, overrides),
         )
         for item in prepared.spec.decisions
     ]
@@ -1740,6 +1741,21 @@ def _depth_report(
         "number_share": depth.DECISION_NUMBER_SHARE,
         "score": None if score is None else round(score, 1),
     }
+
+
+def _band_scale(model: ReferenceModel, item: FollowUp, overrides: Mapping[str, float]) -> float:
+    """How a decision's band moves in a variant round: its `follows` quantity at the round's values over
+    its value at the defaults (1 without a variant, without `follows`, or where the ratio is undefined)."""
+    name = item.number.follows if item.number is not None else ""
+    if not name or not overrides:
+        return 1.0
+    try:
+        default, moved = float(model.evaluate()[name]), float(model.evaluate(dict(overrides))[name])
+    except ModelError:
+        return 1.0
+    if not (math.isfinite(default) and math.isfinite(moved)) or default == 0:
+        return 1.0
+    return moved / default
 
 
 WORKING_AGREES = 1.05  # shown working and its stated result within 5%: a rounding, not a slip

@@ -71,6 +71,8 @@ def _follow_up_to_dict(item: FollowUp) -> dict[str, Any]:
                 "unit": item.number.unit,
                 "band": list(item.number.band),
             }
+            if item.number.follows:
+                data["number"]["follows"] = item.number.follows
     return data
 
 

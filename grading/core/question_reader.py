@@ -220,7 +220,7 @@ def parse_question(data: object, source: str, *, palette: Collection[str] | None
         design=_read_design(reader, top, palette),
         rubric=_read_rubric(reader, top),
         outline=outline,
-        follow_ups=_read_follow_ups(reader, top, phases),
+        follow_ups=_read_follow_ups(reader, top, phases, quantity_units),
         mistakes=_read_mistakes(reader, top),
         scenarios=_read_scenarios(reader, top, quantity_units),
         concepts=_read_concepts(reader, top),
@@ -477,7 +477,10 @@ def _read_levels(reader: FieldReader, raw: object, field: str) -> dict[int, str]
 
 
 def _read_follow_ups(
-    reader: FieldReader, top: Mapping[str, Any], phases: Collection[str]
+    reader: FieldReader,
+    top: Mapping[str, Any],
+    phases: Collection[str],
+    quantity_units: Mapping[str, str | None],
 ) -> tuple[FollowUp, ...]:
     follow_ups: list[FollowUp] = []
     allowed = {"phase", "text", "id", "options", "orders", "number"}
@@ -496,7 +499,7 @@ def _read_follow_ups(
             reader.add(f"{field}.id", f"{decision_id!r} is used twice")
         options = _read_options(reader, entry, field)
         orders = _read_orders(reader, entry, field, [option.id for option in options])
-        number = _read_decision_number(reader, entry.get("number"), f"{field}.number")
+        number = _read_decision_number(reader, entry.get("number"), f"{field}.number", quantity_units)
         follow_ups.append(FollowUp(phase, text, decision_id, options, orders, number))
     return tuple(follow_ups)
 
@@ -553,10 +556,12 @@ def _read_orders(
     return tuple(orders)
 
 
-def _read_decision_number(reader: FieldReader, raw: object, field: str) -> DecisionNumber | None:
+def _read_decision_number(
+    reader: FieldReader, raw: object, field: str, quantity_units: Mapping[str, str | None]
+) -> DecisionNumber | None:
     if raw is None:
         return None
-    entry = reader.mapping(raw, field, {"label", "unit", "band"})
+    entry = reader.mapping(raw, field, {"label", "unit", "band", "follows"})
     label = reader.text(entry, "label", f"{field}.label")
     unit = entry.get("unit")
     if not isinstance(unit, str):
@@ -573,7 +578,34 @@ def _read_decision_number(reader: FieldReader, raw: object, field: str) -> Decis
     if low is None or high is None or low > high:
         reader.add(f"{field}.band", "must be [low, high], two finite numbers with low <= high")
         return DecisionNumber(label, unit, (0.0, 0.0))
-    return DecisionNumber(label, unit, (float(low), float(high)))
+    follows = _read_follows(reader, entry, f"{field}.follows", unit, quantity_units)
+    return DecisionNumber(label, unit, (float(low), float(high)), follows)
+
+
+def _read_follows(
+    reader: FieldReader,
+    entry: Mapping[str, Any],
+    field: str,
+    unit: str,
+    quantity_units: Mapping[str, str | None],
+) -> str:
+    """The model quantity a decision's band is proportional to: named in the model, of the number's
+    physical dimension."""
+    if "follows" not in entry:
+        return ""
+    name = entry["follows"]
+    if not isinstance(name, str) or name not in quantity_units:
+        reader.add(field, f"{name!r} is not a quantity of the model")
+        return ""
+    own = quantity_units[name]
+    try:
+        agrees = own is not None and parse_unit(unit).dims.physical == parse_unit(own).dims.physical
+    except UnitError:
+        agrees = False
+    if not agrees:
+        reader.add(field, f"{name} is in {own!r}, another dimension than the number's {unit!r}")
+        return ""
+    return name
 
 
 def _read_curveballs(

@@ -49,11 +49,14 @@ class DecisionOption:
 
 @dataclass(frozen=True)
 class DecisionNumber:
-    """The optional numeric line of a decision: a value in `unit` inside `band` (inclusive) supports it."""
+    """The optional numeric line of a decision: a value in `unit` inside `band` (inclusive) supports it.
+    `band` is derived at the model's defaults; with `follows` (a model quantity the figure is proportional
+    to) a variant round scales it by that quantity's value at the round's values over its default."""
 
     label: str
     unit: str
     band: tuple[float, float]
+    follows: str = ""
 
 
 @dataclass(frozen=True)

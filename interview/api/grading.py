@@ -160,6 +160,9 @@ class DecisionNumberReportSerializer(serializers.Serializer):
     unit = serializers.CharField()
     band = serializers.ListField(child=serializers.FloatField())
     band_shown = serializers.CharField()
+    band_note = serializers.CharField(
+        required=False, help_text="In a variant round, how the band follows the round's values"
+    )
     given_text = serializers.CharField()
     given = serializers.FloatField(allow_null=True)
     credit = serializers.FloatField()

@@ -629,3 +629,37 @@ def test_video_node_dies_at_step_35():
     check(
         "video-generation-serving", "node-dies-step-35", 45.411 * 35 / 40 * 8 * 2 / 3600, wrong=(0.246, 0.03)
     )
+
+
+def test_a_band_that_follows_a_quantity_holds_that_quantity_at_the_defaults():
+    from grading.core.model import ReferenceModel
+    from grading.core.question_export import spec_to_dict
+    from grading.core.units import from_base
+    from tests.core.test_grader_bank import BANK
+
+    followed = 0
+    for slug in sorted(path.stem for path in BANK.glob("*.yaml")):
+        spec = question(slug)
+        values = ReferenceModel.from_dict(spec_to_dict(spec)["model"]).evaluate()
+        for item in spec.decisions:
+            if item.number is not None and item.number.follows:
+                followed += 1
+                low, high = item.number.band
+                shown = float(from_base(values[item.number.follows], item.number.unit))
+                assert low <= shown <= high, (slug, item.id, shown)
+    assert followed >= 20
+
+
+def test_kv_cache_tiering_recompute_share_follows_the_variants_return_rate():
+    # At 0.25 returns a second (default 0.2) the share is 0.25 x (1.368 s - 24.6 ms) = 33.6%: the band
+    # 25-30% at the defaults, times 0.25 / 0.2, is 31.25-37.5%, and holds it.
+    from grading.core.grader import grade
+
+    spec = question("kv-cache-tiering")
+    answers = {"follow_ups": {"dram-tier-empty": {"order": [], "number": "33.6%"}}}
+    report = grade(
+        spec, {"numbers": {}, "design": {"nodes": []}, "depth": answers}, overrides={"return_rate": 0.25}
+    )
+    number = next(item for item in report["depth"]["follow_ups"] if item["id"] == "dram-tier-empty")["number"]
+    assert number["band"] == pytest.approx([31.25, 37.5])
+    assert number["credit"] == 1.0

@@ -338,3 +338,39 @@ def test_the_question_dict_is_not_changed_by_grading_its_curveballs():
     before = copy.deepcopy(data)
     grade(data, submission(curveballs={"users-double": {"numbers": {"replicas": "20"}}}))
     assert data == before
+
+
+def following(name: str) -> dict:
+    data = question()
+    data["follow_ups"][1]["number"]["follows"] = name
+    return data
+
+
+def test_a_decision_band_that_follows_a_quantity_moves_with_a_variant():
+    # The queue bound's band, 1 to 10 s at the defaults, follows the request time (10 s). A variant round
+    # with 20 s requests doubles it: 2 to 20 s. 15 s is inside it (outside the default's); 1.5 s is not.
+    spec = parse(following("request"))
+    variant = {"request": 20.0}
+    for typed, inside in (("15 s", 1.0), ("1.5 s", 0.0)):
+        answers = {"burst": {"order": ["bound", "scale"], "number": typed}}
+        number = grade(spec, submission(follow_ups=answers), overrides=variant)["depth"]["follow_ups"][0][
+            "number"
+        ]
+        assert number["band"] == [2.0, 20.0]
+        assert number["credit"] == inside
+        assert number["band_note"] == (
+            "The band follows request to this round's values: 1 to 10 s at the question's defaults × 2."
+        )
+    at_defaults = grade(spec, submission(follow_ups={"burst": {"order": [], "number": "15 s"}}))
+    assert at_defaults["depth"]["follow_ups"][0]["number"]["band"] == [1.0, 10.0]
+    assert "band_note" not in at_defaults["depth"]["follow_ups"][0]["number"]
+
+
+def test_a_decision_band_follows_only_a_quantity_of_its_dimension():
+    assert problems(following("nothing_here"))["follow_ups[1].number.follows"] == (
+        "'nothing_here' is not a quantity of the model"
+    )
+    assert problems(following("users"))["follow_ups[1].number.follows"] == (
+        "users is in 'user', another dimension than the number's 's'"
+    )
+    assert parse(following("think")).decisions[0].number.follows == "think"
