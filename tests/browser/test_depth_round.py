@@ -61,7 +61,7 @@ def test_a_timed_round_answers_its_depth_phase_and_the_report_scores_what_it_sho
     decision = page.locator("#decision-batch-not-kv")
     decision.get_by_label(re.compile("^Set the batch from the TPOT target")).select_option("1")
     decision.get_by_label(re.compile("^Fill the KV cache")).select_option("2")
-    decision.get_by_label("Decode batch per replica at the 40 ms TPOT").fill("64")
+    decision.get_by_label("Decode batch per replica at the TPOT target").fill("64")
     page.get_by_role("button", name="Save depth answers").click()
     expect(page.locator("#depth-saved")).to_be_visible()
 
