@@ -76,7 +76,10 @@ from grading.core.report_text import (
 from grading.core.submission import CurveballAnswer, DecisionAnswer, Submission, read_submission
 from grading.core.units import BIT_UNIT_NAMES, COUNT_EQUIVALENTS, Dims, Unit, is_written_size
 
-GRADER_VERSION = "1.1.0"  # 1.1: the shape score grades what the boxes say (the palette vocabulary)
+# 1.1: the shape score grades what the boxes say (the palette vocabulary). 1.2: answers read as people
+# write them (issue 30: shown working evaluated, notes and hedges around the answer, counts per node or GPU,
+# premises charged once), and a follow-up's band follows the variant where it names the quantity it follows.
+GRADER_VERSION = "1.2.0"
 SENSITIVITY_TOP = 3
 ARITHMETIC_DEPTH = 1  # how many unwritten steps a message opens up
 UNASKED_CHECK = ("relative", 0.05)
