@@ -57,8 +57,8 @@ from grading.core.quantity_text import (
     parse_quantity,
     read_on_line,
     stated_answer,
+    terms_value,
     working_terms,
-    working_value,
 )
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
@@ -1773,9 +1773,10 @@ def _working_explains_result(text: str, factor: v.UnitFactor, references: Iterab
     GB/s = 25 s" is 24.5 s) with no term that shows the slip: the factor itself ("0.27 × 100 = 27"), or a
     term that is one of the chain's `references` off by it ("25 Gb/s" for 25 GB/s). Then a whole line off by
     a unit factor is off in its terms, not in the unit of its result."""
-    shown = working_value(text)
-    result = parse_quantity(stated_answer(text))
+    answer = stated_answer(text)
     terms = working_terms(text)
+    shown = None if terms is None else terms_value(*terms)
+    result = parse_quantity(answer)
     if shown is None or terms is None or not isinstance(result, ParsedQuantity):
         return False
     if (
@@ -1784,7 +1785,7 @@ def _working_explains_result(text: str, factor: v.UnitFactor, references: Iterab
         or abs(math.log(shown / result.base_value)) > math.log(WORKING_AGREES)
     ):
         return False
-    working = text[: len(text) - len(stated_answer(text))]
+    working = text[: len(text) - len(answer)]
     bare = [float(number.replace(",", "")) for number in _BARE_TERM.findall(working)]
     slipped = [reference * scale for reference in references for scale in (factor.factor, 1 / factor.factor)]
     return not any(

@@ -479,7 +479,7 @@ def working_value(text: str) -> float | None:
     + - × / alone; the last stretch between marks that holds working ("a = b × c = d": b × c). None
     otherwise, or when a term does not read."""
     found = working_terms(text)
-    return None if found is None else _evaluated(*found)
+    return None if found is None else terms_value(*found)
 
 
 def working_terms(text: str) -> tuple[list[float], list[str]] | None:
@@ -503,7 +503,7 @@ def working_terms(text: str) -> tuple[list[float], list[str]] | None:
     return values, operators
 
 
-def _evaluated(values: list[float], operators: list[str]) -> float | None:
+def terms_value(values: list[float], operators: list[str]) -> float | None:
     """`values` joined by `operators` (+ - * /), products before sums; None on a division by zero."""
     sums: list[float] = [values[0]]
     signs: list[str] = []
