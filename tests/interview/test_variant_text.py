@@ -123,3 +123,28 @@ def test_a_variant_rounds_replays_run_at_the_variants_values(alice, question):
     assert params["reference"]["regions"] == 3 and params["candidate"]["regions"] == 3
     assert params["reference"]["arrival_rate"] == pytest.approx(363.8, rel=1e-3)
     assert params["candidate"]["arrival_rate"] == pytest.approx(363.8, rel=1e-3)  # both sides
+
+
+def test_a_variant_rounds_report_scores_a_follow_up_number_against_the_band_the_variant_moves(
+    tmp_path, client, alice
+):
+    from rounds.models import Work
+    from rounds.services.rounds import round_submit
+
+    slug = "kv-cache-tiering"
+    kv = load_questions(tmp_path / "kv", slug)[slug]
+    round_ = round_start(candidate=alice, question=kv, mode="practice", variant=True, seed=5)
+    # 0.25 returns a second a replica, the other inputs at their defaults: the recomputes take 0.25 x
+    # (1.368 s - 24.6 ms) = 33.6% of a replica, outside the defaults' 25-30% and inside it x 1.25.
+    defaults = {"context_tokens": 30000.0, "mfu_prefill": 0.5, "nvme_bw": 25e9, "return_rate": 0.25}
+    Round.objects.filter(pk=round_.pk).update(variant_values={**round_.variant_values, **defaults})
+    depth = {"follow_ups": {"dram-tier-empty": {"order": ["returns-recompute"], "number": "33.6%"}}}
+    Work.objects.filter(round=round_).update(depth=depth, depth_shown=1)  # the depth phase was opened
+    round_submit(round_id=round_.pk)
+    client.force_login(alice)
+    page = client.get(f"/rounds/{round_.pk}/report/").content.decode()
+    assert "recomputes now take: 33.6 % is inside 31.2 to 37.5 %." in page
+    assert (
+        "The band follows saved_frac to this round&#x27;s values: "
+        "25 to 30 % at the question&#x27;s defaults × 1.25" in page
+    )
