@@ -635,3 +635,17 @@ def test_the_reference_on_the_question_page_shows_each_follow_up_as_its_decision
     assert "96 to 112 GPU" in item
     log_in(client, charlie)
     assert "reference-follow-up-when-to-split" not in client.get(url).content.decode()
+
+
+def test_the_preview_says_which_follow_up_bands_follow_a_variant(client, author):
+    from pathlib import Path
+
+    from grading.core.question_export import spec_to_dict
+    from grading.core.question_files import load_question
+
+    bank = Path(__file__).resolve().parents[2] / "questions" / "bank" / "core" / "kv-cache-tiering.yaml"
+    data = spec_to_dict(load_question(bank))
+    draft = draft_save(draft=draft_create(owner=author, slug=data["slug"], title=data["title"]), data=data)
+    log_in(client, author)
+    page = client.get(reverse("authoring-preview", args=[draft.pk])).content.decode()
+    assert "recomputes now take: 25.0 to 30.0 % at the defaults, following saved_frac in a variant" in page
