@@ -644,3 +644,46 @@ def test_a_variant_round_states_none_of_the_variants_asked_values_before_submit(
     assert "21 GB" in searched["kv_conv"] and "20 sessions" in searched["convs_in_hbm"]  # what it searches
     leaks = walk([question], make_user, variants={"kv-cache-tiering": variant})
     assert leaks == {}
+
+
+# A follow-up's own figure that equals an asked count by chance, read by hand: (question, line) -> why.
+NOT_THAT_COUNT = {
+    ("research-cluster-fair-share", "guarantee_b"): "a borrowed job of 512 GPUs, not team B's guarantee",
+    ("token-rate-limits", "cost_ratio"): "a request's 1,000 prompt tokens, not the cost ratio",
+}
+
+
+def test_no_follow_up_states_an_asked_count_as_a_bare_number():
+    """The walk's patterns leave out bare counts under 100 (they are everywhere on a page), so a follow-up's
+    question, choices and number label, read in the depth phase before submit, are searched here for every
+    whole asked count of five or more that the question's title and prompt do not state ("Is the pool of 12
+    still right" said autoscaling-cold-start's asked warm pool)."""
+    from grading.core.depth import decision_view
+    from grading.core.question_export import spec_to_dict
+    from grading.core.question_files import load_pack
+
+    specs, errors = load_pack(CORE_PACK)
+    assert not errors
+    shown = []
+    for spec in specs:
+        data = spec_to_dict(spec)
+        rendered = rendered_spec(data)
+        public = rendered["title"] + "\n" + rendered["prompt"]
+        texts = []
+        for item in spec.decisions:
+            view = decision_view(item, seed=1)
+            texts += [view["text"], *(option["choice"] for option in view["options"])]
+            texts += [item.number.label] if item.number else []
+        for line in grade(data, {"numbers": {}})["lines"]:
+            if spec.kind == "review" and line["kind"] == "input":
+                continue  # the given design's number: on the sheet from the start
+            value, head = line["reference"], line["unit"].partition("/")[0]
+            if (head not in COUNT_SYMBOLS and line["unit"]) or value is None or value < 5:
+                continue
+            if not float(value).is_integer() or (spec.slug, line["name"]) in NOT_THAT_COUNT:
+                continue
+            bare = re.compile(rf"(?<![\w.,])({int(value):,}|{int(value)})(?![\w%]|[.,]\d)")
+            if bare.search(public):
+                continue  # a premise the candidate reads anyway
+            shown += [f"{spec.slug}.{line['name']}: {text!r}" for text in texts if bare.search(text)]
+    assert shown == []

@@ -253,9 +253,10 @@ def test_token_limits_bucket_depth():
 
 
 def test_token_limits_duplicate_settlement():
-    # Reserved 1,000 + 4,096 = 5,096, used 1,000 + 250 = 1,250: a settlement returns 3,846; a duplicate
-    # returns it again. (Output only: 4,096 - 250 = 3,846 too.)
-    check("token-rate-limits", "settled-twice", 5096 - 1250, wrong=(5096, 1250, 2 * 3846))
+    # Reserved 1,000 + 8,192 = 9,192, used 1,000 + 250 = 1,250: a settlement returns 7,942; a duplicate
+    # returns it again. (Output only: 8,192 - 250 = 7,942 too.) The label's max_tokens is its own premise, not
+    # the 4,096 the numbers phase asks the candidate to assume.
+    check("token-rate-limits", "settled-twice", 9192 - 1250, wrong=(9192, 1250, 2 * 7942, 4096 - 250))
 
 
 def test_rag_forty_percent_hits():
