@@ -1756,9 +1756,9 @@ def _band_scale(model: ReferenceModel, item: FollowUp, overrides: Mapping[str, f
         default, moved = float(model.evaluate()[name]), float(model.evaluate(dict(overrides))[name])
     except ModelError:
         return 1.0
-    if not (math.isfinite(default) and math.isfinite(moved)) or default == 0:
+    if not (math.isfinite(default) and math.isfinite(moved)) or default == 0 or moved / default <= 0:
         return 1.0
-    return moved / default
+    return 1.0 if math.isclose(moved, default, rel_tol=1e-9) else moved / default
 
 
 WORKING_AGREES = 1.05  # shown working and its stated result within 5%: a rounding, not a slip
