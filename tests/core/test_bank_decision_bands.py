@@ -664,3 +664,12 @@ def test_kv_cache_tiering_recompute_share_follows_the_variants_return_rate():
     number = next(item for item in report["depth"]["follow_ups"] if item["id"] == "dram-tier-empty")["number"]
     assert number["band"] == pytest.approx([31.25, 37.5])
     assert number["credit"] == 1.0
+
+
+def test_usage_billing_revenue_at_stake_reads_per_month():
+    # The label says "a month": $970k and $970k/month are both 970,000 USD, inside 950k-1M.
+    from grading.core.depth import decision_report
+
+    item = next(i for i in question("usage-billing-pipeline").decisions if i.id == "count-at-engine")
+    for typed in ("$970k", "$970k/month", "970,000 USD"):
+        assert decision_report(item, [], typed)["number"]["credit"] == 1.0, typed
