@@ -1723,12 +1723,13 @@ def _depth_report(
                 "score": round(100 * credit, 1),
             }
         )
+    scales = _band_scales(prepared.model, prepared.spec.decisions, overrides)
     decisions = [
         depth.decision_report(
             item,
             answers.follow_ups.get(item.id, DecisionAnswer((), "")).order,
             answers.follow_ups.get(item.id, DecisionAnswer((), "")).number,
-            _band_scale(prepared.model, item, overrides),
+            scales.get(item.id, 1.0),
         )
         for item in prepared.spec.decisions
     ]
@@ -1746,19 +1747,26 @@ def _depth_report(
     }
 
 
-def _band_scale(model: ReferenceModel, item: FollowUp, overrides: Mapping[str, float]) -> float:
-    """How a decision's band moves in a variant round: its `follows` quantity at the round's values over
-    its value at the defaults (1 without a variant, without `follows`, or where the ratio is undefined)."""
-    name = item.number.follows if item.number is not None else ""
-    if not name or not overrides:
-        return 1.0
+def _band_scales(
+    model: ReferenceModel, decisions: Iterable[FollowUp], overrides: Mapping[str, float]
+) -> dict[str, float]:
+    """How each decision's band moves in a variant round (by id): its `follows` quantity at the round's values
+    over its value at the defaults, the model evaluated once at each. Left out (1) without a variant, without
+    `follows`, or where the ratio is undefined."""
+    followed = {item.id: item.number.follows for item in decisions if item.number and item.number.follows}
+    if not followed or not overrides:
+        return {}
     try:
-        default, moved = float(model.evaluate()[name]), float(model.evaluate(dict(overrides))[name])
+        defaults, moved = model.evaluate(), model.evaluate(dict(overrides))
     except ModelError:
-        return 1.0
-    if not (math.isfinite(default) and math.isfinite(moved)) or default == 0 or moved / default <= 0:
-        return 1.0
-    return 1.0 if math.isclose(moved, default, rel_tol=1e-9) else moved / default
+        return {}
+    scales = {}
+    for decision_id, name in followed.items():
+        default, value = float(defaults[name]), float(moved[name])
+        defined = math.isfinite(default) and math.isfinite(value) and default and value / default > 0
+        if defined and not math.isclose(value, default, rel_tol=1e-9):
+            scales[decision_id] = value / default
+    return scales
 
 
 WORKING_AGREES = 1.05  # shown working and its stated result within 5%: a rounding, not a slip
