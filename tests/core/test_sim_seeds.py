@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from grading.core.replay_inputs import replay_seed, replay_seeds
-from grading.core.sim import run_scenario, run_scenario_seeds
+from grading.core.sim import run_scenario, run_scenario_seeds, seed_runs_dict
 
 
 @pytest.fixture
@@ -41,6 +41,49 @@ def test_each_run_is_the_single_seed_run_and_the_count_is_of_the_passing_runs():
     assert check["actuals"] == pytest.approx(p95, rel=1e-5)
     as_dict = runs.to_dict()
     assert as_dict["met"] == runs.met and len(as_dict["results"]) == 4
+
+
+def stored_run(passed: bool, actual: float | None, summary: dict) -> dict:
+    """A run as stored (`ScenarioResult.to_dict()`): a TTFT p95 check of 2 s."""
+    check = {"key": "ttft_p95_s", "words": "TTFT p95 within 2 s", "target": 2.0, "actual": actual}
+    return {"family": "serving", "passed": passed, "slo_checks": [{**check, "passed": passed}],
+            "summary": summary, "series": {}, "narrative": []}  # fmt: skip
+
+
+def test_runs_gathered_from_their_stored_form_are_counted_and_spread_by_hand():
+    runs = [
+        stored_run(True, 1.5, {"ttft_p95_s": 1.5, "completed": 100, "dropped_all": True}),
+        stored_run(False, 3.0, {"ttft_p95_s": 3.0, "completed": 90, "recovery_s": 40.0}),
+        stored_run(True, None, {"ttft_p95_s": None, "completed": 80, "recovery_s": None}),
+    ]
+    gathered = seed_runs_dict([7, 8, 9], runs)
+    assert (gathered["seeds"], gathered["runs"], gathered["met"]) == ([7, 8, 9], 3, 2)
+    assert gathered["met_share"] == pytest.approx(2 / 3) and gathered["seed_dependent"] is True
+    assert gathered["checks"] == [
+        {
+            "key": "ttft_p95_s",
+            "words": "TTFT p95 within 2 s",
+            "target": 2.0,
+            "met": 2,
+            "actuals": [1.5, 3.0, None],
+        }
+    ]
+    # every figure some run defines (a flag is no figure), None where a run leaves it undefined
+    assert sorted(gathered["figures"]) == ["completed", "recovery_s", "ttft_p95_s"]
+    assert gathered["figures"]["completed"] == {"values": [100, 90, 80], "min": 80, "median": 90, "max": 100}
+    assert gathered["figures"]["ttft_p95_s"] == {
+        "values": [1.5, 3.0, None],
+        "min": 1.5,
+        "median": 2.25,
+        "max": 3.0,
+    }
+    assert gathered["figures"]["recovery_s"] == {
+        "values": [None, 40.0, None],
+        "min": 40.0,
+        "median": 40.0,
+        "max": 40.0,
+    }
+    assert gathered["results"] == runs
 
 
 def test_progress_covers_all_the_runs_once_in_order():

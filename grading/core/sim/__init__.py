@@ -13,7 +13,7 @@ from grading.core.sim.events import EVENTS, run_events
 from grading.core.sim.family_specs import EventSpec, FamilySpec, ParamSpec, SloSpec
 from grading.core.sim.pipeline import PIPELINE, run_pipeline
 from grading.core.sim.result import ScenarioResult
-from grading.core.sim.seeds import DEFAULT_SEEDS, SeedRuns, run_scenario_seeds
+from grading.core.sim.seeds import DEFAULT_SEEDS, SeedRuns, run_scenario_seeds, seed_runs_dict
 from grading.core.sim.serving import run_serving
 from grading.core.sim.serving_spec import SERVING
 from grading.core.sim.training import TRAINING, run_training
@@ -50,6 +50,7 @@ __all__ = [
     "FAMILIES",
     "SeedRuns",
     "run_scenario_seeds",
+    "seed_runs_dict",
     "EventSpec",
     "FamilySpec",
     "ParamSpec",

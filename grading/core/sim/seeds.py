@@ -6,7 +6,7 @@ import math
 import os
 import statistics
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
@@ -51,53 +51,68 @@ class SeedRuns:
     def spread(self, key: str) -> dict[str, Any]:
         """A summary figure over the runs: {values (None where undefined), min, median, max} of the defined
         ones (None when no run defines it)."""
-        values = [_number(result.summary.get(key)) for result in self.results]
-        defined = [value for value in values if value is not None]
-        if not defined:
-            return {"values": values, "min": None, "median": None, "max": None}
-        return {
-            "values": values,
-            "min": min(defined),
-            "median": statistics.median(defined),
-            "max": max(defined),
-        }
+        return _spread([result.summary.get(key) for result in self.results])
 
     def check_spread(self) -> list[dict[str, Any]]:
         """Per SLO key: its words and target, how many runs met it, and the actual of each run."""
-        if not self.results:
-            return []
-        out = []
-        for position, first in enumerate(self.results[0].slo_checks):
-            checks = [result.slo_checks[position] for result in self.results]
-            out.append(
-                {
-                    "key": first["key"],
-                    "words": first["words"],
-                    "target": first["target"],
-                    "met": sum(1 for check in checks if check["passed"]),
-                    "actuals": [_number(check["actual"]) for check in checks],
-                }
-            )
-        return out
+        return _checks_spread([{"slo_checks": result.slo_checks} for result in self.results])
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable: seeds, runs, met, met_share, seed_dependent, checks (check_spread), figures
-        (spread of every numeric summary figure) and each run's own to_dict()."""
-        keys = sorted(
+        """JSON-serialisable, as `seed_runs_dict` makes it from each run's own to_dict()."""
+        return seed_runs_dict(self.seeds, [result.to_dict() for result in self.results])
+
+
+def seed_runs_dict(seeds: Sequence[int], results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The runs of one scenario together, from each run's stored form (`ScenarioResult.to_dict()`, in the
+    order of `seeds`), wherever each run was simulated: seeds, runs, met, met_share, seed_dependent, checks
+    (per SLO check its words, target, runs met and each run's actual), figures (the spread of every summary
+    figure that some run defines) and the runs themselves."""
+    runs = len(results)
+    met = sum(1 for result in results if result["passed"])
+    keys = sorted(
+        {
             key
-            for key, value in (self.results[0].summary.items() if self.results else ())
+            for result in results
+            for key, value in result["summary"].items()
             if isinstance(value, (int, float)) and not isinstance(value, bool)
-        )
-        return {
-            "seeds": list(self.seeds),
-            "runs": self.runs,
-            "met": self.met,
-            "met_share": self.met_share,
-            "seed_dependent": self.seed_dependent,
-            "checks": self.check_spread(),
-            "figures": {key: self.spread(key) for key in keys},
-            "results": [result.to_dict() for result in self.results],
         }
+    )
+    return {
+        "seeds": [int(seed) for seed in seeds],
+        "runs": runs,
+        "met": met,
+        "met_share": met / runs if runs else 0.0,
+        "seed_dependent": 0 < met < runs,
+        "checks": _checks_spread(results),
+        "figures": {key: _spread([result["summary"].get(key) for result in results]) for key in keys},
+        "results": [dict(result) for result in results],
+    }
+
+
+def _checks_spread(results: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    if not results:
+        return []
+    out = []
+    for position, first in enumerate(results[0]["slo_checks"]):
+        checks = [result["slo_checks"][position] for result in results]
+        out.append(
+            {
+                "key": first["key"],
+                "words": first["words"],
+                "target": first["target"],
+                "met": sum(1 for check in checks if check["passed"]),
+                "actuals": [_number(check["actual"]) for check in checks],
+            }
+        )
+    return out
+
+
+def _spread(raw: Sequence[Any]) -> dict[str, Any]:
+    values = [_number(value) for value in raw]
+    defined = [value for value in values if value is not None]
+    if not defined:
+        return {"values": values, "min": None, "median": None, "max": None}
+    return {"values": values, "min": min(defined), "median": statistics.median(defined), "max": max(defined)}
 
 
 def _number(value: Any) -> float | None:
