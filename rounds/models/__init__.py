@@ -5,6 +5,7 @@ from rounds.models.replays import (
     FINISHED_STATUSES,
     ReplayResult,
     ReplayRun,
+    ReplaySeedResult,
     ReplaySide,
     ReplayStatus,
 )
@@ -17,6 +18,7 @@ __all__ = [
     "ReferenceCheck",
     "ReplayResult",
     "ReplayRun",
+    "ReplaySeedResult",
     "ReplaySide",
     "ReplayStatus",
     "Round",

@@ -96,6 +96,12 @@ class ReplayRun(models.Model):
     error = models.TextField(blank=True)
     note = models.CharField(max_length=300, blank=True, help_text="Shown beside the status")
     attempts = models.PositiveIntegerField(default=0, help_text="Times a worker claimed it")
+    seeds_taken = models.PositiveSmallIntegerField(
+        default=0, help_text="Seeds handed out under the current claim, to its worker or a helper"
+    )
+    seeds_helped = models.PositiveSmallIntegerField(
+        default=0, help_text="Seeds of the result that a helper simulated (another worker process)"
+    )
     claim = models.UUIDField(null=True, blank=True, help_text="The token of the claim that may write")
     sent_at = models.DateTimeField(null=True, blank=True, help_text="Last time a message reached the broker")
     claimed_at = models.DateTimeField(null=True, blank=True)
@@ -164,6 +170,27 @@ class ReplayRun(models.Model):
     @property
     def charts_json(self) -> str:
         return json.dumps(self.charts, separators=(",", ":"))
+
+
+class ReplaySeedResult(models.Model):
+    """One seed of a running run, simulated by the worker that claimed the run or by a helper (another worker
+    process that took the run's next seed: `rounds.services.replays`). Under the claim that handed the seed
+    out; gathered into the run's result, in seed order, and deleted when the run finishes."""
+
+    run = models.ForeignKey(ReplayRun, on_delete=models.CASCADE, related_name="seed_results")
+    claim = models.UUIDField(help_text="The run's claim when the seed was handed out")
+    index = models.PositiveSmallIntegerField(help_text="The seed's place in the run's seeds")
+    helped = models.BooleanField(default=False, help_text="Simulated by a helper, not the claiming worker")
+    result = models.JSONField(help_text="ScenarioResult.to_dict() of the seed's run")
+
+    class Meta:
+        db_table = "rounds_replayseedresult"
+        constraints = [
+            models.UniqueConstraint(fields=["run", "claim", "index"], name="unique_replay_seed_result"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Seed {self.index} of replay run {self.run_id}"
 
 
 class ReplayResult(models.Model):

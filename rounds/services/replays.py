@@ -10,10 +10,19 @@ The exactly-once rules:
   A run whose message went out but was never claimed (a broker restart, a database restore) is re-sent.
 - Duplicate messages are harmless: a second claim of the same run finds it no longer queued and does nothing.
 
+Sharing a run's seeds: the worker that claims a run hands its seeds out one at a time (a conditional update of
+`seeds_taken` under the claim) and sends one help message; a worker process that takes that message while the
+run still has seeds to hand out simulates them beside it, so that one scenario's five seeds never wait on one
+process while another is idle. Each seed's result is stored under the claim (`ReplaySeedResult`) and the
+claiming worker gathers them in seed order; the same seed gives the same result wherever it runs. A helper
+writes no heartbeat and stops when the run leaves its claim; a seed a helper took and did not store in time
+(its worker lost, a failure) is simulated by the claiming worker itself.
+
 The fair queue: the database is the queue and the broker holds only each candidate's turn. At most
 RUNS_IN_FLIGHT_PER_CANDIDATE of a candidate's runs are sent or running at once; the rest wait, unsent,
 and `replays_dispatch` sends the oldest when one finishes or is cancelled (and on every sweep). One
-candidate's ten heavy rounds never fill the broker ahead of everyone else's short replays.
+candidate's ten heavy rounds never fill the broker ahead of everyone else's short replays. A help message
+is no turn: it only shares the seeds of a run already running, in its place in the broker's order.
 """
 
 from __future__ import annotations
@@ -48,8 +57,9 @@ from grading.core.review_check import (
     review_side,
     split_sheets,
 )
-from grading.core.sim import run_scenario_seeds
-from rounds.models import FINISHED_STATUSES, ReplayRun, ReplaySide, ReplayStatus, Round
+from grading.core.sim import run_scenario_seeds, seed_runs_dict
+from grading.core.sim.seeds import seed_threads
+from rounds.models import FINISHED_STATUSES, ReplayRun, ReplaySeedResult, ReplaySide, ReplayStatus, Round
 from rounds.models.replays import DESIGN_SIDES, REVIEW_SIDES
 from rounds.services.curveball_replays import curveball_replays_planned
 from rounds.services.replay_results import (
@@ -64,6 +74,7 @@ log = logging.getLogger(__name__)
 
 RUN_REPLAY_TASK = "grading.run_replay"
 PREPARE_REFERENCE_TASK = "grading.prepare_reference_replay"
+HELP_REPLAY_TASK = "grading.help_replay"
 SOFT_TIME_LIMIT_S = 300
 HARD_TIME_LIMIT_S = 330
 PROGRESS_INTERVAL_S = 0.5
@@ -73,6 +84,10 @@ LOST_MESSAGE_AFTER_S = 45
 STALE_AFTER_S = 60  # a running run without a heartbeat for this long lost its worker
 RUNS_IN_FLIGHT_PER_CANDIDATE = 2
 MAX_ATTEMPTS = 3
+SEED_POLL_S = 0.1  # how often the claiming worker looks for the seeds a helper took
+# The claiming worker waits this long, plus twice its own slowest seeds, for a seed a helper took; then it
+# simulates the seed itself (a lost helper costs that wait, never the run).
+HELPER_GRACE_S = 1.0
 INPUTS_REFUSED = "The simulator refused these numbers: "
 BROKER_DOWN_NOTE = (
     "The job queue is unreachable right now. Your run is kept and will start automatically when it is back."
@@ -474,6 +489,8 @@ def _execute(*, run_id: int, keepalive: bool) -> str:
         heartbeat_at=now,
         progress=0.0,
         note="",
+        seeds_taken=0,
+        seeds_helped=0,
     )
     if not claimed:
         return "skipped"
@@ -486,32 +503,183 @@ def _execute(*, run_id: int, keepalive: bool) -> str:
         return "done" if written else "stopped"
     try:
         with _Reporter(run_id, claim, keepalive=keepalive) as reporter:
-            result = run_scenario_seeds(
-                spec["family"],
-                spec["params"],
-                spec["events"],
-                spec["slo"],
-                spec["duration_s"],
-                replay_seeds(run.round_id, run.scenario, settings.REPLAY_SEEDS),
-                reporter,
-            )
+            outcome, helped = _seeds_simulate(run, claim, reporter, ask_help=keepalive)
     except ReplayStopped:
+        _seed_results_forget(run_id)
         return "stopped"
     except SoftTimeLimitExceeded:
         _finish(run_id, claim, status=ReplayStatus.FAILED, error=f"Stopped after {SOFT_TIME_LIMIT_S} s.")
+        _seed_results_forget(run_id)
         return "failed"
     except ValueError as error:  # the simulator refused these inputs (run_scenario's parameter errors)
         _finish(run_id, claim, status=ReplayStatus.FAILED, error=f"{INPUTS_REFUSED}{error}"[:2000])
+        _seed_results_forget(run_id)
         return "failed"
     except Exception as error:  # a simulator error is the run's outcome, shown on the page
         log.warning("replay run %s failed", run_id, exc_info=True)
         _finish(run_id, claim, status=ReplayStatus.FAILED, error=f"{type(error).__name__}: {error}"[:2000])
+        _seed_results_forget(run_id)
         return "failed"
-    outcome = result.to_dict()
     if run.side in KEPT_SIDES:
         replay_result_keep(key, outcome)
-    written = _finish(run_id, claim, status=ReplayStatus.DONE, result=outcome, progress=1.0, error="")
+    written = _finish(
+        run_id, claim, status=ReplayStatus.DONE, result=outcome, progress=1.0, error="", seeds_helped=helped
+    )
+    _seed_results_forget(run_id)
     return "done" if written else "stopped"
+
+
+# Sharing a run's seeds
+
+
+def _seed_args(run: ReplayRun) -> tuple[str, dict, list, dict, float]:
+    spec = run.inputs
+    return (spec["family"], spec["params"], spec["events"], spec["slo"], spec["duration_s"])
+
+
+def _run_seeds(run: ReplayRun) -> list[int]:
+    return replay_seeds(run.round_id, run.scenario, settings.REPLAY_SEEDS)
+
+
+def _seeds_take(run_id: int, claim: uuid.UUID, count: int, total: int) -> list[int] | None:
+    """Hand out up to `count` of the run's next seeds under `claim`: their places ([] once all are out), or
+    None when the run is no longer running under the claim. A conditional update, so two takers never get
+    the same seed."""
+    while True:
+        taken = (
+            ReplayRun.objects.filter(pk=run_id, status=ReplayStatus.RUNNING, claim=claim)
+            .values_list("seeds_taken", flat=True)
+            .first()
+        )
+        if taken is None:
+            return None
+        upto = min(total, taken + count)
+        if upto == taken:
+            return []
+        if ReplayRun.objects.filter(
+            pk=run_id, status=ReplayStatus.RUNNING, claim=claim, seeds_taken=taken
+        ).update(seeds_taken=upto):
+            return list(range(taken, upto))
+
+
+def _seeds_run_and_store(
+    run: ReplayRun, claim: uuid.UUID, places: list[int], progress, *, helped: bool
+) -> None:
+    seeds = _run_seeds(run)
+    sweep = run_scenario_seeds(*_seed_args(run), [seeds[place] for place in places], progress)
+    ReplaySeedResult.objects.bulk_create(
+        [
+            ReplaySeedResult(run_id=run.pk, claim=claim, index=place, result=result.to_dict(), helped=helped)
+            for place, result in zip(places, sweep.results, strict=True)
+        ],
+        ignore_conflicts=True,  # a seed the claiming worker simulated again after its helper's grace ran out
+    )
+
+
+def _seed_results_stored(run_id: int, claim: uuid.UUID) -> dict[int, tuple[dict, bool]]:
+    rows = ReplaySeedResult.objects.filter(run_id=run_id, claim=claim).values_list(
+        "index", "result", "helped"
+    )
+    return {index: (result, helped) for index, result, helped in rows}
+
+
+def _seed_results_forget(run_id: int) -> None:
+    ReplaySeedResult.objects.filter(run_id=run_id).delete()
+
+
+def _seeds_simulate(run: ReplayRun, claim: uuid.UUID, progress, *, ask_help: bool) -> tuple[dict, int]:
+    """The claiming worker's share of a run: take seeds (as many at a time as it runs in threads) until all
+    are out, asking a helper once (`ask_help`, a real worker), then wait for the seeds a helper took. Returns
+    the run's result (`seed_runs_dict`, in seed order) and how many of its seeds a helper simulated."""
+    total = len(_run_seeds(run))
+    batch = seed_threads()
+    slowest = 0.0
+    asked = not ask_help
+    while True:
+        places = _seeds_take(run.pk, claim, batch, total)
+        if places is None:
+            raise ReplayStopped()
+        if not places:
+            break
+        if not asked and places[-1] + 1 < total:
+            _help_ask(run.pk, claim)
+            asked = True
+        done = len(_seed_results_stored(run.pk, claim))
+        started = time.monotonic()
+
+        def part(fraction: float, done: int = done, size: int = len(places)) -> None:
+            progress(min(1.0, (done + fraction * size) / total))
+
+        _seeds_run_and_store(run, claim, places, part, helped=False)
+        slowest = max(slowest, time.monotonic() - started)
+    deadline = time.monotonic() + HELPER_GRACE_S + 2 * slowest
+    while len(stored := _seed_results_stored(run.pk, claim)) < total:
+        progress(len(stored) / total)  # raises ReplayStopped when the run left this claim
+        if time.monotonic() < deadline:
+            time.sleep(SEED_POLL_S)
+            continue
+        missing = [place for place in range(total) if place not in stored]
+        log.warning("replay run %s: seeds %s not back from a helper; simulated here", run.pk, missing)
+        _seeds_run_and_store(run, claim, missing, None, helped=False)
+    results = [stored[place][0] for place in range(total)]
+    helped = sum(1 for place in range(total) if stored[place][1])
+    return seed_runs_dict(_run_seeds(run), results), helped
+
+
+def _help_ask(run_id: int, claim: uuid.UUID) -> None:
+    """Send the run's help message; a broker that cannot take it costs only the help."""
+    options = {"queue": REPLAY_QUEUE} if REPLAY_QUEUE else {}
+    try:
+        send_by_name(
+            HELP_REPLAY_TASK,
+            [run_id, str(claim)],
+            retry=True,
+            retry_policy=PUBLISH_RETRY_POLICY,
+            ignore_result=True,
+            **options,
+        )
+    except Exception:
+        log.warning("replay run %s: its help message could not be sent", run_id, exc_info=True)
+
+
+class _ClaimWatch:
+    """A helper's progress callback: at most every PROGRESS_INTERVAL_S it checks that the run is still
+    running under the claim, and stops the helper's simulation when it is not."""
+
+    def __init__(self, run_id: int, claim: uuid.UUID) -> None:
+        self.run_id, self.claim = run_id, claim
+        self.last_check = time.monotonic()
+
+    def __call__(self, fraction: float) -> None:
+        if time.monotonic() - self.last_check < PROGRESS_INTERVAL_S:
+            return
+        self.last_check = time.monotonic()
+        mine = ReplayRun.objects.filter(pk=self.run_id, status=ReplayStatus.RUNNING, claim=self.claim)
+        if not mine.exists():
+            raise ReplayStopped()
+
+
+def replay_help(*, run_id: int, claim: str) -> str:
+    """A helper's share of a running run: take its next seeds under `claim` and store their results until
+    none are left. Returns "helped" (it stored at least one), "skipped" (nothing was left, or the run is no
+    longer running under the claim), "stopped" (the run left the claim meanwhile) or "failed" (the claiming
+    worker simulates the seed itself)."""
+    token = uuid.UUID(str(claim))
+    run = ReplayRun.objects.filter(pk=run_id, status=ReplayStatus.RUNNING, claim=token).first()
+    if run is None:
+        return "skipped"
+    total, batch, helped = len(_run_seeds(run)), seed_threads(), 0
+    watch = _ClaimWatch(run_id, token)
+    try:
+        while places := _seeds_take(run_id, token, batch, total):
+            _seeds_run_and_store(run, token, places, watch, helped=True)
+            helped += len(places)
+    except ReplayStopped:
+        return "stopped"
+    except Exception:  # the claiming worker simulates the seed after its grace and reports its error
+        log.warning("replay run %s: a helper's seed failed", run_id, exc_info=True)
+        return "failed"
+    return "helped" if helped else "skipped"
 
 
 # Ahead of submit: the sides that do not depend on the candidate
@@ -574,12 +742,15 @@ def reference_replay_prepare(*, round_id: int, scenario: str, side: str) -> str:
 
 def replays_sweep(*, now=None, stale_after_s: float = STALE_AFTER_S) -> dict:
     """Requeue runs whose worker died, re-send runs whose message was lost, and dispatch waiting runs (those
-    the broker never got included); forget results kept longer than `replay_results.RESULTS_KEPT_FOR`.
+    the broker never got included); forget results kept longer than `replay_results.RESULTS_KEPT_FOR` and
+    seed results of finished runs.
 
     A run that lost its worker MAX_ATTEMPTS times is marked failed instead. Returns counts by action.
     """
     now = now or timezone.now()
     replay_results_forget(now=now)
+    # a helper's seed stored after its run had finished (it came back after the claiming worker's grace)
+    ReplaySeedResult.objects.filter(run__status__in=FINISHED_STATUSES).delete()
     stale = ReplayRun.objects.filter(
         status=ReplayStatus.RUNNING, heartbeat_at__lt=now - timedelta(seconds=stale_after_s)
     ).values_list("pk", "attempts")
