@@ -576,11 +576,8 @@ def _seeds_run_and_store(
     )
 
 
-def _seed_results_stored(run_id: int, claim: uuid.UUID) -> dict[int, tuple[dict, bool]]:
-    rows = ReplaySeedResult.objects.filter(run_id=run_id, claim=claim).values_list(
-        "index", "result", "helped"
-    )
-    return {index: (result, helped) for index, result, helped in rows}
+def _seed_places_stored(run_id: int, claim: uuid.UUID) -> set[int]:
+    return set(ReplaySeedResult.objects.filter(run_id=run_id, claim=claim).values_list("index", flat=True))
 
 
 def _seed_results_forget(run_id: int) -> None:
@@ -604,7 +601,7 @@ def _seeds_simulate(run: ReplayRun, claim: uuid.UUID, progress, *, ask_help: boo
         if not asked and places[-1] + 1 < total:
             _help_ask(run.pk, claim)
             asked = True
-        done = len(_seed_results_stored(run.pk, claim))
+        done = len(_seed_places_stored(run.pk, claim))
         started = time.monotonic()
 
         def part(fraction: float, done: int = done, size: int = len(places)) -> None:
@@ -613,7 +610,7 @@ def _seeds_simulate(run: ReplayRun, claim: uuid.UUID, progress, *, ask_help: boo
         _seeds_run_and_store(run, claim, places, part, helped=False)
         slowest = max(slowest, time.monotonic() - started)
     deadline = time.monotonic() + HELPER_GRACE_S + 2 * slowest
-    while len(stored := _seed_results_stored(run.pk, claim)) < total:
+    while len(stored := _seed_places_stored(run.pk, claim)) < total:
         progress(len(stored) / total)  # raises ReplayStopped when the run left this claim
         if time.monotonic() < deadline:
             time.sleep(SEED_POLL_S)
@@ -621,8 +618,11 @@ def _seeds_simulate(run: ReplayRun, claim: uuid.UUID, progress, *, ask_help: boo
         missing = [place for place in range(total) if place not in stored]
         log.warning("replay run %s: seeds %s not back from a helper; simulated here", run.pk, missing)
         _seeds_run_and_store(run, claim, missing, None, helped=False)
-    results = [stored[place][0] for place in range(total)]
-    helped = sum(1 for place in range(total) if stored[place][1])
+    rows = ReplaySeedResult.objects.filter(run_id=run.pk, claim=claim).order_by("index")
+    results, helped = [], 0
+    for result, by_helper in rows.values_list("result", "helped"):
+        results.append(result)
+        helped += by_helper
     return seed_runs_dict(_run_seeds(run), results), helped
 
 
