@@ -505,27 +505,27 @@ def _execute(*, run_id: int, keepalive: bool) -> str:
         with _Reporter(run_id, claim, keepalive=keepalive) as reporter:
             outcome, helped = _seeds_simulate(run, claim, reporter, ask_help=keepalive)
     except ReplayStopped:
-        _seed_results_forget(run_id)
+        _seed_results_forget(run_id, claim)
         return "stopped"
     except SoftTimeLimitExceeded:
         _finish(run_id, claim, status=ReplayStatus.FAILED, error=f"Stopped after {SOFT_TIME_LIMIT_S} s.")
-        _seed_results_forget(run_id)
+        _seed_results_forget(run_id, claim)
         return "failed"
     except ValueError as error:  # the simulator refused these inputs (run_scenario's parameter errors)
         _finish(run_id, claim, status=ReplayStatus.FAILED, error=f"{INPUTS_REFUSED}{error}"[:2000])
-        _seed_results_forget(run_id)
+        _seed_results_forget(run_id, claim)
         return "failed"
     except Exception as error:  # a simulator error is the run's outcome, shown on the page
         log.warning("replay run %s failed", run_id, exc_info=True)
         _finish(run_id, claim, status=ReplayStatus.FAILED, error=f"{type(error).__name__}: {error}"[:2000])
-        _seed_results_forget(run_id)
+        _seed_results_forget(run_id, claim)
         return "failed"
     if run.side in KEPT_SIDES:
         replay_result_keep(key, outcome)
     written = _finish(
         run_id, claim, status=ReplayStatus.DONE, result=outcome, progress=1.0, error="", seeds_helped=helped
     )
-    _seed_results_forget(run_id)
+    _seed_results_forget(run_id, claim)
     return "done" if written else "stopped"
 
 
@@ -580,8 +580,10 @@ def _seed_places_stored(run_id: int, claim: uuid.UUID) -> set[int]:
     return set(ReplaySeedResult.objects.filter(run_id=run_id, claim=claim).values_list("index", flat=True))
 
 
-def _seed_results_forget(run_id: int) -> None:
-    ReplaySeedResult.objects.filter(run_id=run_id).delete()
+def _seed_results_forget(run_id: int, claim: uuid.UUID) -> None:
+    """Only this claim's: a run taken over meanwhile has its new claim's seeds stored beside them (the sweep
+    forgets what other claims leave once the run is finished)."""
+    ReplaySeedResult.objects.filter(run_id=run_id, claim=claim).delete()
 
 
 def _seeds_simulate(run: ReplayRun, claim: uuid.UUID, progress, *, ask_help: bool) -> tuple[dict, int]:
@@ -617,7 +619,7 @@ def _seeds_simulate(run: ReplayRun, claim: uuid.UUID, progress, *, ask_help: boo
             continue
         missing = [place for place in range(total) if place not in stored]
         log.warning("replay run %s: seeds %s not back from a helper; simulated here", run.pk, missing)
-        _seeds_run_and_store(run, claim, missing, None, helped=False)
+        _seeds_run_and_store(run, claim, missing, lambda _: progress(len(stored) / total), helped=False)
     rows = ReplaySeedResult.objects.filter(run_id=run.pk, claim=claim).order_by("index")
     results, helped = [], 0
     for result, by_helper in rows.values_list("result", "helped"):

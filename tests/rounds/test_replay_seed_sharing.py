@@ -144,3 +144,18 @@ def test_the_sweep_forgets_a_seed_a_helper_stored_after_its_run_finished_and_kee
     replays.replays_sweep()
     assert list(ReplaySeedResult.objects.values_list("pk", flat=True)) == [kept.pk]
     assert not ReplaySeedResult.objects.filter(pk=late.pk).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_whose_run_was_taken_over_stops_and_leaves_the_new_claims_seeds(queued_run, monkeypatch):
+    taken_over = uuid.uuid4()
+
+    def taken_over_meanwhile(
+        run_id, claim
+    ):  # its heartbeat went stale; the sweep requeued it; another claimed
+        ReplayRun.objects.filter(pk=run_id).update(claim=taken_over, seeds_taken=1)
+        ReplaySeedResult.objects.create(run_id=run_id, claim=taken_over, index=0, result={"passed": True})
+
+    monkeypatch.setattr(replays, "_help_ask", taken_over_meanwhile)
+    assert replay_execute(run_id=queued_run.pk, keepalive=True) == "stopped"
+    assert list(ReplaySeedResult.objects.values_list("claim", "index")) == [(taken_over, 0)]
