@@ -76,6 +76,13 @@ def replay_seeds(key: int | str, scenario: str, count: int) -> list[int]:
 RESULT_INPUTS = ("family", "params", "events", "slo", "duration_s")  # what a replay's result depends on
 
 
+def simulator_args(
+    inputs: Mapping[str, Any],
+) -> tuple[str, dict[str, Any], list[dict[str, Any]], dict[str, float], float]:
+    """A replay's inputs as `run_scenario_seeds` takes them, before the seeds (RESULT_INPUTS, in order)."""
+    return (inputs["family"], inputs["params"], inputs["events"], inputs["slo"], inputs["duration_s"])
+
+
 def replay_result_key(inputs: Mapping[str, Any], seeds: Sequence[int], version: str) -> str:
     """A run's result depends on its simulator inputs (RESULT_INPUTS: the question version and the round's
     variant values resolved for its side), its seeds (from the round and the scenario) and the simulator's

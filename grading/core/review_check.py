@@ -71,7 +71,7 @@ from grading.core.quantity_text import ParseFailure, read_value
 from grading.core.question_export import spec_to_dict
 from grading.core.question_reader import parse_question
 from grading.core.question_types import CLIENT_KIND, Flaw, QuestionSpec
-from grading.core.replay_inputs import replay_inputs, replay_seeds
+from grading.core.replay_inputs import replay_inputs, replay_seeds, simulator_args
 from grading.core.report_text import format_quantity, format_unit
 from grading.core.sim.seeds import DEFAULT_SEEDS
 from grading.core.submission import Box, SubmissionError, read_submission
@@ -620,9 +620,7 @@ def _run_entry(entry: Mapping[str, Any], seeds: Sequence[int]) -> dict[str, Any]
     from grading.core.sim import run_scenario_seeds
 
     try:
-        runs = run_scenario_seeds(
-            entry["family"], entry["params"], entry["events"], entry["slo"], entry["duration_s"], seeds
-        )
+        runs = run_scenario_seeds(*simulator_args(entry), seeds)
     except ValueError as error:
         return {"error": str(error)}
     return runs.to_dict()

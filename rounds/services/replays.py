@@ -47,6 +47,7 @@ from grading.core.replay_inputs import (
     replay_inputs,
     replay_seed,
     replay_seeds,
+    simulator_args,
     simulator_version,
 )
 from grading.core.review_check import (
@@ -477,8 +478,6 @@ def replay_execute(*, run_id: int, keepalive: bool = False) -> str:
 
 
 def _execute(*, run_id: int, keepalive: bool) -> str:
-    from celery.exceptions import SoftTimeLimitExceeded
-
     claim = uuid.uuid4()
     now = timezone.now()
     claimed = ReplayRun.objects.filter(pk=run_id, status=ReplayStatus.QUEUED).update(
@@ -502,39 +501,40 @@ def _execute(*, run_id: int, keepalive: bool) -> str:
         written = _finish(run_id, claim, status=ReplayStatus.DONE, result=kept, progress=1.0, error="")
         return "done" if written else "stopped"
     try:
+        return _simulate(run, claim, key, keepalive=keepalive)
+    finally:
+        _seed_results_forget(run_id, claim)
+
+
+def _simulate(run: ReplayRun, claim: uuid.UUID, key: str, *, keepalive: bool) -> str:
+    """Simulate a claimed run (sharing its seeds), keep a reference side's result, write the outcome."""
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    run_id = run.pk
+    try:
         with _Reporter(run_id, claim, keepalive=keepalive) as reporter:
             outcome, helped = _seeds_simulate(run, claim, reporter, ask_help=keepalive)
     except ReplayStopped:
-        _seed_results_forget(run_id, claim)
         return "stopped"
     except SoftTimeLimitExceeded:
         _finish(run_id, claim, status=ReplayStatus.FAILED, error=f"Stopped after {SOFT_TIME_LIMIT_S} s.")
-        _seed_results_forget(run_id, claim)
         return "failed"
     except ValueError as error:  # the simulator refused these inputs (run_scenario's parameter errors)
         _finish(run_id, claim, status=ReplayStatus.FAILED, error=f"{INPUTS_REFUSED}{error}"[:2000])
-        _seed_results_forget(run_id, claim)
         return "failed"
     except Exception as error:  # a simulator error is the run's outcome, shown on the page
         log.warning("replay run %s failed", run_id, exc_info=True)
         _finish(run_id, claim, status=ReplayStatus.FAILED, error=f"{type(error).__name__}: {error}"[:2000])
-        _seed_results_forget(run_id, claim)
         return "failed"
     if run.side in KEPT_SIDES:
         replay_result_keep(key, outcome)
     written = _finish(
         run_id, claim, status=ReplayStatus.DONE, result=outcome, progress=1.0, error="", seeds_helped=helped
     )
-    _seed_results_forget(run_id, claim)
     return "done" if written else "stopped"
 
 
 # Sharing a run's seeds
-
-
-def _seed_args(run: ReplayRun) -> tuple[str, dict, list, dict, float]:
-    spec = run.inputs
-    return (spec["family"], spec["params"], spec["events"], spec["slo"], spec["duration_s"])
 
 
 def _run_seeds(run: ReplayRun) -> list[int]:
@@ -563,10 +563,10 @@ def _seeds_take(run_id: int, claim: uuid.UUID, count: int, total: int) -> list[i
 
 
 def _seeds_run_and_store(
-    run: ReplayRun, claim: uuid.UUID, places: list[int], progress, *, helped: bool
+    run: ReplayRun, claim: uuid.UUID, seeds: list[int], places: list[int], progress, *, helped: bool
 ) -> None:
-    seeds = _run_seeds(run)
-    sweep = run_scenario_seeds(*_seed_args(run), [seeds[place] for place in places], progress)
+    """Simulate the seeds at `places` of the run's `seeds` and store each one's run under the claim."""
+    sweep = run_scenario_seeds(*simulator_args(run.inputs), [seeds[place] for place in places], progress)
     ReplaySeedResult.objects.bulk_create(
         [
             ReplaySeedResult(run_id=run.pk, claim=claim, index=place, result=result.to_dict(), helped=helped)
@@ -590,8 +590,8 @@ def _seeds_simulate(run: ReplayRun, claim: uuid.UUID, progress, *, ask_help: boo
     """The claiming worker's share of a run: take seeds (as many at a time as it runs in threads) until all
     are out, asking a helper once (`ask_help`, a real worker), then wait for the seeds a helper took. Returns
     the run's result (`seed_runs_dict`, in seed order) and how many of its seeds a helper simulated."""
-    total = len(_run_seeds(run))
-    batch = seed_threads()
+    seeds = _run_seeds(run)
+    total, batch = len(seeds), seed_threads()
     slowest = 0.0
     asked = not ask_help
     while True:
@@ -609,7 +609,7 @@ def _seeds_simulate(run: ReplayRun, claim: uuid.UUID, progress, *, ask_help: boo
         def part(fraction: float, done: int = done, size: int = len(places)) -> None:
             progress(min(1.0, (done + fraction * size) / total))
 
-        _seeds_run_and_store(run, claim, places, part, helped=False)
+        _seeds_run_and_store(run, claim, seeds, places, part, helped=False)
         slowest = max(slowest, time.monotonic() - started)
     deadline = time.monotonic() + HELPER_GRACE_S + 2 * slowest
     while len(stored := _seed_places_stored(run.pk, claim)) < total:
@@ -619,13 +619,15 @@ def _seeds_simulate(run: ReplayRun, claim: uuid.UUID, progress, *, ask_help: boo
             continue
         missing = [place for place in range(total) if place not in stored]
         log.warning("replay run %s: seeds %s not back from a helper; simulated here", run.pk, missing)
-        _seeds_run_and_store(run, claim, missing, lambda _: progress(len(stored) / total), helped=False)
+        _seeds_run_and_store(
+            run, claim, seeds, missing, lambda _: progress(len(stored) / total), helped=False
+        )
     rows = ReplaySeedResult.objects.filter(run_id=run.pk, claim=claim).order_by("index")
     results, helped = [], 0
     for result, by_helper in rows.values_list("result", "helped"):
         results.append(result)
         helped += by_helper
-    return seed_runs_dict(_run_seeds(run), results), helped
+    return seed_runs_dict(seeds, results), helped
 
 
 def _help_ask(run_id: int, claim: uuid.UUID) -> None:
@@ -670,11 +672,11 @@ def replay_help(*, run_id: int, claim: str) -> str:
     run = ReplayRun.objects.filter(pk=run_id, status=ReplayStatus.RUNNING, claim=token).first()
     if run is None:
         return "skipped"
-    total, batch, helped = len(_run_seeds(run)), seed_threads(), 0
+    seeds, batch, helped = _run_seeds(run), seed_threads(), 0
     watch = _ClaimWatch(run_id, token)
     try:
-        while places := _seeds_take(run_id, token, batch, total):
-            _seeds_run_and_store(run, token, places, watch, helped=True)
+        while places := _seeds_take(run_id, token, batch, len(seeds)):
+            _seeds_run_and_store(run, token, seeds, places, watch, helped=True)
             helped += len(places)
     except ReplayStopped:
         return "stopped"
@@ -729,9 +731,8 @@ def reference_replay_prepare(*, round_id: int, scenario: str, side: str) -> str:
     if replay_result_find(key) is not None:
         return "known"
     seeds = replay_seeds(round_id, scenario, settings.REPLAY_SEEDS)
-    args = (inputs["family"], inputs["params"], inputs["events"], inputs["slo"], inputs["duration_s"])
     try:
-        result = run_scenario_seeds(*args, seeds)
+        result = run_scenario_seeds(*simulator_args(inputs), seeds)
     except Exception:
         log.warning("round %s: %s side of %s failed ahead of submit", round_id, side, scenario, exc_info=True)
         return "failed"
