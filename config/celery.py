@@ -62,8 +62,8 @@ def keep_freed_memory(keep_bytes: int = KEEP_FREED_BYTES) -> bool:
     glibc hands each big array back to the kernel when it is freed, so the next run's first touch of every
     page faulted and zeroed it again: ~0.15 s of a 1.3 s run (bench/README.md). Big arrays now come from the
     heap (no mmap of their own), and up to `keep_bytes` of freed heap stays mapped for the next run: the
-    process's peak grows by ~0.1 GB, its page faults in a steady run go to none. glibc only (Linux); returns
-    whether it took both settings, and changes nothing elsewhere."""
+    process's peak grows by ~0.1 GB, its page faults in a steady run go to none. glibc only (Linux): returns
+    whether it took both settings; on another C library it changes nothing."""
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):  # no C library loaded by name, or not glibc

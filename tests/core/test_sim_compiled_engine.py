@@ -12,6 +12,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from grading.core.sim import run_scenario
 from grading.core.sim.engines import ENGINE_ENV, chosen_engine, simulate_engines
@@ -215,3 +217,20 @@ def test_a_replay_leaves_its_fleet_to_reference_counting_not_to_the_cycle_collec
     finally:
         gc.enable()
     assert left == []
+
+
+@pytest.mark.parametrize(
+    ("tokens", "block", "expected"),
+    [(0, 16, 0), (1, 16, 1), (16, 16, 1), (17, 16, 2), (2_000, 16, 125), (2_001, 16, 126), (7, 3, 3)],
+)
+def test_a_kernels_kv_blocks_are_whole_blocks_rounded_up(tokens: int, block: int, expected: int) -> None:
+    from grading.core.sim.engine_kernel import blocks
+
+    assert blocks(float(tokens), float(block)) == expected
+
+
+@given(tokens=st.integers(0, 2**40), block=st.integers(1, 1_024))
+def test_a_kernels_kv_blocks_equal_the_reference_loops_floor_division_for_whole_tokens(tokens, block) -> None:
+    from grading.core.sim.engine_kernel import blocks
+
+    assert blocks(float(tokens), float(block)) == -(-float(tokens) // float(block))

@@ -48,7 +48,7 @@ def kernel[Function: Callable[..., Any]](function: Function) -> Function:
 
     Inlined into its callers by LLVM (`forceinline`): a State is 15 arrays passed by value, about 120 machine
     words pushed for every call LLVM chose not to inline, and those pushes were 35% of the loop's samples
-    (perf, hit-rate-dips); inlined, a run's loop takes half the time, for ~10 s more of a cold compile.
+    (perf, hit-rate-dips); inlined, a run's loop takes half the time, for a cold compile of ~22 s, not ~18 s.
     Division follows numpy's rules (`error_model`: no zero check before each one; no divisor here is zero)."""
     compile_ = njit(cache=True, _nrt=False, nogil=True, error_model="numpy", forceinline=True)  # type: ignore[call-overload]
     return cast(Function, compile_(function))
