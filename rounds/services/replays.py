@@ -32,6 +32,7 @@ import threading
 import time
 import uuid
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -387,15 +388,14 @@ def replays_send(run_ids: list[int]) -> int:
 
 
 def _publish(run_id: int) -> None:
+    _send_replay_task(RUN_REPLAY_TASK, [run_id])
+
+
+def _send_replay_task(name: str, args: list[Any]) -> None:
+    """Send one of the replay tasks to the replays' queue, retrying the publish briefly; raises when the
+    broker cannot take it (each caller decides what that costs)."""
     options = {"queue": REPLAY_QUEUE} if REPLAY_QUEUE else {}
-    send_by_name(
-        RUN_REPLAY_TASK,
-        [run_id],
-        retry=True,
-        retry_policy=PUBLISH_RETRY_POLICY,
-        ignore_result=True,
-        **options,
-    )
+    send_by_name(name, args, retry=True, retry_policy=PUBLISH_RETRY_POLICY, ignore_result=True, **options)
 
 
 # Running
@@ -632,16 +632,8 @@ def _seeds_simulate(run: ReplayRun, claim: uuid.UUID, progress, *, ask_help: boo
 
 def _help_ask(run_id: int, claim: uuid.UUID) -> None:
     """Send the run's help message; a broker that cannot take it costs only the help."""
-    options = {"queue": REPLAY_QUEUE} if REPLAY_QUEUE else {}
     try:
-        send_by_name(
-            HELP_REPLAY_TASK,
-            [run_id, str(claim)],
-            retry=True,
-            retry_policy=PUBLISH_RETRY_POLICY,
-            ignore_result=True,
-            **options,
-        )
+        _send_replay_task(HELP_REPLAY_TASK, [run_id, str(claim)])
     except Exception:
         log.warning("replay run %s: its help message could not be sent", run_id, exc_info=True)
 
@@ -698,18 +690,10 @@ def reference_replays_prepare_later(round_) -> None:
     if tasks_run_in_place():
         return
     sides = [side for side in round_sides(round_) if side in KEPT_SIDES]
-    options = {"queue": REPLAY_QUEUE} if REPLAY_QUEUE else {}
     try:
         for scenario in round_.question_version.spec.get("scenarios") or []:
             for side in sides:
-                send_by_name(
-                    PREPARE_REFERENCE_TASK,
-                    [round_.pk, scenario["name"], str(side)],
-                    retry=True,
-                    retry_policy=PUBLISH_RETRY_POLICY,
-                    ignore_result=True,
-                    **options,
-                )
+                _send_replay_task(PREPARE_REFERENCE_TASK, [round_.pk, scenario["name"], str(side)])
     except Exception:  # the broker is down: the submit's runs simulate the reference themselves
         log.warning("round %s: the reference replays could not be sent ahead", round_.pk, exc_info=True)
 
